@@ -1,0 +1,167 @@
+package cmds
+
+import (
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// ReplyMode is CLIENT REPLY's state.
+type ReplyMode uint8
+
+// CLIENT REPLY modes.
+const (
+	ReplyOn ReplyMode = iota
+	ReplyOff
+	ReplySkip // skip the reply of the next command only
+)
+
+// Client is one connection. Fields in the first group are owned by the connection's event
+// loop; the atomics may be read from anywhere (CLIENT LIST, INFO).
+type Client struct {
+	ID      int64
+	Addr    string
+	LAddr   string
+	FD      int
+	Created time.Time
+
+	// ---- owned by the event loop ----
+	DB        int
+	RESP3     bool
+	Authed    bool
+	ReplyMode ReplyMode
+	NoEvict   bool
+	NoTouch   bool
+	Quitting  bool // QUIT: close once the replies before it are written
+	Monitor   bool // MONITOR: the connection only receives the command feed
+
+	// ---- readable from anywhere ----
+	name     atomic.Pointer[string]
+	libName  atomic.Pointer[string]
+	libVer   atomic.Pointer[string]
+	lastCmd  atomic.Pointer[string]
+	lastSeen atomic.Int64 // unix ms of the last command
+	dbPub    atomic.Int32
+	resp     atomic.Int32
+
+	// Hooks set by the reactor, callable from any goroutine.
+	Kill  func()               // close the connection
+	Write func(p []byte) error // queue bytes for the client (MONITOR feed); p is copied
+	Buffers func() (query, output int)
+}
+
+// Name returns CLIENT SETNAME's name.
+func (cl *Client) Name() string { return loadString(&cl.name) }
+
+// SetName sets the connection name.
+func (cl *Client) SetName(s string) { cl.name.Store(&s) }
+
+// SetLib records CLIENT SETINFO lib-name / lib-ver (empty arguments leave a field as is).
+func (cl *Client) SetLib(name, ver *string) {
+	if name != nil {
+		cl.libName.Store(name)
+	}
+	if ver != nil {
+		cl.libVer.Store(ver)
+	}
+}
+
+// Touch records that the client ran cmd now.
+func (cl *Client) Touch(cmd string, nowMs int64) {
+	cl.lastSeen.Store(nowMs)
+	if cl.Name() != "" || cl.lastCmd.Load() == nil || *cl.lastCmd.Load() != cmd {
+		cl.lastCmd.Store(&cmd)
+	}
+	cl.dbPub.Store(int32(cl.DB))
+	if cl.RESP3 {
+		cl.resp.Store(3)
+	} else {
+		cl.resp.Store(2)
+	}
+}
+
+// LastSeen returns the unix ms of the client's last command (or its connection).
+func (cl *Client) LastSeen() int64 { return cl.lastSeen.Load() }
+
+func loadString(p *atomic.Pointer[string]) string {
+	if s := p.Load(); s != nil {
+		return *s
+	}
+	return ""
+}
+
+// Clients is the registry of open connections.
+type Clients struct {
+	mu       sync.Mutex
+	byID     map[int64]*Client
+	monitors []*Client
+	nMonitor atomic.Int32 // len(monitors), read without the lock on every command
+	nextID   atomic.Int64
+}
+
+// NewID returns the next client id (ids start at 1 and never repeat).
+func (cs *Clients) NewID() int64 { return cs.nextID.Add(1) }
+
+// Add registers cl.
+func (cs *Clients) Add(cl *Client) {
+	cs.mu.Lock()
+	if cs.byID == nil {
+		cs.byID = make(map[int64]*Client)
+	}
+	cs.byID[cl.ID] = cl
+	cs.mu.Unlock()
+}
+
+// Remove unregisters cl.
+func (cs *Clients) Remove(cl *Client) {
+	cs.mu.Lock()
+	delete(cs.byID, cl.ID)
+	cs.monitors = slices.DeleteFunc(cs.monitors, func(m *Client) bool { return m == cl })
+	cs.nMonitor.Store(int32(len(cs.monitors)))
+	cs.mu.Unlock()
+}
+
+// Count returns the number of open connections.
+func (cs *Clients) Count() int {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	return len(cs.byID)
+}
+
+// Get returns client id or nil.
+func (cs *Clients) Get(id int64) *Client {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	return cs.byID[id]
+}
+
+// All returns the open connections ordered by id.
+func (cs *Clients) All() []*Client {
+	cs.mu.Lock()
+	list := make([]*Client, 0, len(cs.byID))
+	for _, cl := range cs.byID {
+		list = append(list, cl)
+	}
+	cs.mu.Unlock()
+	slices.SortFunc(list, func(a, b *Client) int { return int(a.ID - b.ID) })
+	return list
+}
+
+// AddMonitor makes cl receive the command feed.
+func (cs *Clients) AddMonitor(cl *Client) {
+	cs.mu.Lock()
+	cs.monitors = append(cs.monitors, cl)
+	cs.nMonitor.Store(int32(len(cs.monitors)))
+	cs.mu.Unlock()
+}
+
+// HasMonitors reports cheaply whether anyone is monitoring.
+func (cs *Clients) HasMonitors() bool { return cs.nMonitor.Load() > 0 }
+
+// Monitors returns the monitoring clients.
+func (cs *Clients) Monitors() []*Client {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	return slices.Clone(cs.monitors)
+}

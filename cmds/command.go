@@ -1,0 +1,205 @@
+// Package cmds is the command table and every command. A command is declared once, in a
+// Command value registered from the file of its family (strings.go, keys.go, …); COMMAND,
+// COMMAND INFO/DOCS/COUNT/GETKEYS, arity checks, key routing and the binlog are all derived
+// from that declaration.
+package cmds
+
+import (
+	"strings"
+
+	"shardis/codec"
+	"shardis/shard"
+)
+
+// Exec says where and when a command runs.
+type Exec uint8
+
+const (
+	// ExecKeyed commands run in the shard that owns their keys, or, when the keys live in
+	// several shards, in a coordinator holding those shards (atomically).
+	ExecKeyed Exec = iota
+	// ExecConn commands touch only the connection or server bookkeeping and run in the event
+	// loop as soon as they are parsed (PING, SELECT, HELLO, AUTH, CLIENT SETNAME, …).
+	ExecConn
+	// ExecServer commands run in order after the earlier commands of the pipeline finished,
+	// holding no shard (INFO, CONFIG, SAVE, …).
+	ExecServer
+	// ExecAll commands hold every shard (FLUSHALL, DBSIZE, KEYS, SWAPDB, RANDOMKEY, …).
+	ExecAll
+)
+
+// Command declares one command or subcommand.
+type Command struct {
+	Name     string // lower case; subcommands are "parent|sub"
+	Arity    int    // Redis arity: >0 exact argc, <0 at least -Arity
+	Flags    []string
+	ACL      []string // ACL categories without '@'
+	FirstKey int
+	LastKey  int // -1: last argument; -2: all but the last, …
+	Step     int
+	Group    string // generic, string, connection, server, …
+	Since    string
+	Summary  string
+	Complexity string
+	// Syntax is the argument synopsis as in Redis's docs, e.g. "key value [NX | XX]"; COMMAND
+	// DOCS builds its argument tree from it.
+	Syntax string
+	Exec   Exec
+	// Keys, when set, extracts the key arguments for commands whose keys are not a
+	// FirstKey/LastKey/Step range (e.g. after a numkeys argument).
+	Keys func(args [][]byte) [][]byte
+	// Route, when set, picks the shards of a keyless ExecKeyed command (SCAN by its cursor).
+	Route func(c *Ctx, nShards int) []int
+	Run   func(c *Ctx)
+	Subs  map[string]*Command // subcommands by lower-case name; Run of the parent is unused
+
+	parent *Command
+	stats  *cmdStats
+}
+
+// FullName is the name Redis puts in errors and statistics: "get", "config|get".
+func (cmd *Command) FullName() string { return cmd.Name }
+
+// HasFlag reports whether the command has flag f.
+func (cmd *Command) HasFlag(f string) bool {
+	for _, x := range cmd.Flags {
+		if x == f {
+			return true
+		}
+	}
+	return false
+}
+
+// IsWrite reports whether the command may modify data.
+func (cmd *Command) IsWrite() bool { return cmd.HasFlag("write") }
+
+// KeyArgs returns the key arguments of args (args[0] is the command name).
+func (cmd *Command) KeyArgs(args [][]byte) [][]byte {
+	if cmd.Keys != nil {
+		return cmd.Keys(args)
+	}
+	return keyRange(args, cmd.FirstKey, cmd.LastKey, cmd.Step, nil)
+}
+
+func keyRange(args [][]byte, first, last, step int, out [][]byte) [][]byte {
+	if first <= 0 || first >= len(args) {
+		return out
+	}
+	if last < 0 {
+		last = len(args) + last
+	}
+	if step <= 0 {
+		step = 1
+	}
+	for i := first; i <= last && i < len(args); i += step {
+		out = append(out, args[i])
+	}
+	return out
+}
+
+// Ctx is what a command runs with. The executor reuses it: a command must not retain it or
+// any argument after returning.
+type Ctx struct {
+	Args   [][]byte
+	DB     int
+	W      codec.Writer
+	Tx     *shard.Tx // nil for ExecConn and ExecServer commands
+	Client *Client   // nil when the binlog is replayed
+	Srv    *Server
+	Cmd    *Command
+}
+
+// Error replies with an error (msg is the whole text: "ERR syntax error").
+func (c *Ctx) Error(msg string) { c.W.Error(msg) }
+
+// ArityError replies Redis's wrong-number-of-arguments error for cmd.
+func ArityError(cmd *Command) string {
+	return "ERR wrong number of arguments for '" + cmd.Name + "' command"
+}
+
+var table = map[string]*Command{}
+
+// register adds commands to the table; called from the init of each family's file.
+func register(list ...*Command) {
+	for _, cmd := range list {
+		if _, dup := table[cmd.Name]; dup {
+			panic("cmds: duplicate command " + cmd.Name)
+		}
+		cmd.stats = &cmdStats{}
+		for name, sub := range cmd.Subs {
+			sub.Name = cmd.Name + "|" + name
+			sub.parent = cmd
+			sub.stats = &cmdStats{}
+			if sub.Group == "" {
+				sub.Group = cmd.Group
+			}
+		}
+		table[cmd.Name] = cmd
+	}
+}
+
+// Lookup returns the command named by args[0] (any case), resolving a subcommand when the
+// command has them. It allocates nothing for names up to 32 bytes.
+func Lookup(args [][]byte) *Command {
+	cmd := lookupName(table, args[0])
+	if cmd == nil || cmd.Subs == nil || len(args) < 2 {
+		return cmd
+	}
+	if sub := lookupName(cmd.Subs, args[1]); sub != nil {
+		return sub
+	}
+	return cmd
+}
+
+func lookupName(m map[string]*Command, name []byte) *Command {
+	var buf [32]byte
+	if len(name) > len(buf) {
+		return m[strings.ToLower(string(name))]
+	}
+	for i, ch := range name {
+		if 'A' <= ch && ch <= 'Z' {
+			ch += 'a' - 'A'
+		}
+		buf[i] = ch
+	}
+	return m[string(buf[:len(name)])]
+}
+
+// All returns every top-level command.
+func All() map[string]*Command { return table }
+
+// CheckArity reports whether argc satisfies the command's arity.
+func (cmd *Command) CheckArity(argc int) bool {
+	if cmd.Arity > 0 {
+		return argc == cmd.Arity
+	}
+	return argc >= -cmd.Arity
+}
+
+// UnknownCommandError is Redis's reply to a command that is not in the table: the name and
+// the first arguments, quoted, up to 128 bytes of them.
+func UnknownCommandError(args [][]byte) string {
+	var quoted strings.Builder
+	for _, a := range args[1:] {
+		if quoted.Len() >= 128 {
+			break
+		}
+		n := 128 - quoted.Len()
+		quoted.WriteString("'")
+		quoted.WriteString(truncate(a, n))
+		quoted.WriteString("' ")
+	}
+	return "ERR unknown command '" + truncate(args[0], 128) + "', with args beginning with: " + quoted.String()
+}
+
+// UnknownSubcommandError is Redis's reply to an unknown subcommand of a container command.
+func UnknownSubcommandError(args [][]byte) string {
+	return "ERR unknown subcommand '" + truncate(args[1], 128) + "'. Try " + strings.ToUpper(string(args[0])) + " HELP."
+}
+
+func truncate(b []byte, n int) string {
+	if len(b) > n {
+		b = b[:n]
+	}
+	return string(b)
+}

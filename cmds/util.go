@@ -1,0 +1,87 @@
+package cmds
+
+import (
+	"strconv"
+)
+
+// Redis's error replies, word for word.
+const (
+	errSyntax    = "ERR syntax error"
+	errWrongType = "WRONGTYPE Operation against a key holding the wrong kind of value"
+	errNotInt    = "ERR value is not an integer or out of range"
+	errNotFloat  = "ERR value is not a valid float"
+	errNoKey     = "ERR no such key"
+	errDBIndex   = "ERR DB index is out of range"
+	errOverflow  = "ERR increment or decrement would overflow"
+)
+
+// parseInt parses a signed 64-bit integer exactly as Redis's string2ll: optional '-', no
+// '+', no spaces, no leading zeros, at most 20 bytes.
+func parseInt(b []byte) (int64, bool) {
+	if len(b) == 0 || len(b) > 20 {
+		return 0, false
+	}
+	if len(b) == 1 && b[0] == '0' {
+		return 0, true
+	}
+	neg := b[0] == '-'
+	digits := b
+	if neg {
+		digits = b[1:]
+	}
+	if len(digits) == 0 || digits[0] < '1' || digits[0] > '9' {
+		return 0, false
+	}
+	var v uint64
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		if v > (1<<64-1)/10 {
+			return 0, false
+		}
+		v = v*10 + uint64(c-'0')
+		if v < uint64(c-'0') {
+			return 0, false
+		}
+	}
+	if neg {
+		if v > 1<<63 {
+			return 0, false
+		}
+		return -int64(v), true
+	}
+	if v > 1<<63-1 {
+		return 0, false
+	}
+	return int64(v), true
+}
+
+// intArg parses argument i as an integer, replying Redis's error when it is not one.
+func (c *Ctx) intArg(i int) (int64, bool) {
+	v, ok := parseInt(c.Args[i])
+	if !ok {
+		c.Error(errNotInt)
+	}
+	return v, ok
+}
+
+// equalFold reports whether b equals the lower-case ASCII word s, ignoring case.
+func equalFold(b []byte, s string) bool {
+	if len(b) != len(s) {
+		return false
+	}
+	for i := range b {
+		c := b[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != s[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// itoa formats n as a byte slice (for binlog records).
+func itoa(n int64) []byte { return strconv.AppendInt(nil, n, 10) }

@@ -1,0 +1,228 @@
+package codec
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+)
+
+// On-disk layout. Every shard owns one column family; inside it the first byte of a key says
+// what the key is. docs/ENCODING.md is the byte-level reference; keep the two in step.
+const (
+	PrefixMeta   byte = 'm' // m | db | slot(2) | user key               -> meta value
+	PrefixData   byte = 'd' // d | db | slot(2) | len(4) | key | ver(8) | element -> element value
+	PrefixTTL    byte = 't' // t | expire ms(8) | db | user key         -> empty (owned by package ttl)
+	PrefixBinlog byte = 'b' // b | seq(8)                               -> record (owned by package binlog)
+	PrefixState  byte = 's' // s | name                                 -> shard bookkeeping (key counts, db map)
+)
+
+// FormatVersion is written to the manifest; a data directory of another format is refused.
+const FormatVersion = 1
+
+// SlotCount is the number of Redis Cluster hash slots.
+const SlotCount = 16384
+
+// Type is the Redis type of a key, stored in the low nibble of a meta value's first byte.
+type Type byte
+
+// The Redis types. The numbers are on disk: never renumber.
+const (
+	TypeString Type = 0
+	TypeHash   Type = 1
+	TypeList   Type = 2
+	TypeSet    Type = 3
+	TypeZSet   Type = 4
+)
+
+// String returns the name TYPE replies with.
+func (t Type) String() string {
+	switch t {
+	case TypeString:
+		return "string"
+	case TypeHash:
+		return "hash"
+	case TypeList:
+		return "list"
+	case TypeSet:
+		return "set"
+	case TypeZSet:
+		return "zset"
+	}
+	return "none"
+}
+
+// flagRaw marks a string that Redis would hold with the "raw" encoding (it was modified in
+// place by APPEND or SETRANGE) so OBJECT ENCODING answers as Redis does.
+const flagRaw = 0x80
+
+// ErrCorruptMeta is returned when a meta value cannot be decoded.
+var ErrCorruptMeta = errors.New("codec: corrupt meta value")
+
+// Meta is the decoded meta value of one user key.
+//
+// Layout: type|flags (1) | expire ms, big-endian, 0 = none (8) | then for a string its bytes;
+// for a collection version (8) | count (8) | and for a list head (8) | tail (8).
+type Meta struct {
+	Type    Type
+	Raw     bool   // strings only: Redis would report the "raw" encoding
+	Expire  int64  // unix ms, 0 = no expiry
+	Value   []byte // strings only; aliases the decoded buffer
+	Version uint64 // collections: data keys carry it, a new version hides all older data keys
+	Count   uint64 // collections: number of elements
+	Head    uint64 // lists: sequence of the first element
+	Tail    uint64 // lists: sequence after the last element
+}
+
+const metaHeaderLen = 9
+
+// AppendMeta appends the encoding of m to b.
+func AppendMeta(b []byte, m *Meta) []byte {
+	t := byte(m.Type)
+	if m.Raw {
+		t |= flagRaw
+	}
+	b = append(b, t)
+	b = binary.BigEndian.AppendUint64(b, uint64(m.Expire))
+	switch m.Type {
+	case TypeString:
+		return append(b, m.Value...)
+	case TypeList:
+		b = binary.BigEndian.AppendUint64(b, m.Version)
+		b = binary.BigEndian.AppendUint64(b, m.Count)
+		b = binary.BigEndian.AppendUint64(b, m.Head)
+		return binary.BigEndian.AppendUint64(b, m.Tail)
+	default:
+		b = binary.BigEndian.AppendUint64(b, m.Version)
+		return binary.BigEndian.AppendUint64(b, m.Count)
+	}
+}
+
+// DecodeMeta decodes v into m. m.Value aliases v.
+func DecodeMeta(v []byte, m *Meta) error {
+	if len(v) < metaHeaderLen {
+		return ErrCorruptMeta
+	}
+	*m = Meta{Type: Type(v[0] &^ flagRaw), Raw: v[0]&flagRaw != 0}
+	m.Expire = int64(binary.BigEndian.Uint64(v[1:9]))
+	rest := v[metaHeaderLen:]
+	switch m.Type {
+	case TypeString:
+		m.Value = rest
+		return nil
+	case TypeHash, TypeSet, TypeZSet:
+		if len(rest) != 16 {
+			return ErrCorruptMeta
+		}
+	case TypeList:
+		if len(rest) != 32 {
+			return ErrCorruptMeta
+		}
+		m.Head = binary.BigEndian.Uint64(rest[16:24])
+		m.Tail = binary.BigEndian.Uint64(rest[24:32])
+	default:
+		return fmt.Errorf("%w: type %d", ErrCorruptMeta, v[0])
+	}
+	m.Version = binary.BigEndian.Uint64(rest[0:8])
+	m.Count = binary.BigEndian.Uint64(rest[8:16])
+	return nil
+}
+
+// MetaExpire reads only the expire field of an encoded meta value (0 if v is too short).
+func MetaExpire(v []byte) int64 {
+	if len(v) < metaHeaderLen {
+		return 0
+	}
+	return int64(binary.BigEndian.Uint64(v[1:9]))
+}
+
+// MetaType reads only the type of an encoded meta value.
+func MetaType(v []byte) Type {
+	if len(v) == 0 {
+		return TypeString
+	}
+	return Type(v[0] &^ flagRaw)
+}
+
+// AppendMetaKey appends the meta key of user key in physical database db:
+// 'm' | db | slot (2, big-endian) | key. Keys of one slot are contiguous, so a shard can
+// list a slot's keys with one prefix scan.
+func AppendMetaKey(b []byte, db int, key []byte) []byte {
+	b = append(b, PrefixMeta, byte(db))
+	b = binary.BigEndian.AppendUint16(b, Slot(key))
+	return append(b, key...)
+}
+
+// MetaKeyLen is the length of the meta key of a user key of length n.
+func MetaKeyLen(n int) int { return 4 + n }
+
+// DecodeMetaKey splits a meta key. key aliases k.
+func DecodeMetaKey(k []byte) (db int, slot uint16, key []byte, ok bool) {
+	if len(k) < 4 || k[0] != PrefixMeta {
+		return 0, 0, nil, false
+	}
+	return int(k[1]), binary.BigEndian.Uint16(k[2:4]), k[4:], true
+}
+
+// MetaDBRange returns the bounds [lower, upper) of every meta key of physical database db.
+func MetaDBRange(db int) (lower, upper []byte) {
+	return []byte{PrefixMeta, byte(db)}, []byte{PrefixMeta, byte(db) + 1}
+}
+
+// DataDBRange returns the bounds [lower, upper) of every data key of physical database db.
+func DataDBRange(db int) (lower, upper []byte) {
+	return []byte{PrefixData, byte(db)}, []byte{PrefixData, byte(db) + 1}
+}
+
+// AppendDataPrefix appends the prefix shared by every data key of one version of a collection:
+// 'd' | db | slot(2) | len(key) (4, big-endian) | key | version (8, big-endian).
+// The element (hash field, set member, list sequence, zset score|member) follows it.
+func AppendDataPrefix(b []byte, db int, key []byte, version uint64) []byte {
+	b = append(b, PrefixData, byte(db))
+	b = binary.BigEndian.AppendUint16(b, Slot(key))
+	b = binary.BigEndian.AppendUint32(b, uint32(len(key)))
+	b = append(b, key...)
+	return binary.BigEndian.AppendUint64(b, version)
+}
+
+// HashTag returns the part of key that decides its slot and shard: the bytes between the first
+// '{' and the next '}' when that is non-empty, else the whole key (Redis Cluster's rule).
+func HashTag(key []byte) []byte {
+	for i, c := range key {
+		if c == '{' {
+			for j := i + 1; j < len(key); j++ {
+				if key[j] == '}' {
+					if j == i+1 {
+						return key
+					}
+					return key[i+1 : j]
+				}
+			}
+			return key
+		}
+	}
+	return key
+}
+
+// Slot returns the Redis Cluster hash slot of key: CRC16-XMODEM of its hash tag mod 16384.
+func Slot(key []byte) uint16 {
+	var crc uint16
+	for _, c := range HashTag(key) {
+		crc = crc<<8 ^ crc16Table[byte(crc>>8)^c]
+	}
+	return crc & (SlotCount - 1)
+}
+
+var crc16Table = func() (t [256]uint16) {
+	for i := range t {
+		crc := uint16(i) << 8
+		for range 8 {
+			if crc&0x8000 != 0 {
+				crc = crc<<1 ^ 0x1021
+			} else {
+				crc <<= 1
+			}
+		}
+		t[i] = crc
+	}
+	return t
+}()

@@ -1,0 +1,468 @@
+// Package config holds shardis's server configuration: loading it from a
+// redis.conf-style file plus command-line flags, the lock-free accessors the
+// server reads on its hot paths, and the CONFIG GET / CONFIG SET semantics
+// (glob matching, atomic multi-parameter SET, Redis 7 error texts).
+//
+// Command line:
+//
+//	shardis [FILE] [--name value ...]
+//
+// FILE, when present, must be the first argument and must not start with
+// '-'. Each line holds "name value..." (names are case-insensitive; values
+// may be quoted with redis.conf rules; lines starting with '#' and blank
+// lines are ignored). Flags are named exactly like the parameters and are
+// applied after the file, so they override it. The last occurrence of a
+// parameter wins.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Config is the live server configuration. It is safe for concurrent use:
+// accessors read an immutable snapshot through a single atomic load and
+// never block; Set builds a new snapshot and publishes it atomically, so a
+// reader sees either all or none of the values of one CONFIG SET.
+type Config struct {
+	cur atomic.Pointer[values]
+
+	mu    sync.Mutex // serialises Set and the hooks it runs
+	hooks map[string][]func()
+	file  string // config file given to Load, "" if none
+}
+
+// LoadError reports a configuration directive that Load rejected, naming
+// where it came from: a file and line, or a command-line flag.
+type LoadError struct {
+	File      string // config file path; "" when the directive came from a flag
+	Line      int    // 1-based line number in File; 0 for flags
+	Flag      string // the flag as typed (e.g. "--port"); "" for file lines
+	Directive string // the offending line, or "name args..." for a flag
+	Msg       string // what is wrong, worded like redis-server
+}
+
+// Error formats the error like redis-server's fatal config message, on one
+// line, e.g.
+//
+//	config file /etc/shardis.conf, line 12: >>> 'prot 7000': Bad directive or wrong number of arguments
+//	command line option --port: >>> 'port abc': argument couldn't be parsed into an integer
+func (e *LoadError) Error() string {
+	if e.Flag != "" {
+		return fmt.Sprintf("command line option %s: >>> '%s': %s", e.Flag, e.Directive, e.Msg)
+	}
+	return fmt.Sprintf("config file %s, line %d: >>> '%s': %s", e.File, e.Line, e.Directive, e.Msg)
+}
+
+// Error texts for directives, as redis-server words them.
+const (
+	msgBadDirective = "Bad directive or wrong number of arguments"
+	msgUnbalanced   = "Unbalanced quotes in configuration line"
+)
+
+// Default returns a Config holding every parameter's default value.
+func Default() *Config {
+	v := &values{}
+	for _, p := range paramList {
+		if msg := p.set(v, p.def); msg != "" {
+			panic("config: bad default for " + p.name + ": " + msg)
+		}
+	}
+	c := &Config{hooks: make(map[string][]func())}
+	c.cur.Store(v)
+	return c
+}
+
+// Load builds the configuration from the process arguments (os.Args[1:]):
+// an optional config file as the first argument, then "--name value..."
+// flags which override the file. Errors are *LoadError values naming the file
+// and line or the flag, except a file that cannot be read, which is reported
+// as "can't open config file '...': ...".
+//
+// Flag syntax follows redis-server: "--name" takes the next argument as its
+// value even if it starts with "--", plus any further arguments up to the
+// next one starting with "--" (so "--bind 127.0.0.1 ::1" works). A single
+// argument "--name value" is split like a config line, "--name=value" is
+// also accepted, and "--save" without a value means save "".
+func Load(args []string) (*Config, error) {
+	c := Default()
+	v := *c.cur.Load()
+
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		c.file = args[0]
+		data, err := os.ReadFile(c.file)
+		if err != nil {
+			return nil, fmt.Errorf("can't open config file '%s': %w", c.file, err)
+		}
+		if err := loadFile(&v, c.file, string(data)); err != nil {
+			return nil, err
+		}
+		args = args[1:]
+	}
+	flags, err := parseFlags(args)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range flags {
+		if msg := applyDirective(&v, f.name, f.args); msg != "" {
+			return nil, &LoadError{Flag: f.flag, Directive: f.text(), Msg: msg}
+		}
+	}
+	c.cur.Store(&v)
+	return c, nil
+}
+
+// loadFile applies the directives of a config file's content to v.
+func loadFile(v *values, file, content string) error {
+	for i, line := range strings.Split(content, "\n") {
+		line = strings.Trim(line, " \t\r\n")
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		args, ok := splitArgs(line)
+		if !ok {
+			return &LoadError{File: file, Line: i + 1, Directive: line, Msg: msgUnbalanced}
+		}
+		if len(args) == 0 {
+			continue
+		}
+		if msg := applyDirective(v, args[0], args[1:]); msg != "" {
+			return &LoadError{File: file, Line: i + 1, Directive: line, Msg: msg}
+		}
+	}
+	return nil
+}
+
+// applyDirective sets one parameter from a file line or flag, returning ""
+// or the error text.
+func applyDirective(v *values, name string, args []string) string {
+	p := lookupParam(name)
+	if p == nil {
+		return msgBadDirective
+	}
+	if !p.multiArg && len(args) != 1 {
+		return errWrongArgs
+	}
+	if len(args) == 0 {
+		args = []string{""}
+	}
+	return p.set(v, args)
+}
+
+// flagDirective is one "--name value..." group from the command line.
+type flagDirective struct {
+	flag string // as typed, e.g. "--port"
+	name string
+	args []string
+}
+
+// text renders the directive as the equivalent config-file line.
+func (f flagDirective) text() string {
+	return strings.Join(append([]string{f.name}, f.args...), " ")
+}
+
+// parseFlags groups command-line arguments into directives.
+func parseFlags(args []string) ([]flagDirective, error) {
+	var out []flagDirective
+	for i := 0; i < len(args); {
+		a := args[i]
+		if !strings.HasPrefix(a, "--") || len(a) == 2 {
+			return nil, &LoadError{Flag: a, Directive: a,
+				Msg: "expected an option like --port (the config file, if any, must be the first argument)"}
+		}
+		f := flagDirective{flag: a}
+		body := a[2:]
+		bare := false
+		if k := strings.IndexByte(body, '='); k > 0 && !strings.ContainsAny(body[:k], " \t") {
+			f.flag = a[:k+2]
+			f.name, f.args = body[:k], []string{body[k+1:]}
+		} else if strings.ContainsAny(body, " \t") {
+			parts, ok := splitArgs(body)
+			if !ok || len(parts) == 0 {
+				return nil, &LoadError{Flag: a, Directive: body, Msg: msgUnbalanced}
+			}
+			f.flag = "--" + parts[0]
+			f.name, f.args = parts[0], parts[1:]
+		} else {
+			f.name, bare = body, true
+		}
+		i++
+		isSave := strings.EqualFold(f.name, "save")
+		// A bare "--name" always takes the next argument as its value, even
+		// if it looks like a flag (e.g. a password), except "--save" which
+		// may be given without a value.
+		if bare && i < len(args) && !(isSave && strings.HasPrefix(args[i], "--")) {
+			f.args = append(f.args, args[i])
+			i++
+		}
+		for i < len(args) && !strings.HasPrefix(args[i], "--") {
+			f.args = append(f.args, args[i])
+			i++
+		}
+		if isSave && len(f.args) == 0 {
+			f.args = []string{""}
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// Get implements CONFIG GET for one pattern: every parameter whose name
+// matches the glob pattern (case-insensitive; * ? [...] and \ escapes),
+// as name/value pairs sorted by name. Values are formatted as Redis prints
+// them: booleans as yes/no, memory sizes as plain byte counts, lists space
+// separated. As in Redis 7, a pattern without glob characters is an exact,
+// case-insensitive lookup and the reply echoes the name as the caller spelled
+// it. The result is never nil.
+func (c *Config) Get(pattern string) [][2]string {
+	return getFrom(c.cur.Load(), pattern)
+}
+
+// getFrom implements Get against one snapshot.
+func getFrom(v *values, pattern string) [][2]string {
+	if !strings.ContainsAny(pattern, "*?[") {
+		if p := lookupParam(pattern); p != nil {
+			return [][2]string{{pattern, p.get(v)}}
+		}
+		return [][2]string{}
+	}
+	out := [][2]string{}
+	for _, p := range paramList {
+		if globMatch(pattern, p.name) {
+			out = append(out, [2]string{p.name, p.get(v)})
+		}
+	}
+	return out
+}
+
+// GetMulti implements the Redis 7 multi-pattern form CONFIG GET p1 p2 ...:
+// the union of Get over all patterns, read from one consistent snapshot,
+// each parameter reported once (under the first spelling that matched it),
+// sorted by parameter name. The result is never nil.
+func (c *Config) GetMulti(patterns []string) [][2]string {
+	v := c.cur.Load()
+	byName := make(map[string][2]string)
+	for _, pat := range patterns {
+		for _, kv := range getFrom(v, pat) {
+			name := strings.ToLower(kv[0])
+			if _, ok := byName[name]; !ok {
+				byName[name] = kv
+			}
+		}
+	}
+	out := make([][2]string, 0, len(byName))
+	for _, name := range slices.Sorted(maps.Keys(byName)) {
+		out = append(out, byName[name])
+	}
+	return out
+}
+
+// configSetErr formats a CONFIG SET failure the way Redis 7 does.
+func configSetErr(arg, msg string) error {
+	return fmt.Errorf("ERR CONFIG SET failed (possibly related to argument '%s') - %s", arg, msg)
+}
+
+// Set implements CONFIG SET name value [name value ...]. It is atomic: every
+// pair is validated first and either all values are applied or none. Errors
+// carry the Redis 7 texts, including the "ERR " prefix, so the server can
+// reply with "-" + err.Error():
+//
+//	ERR Unknown option or number of arguments for CONFIG SET - 'foo'
+//	ERR CONFIG SET failed (possibly related to argument 'port') - can't set immutable config
+//	ERR CONFIG SET failed (possibly related to argument 'hz') - duplicate parameter
+//	ERR CONFIG SET failed (possibly related to argument 'maxclients') - argument couldn't be parsed into an integer
+//	ERR CONFIG SET failed (possibly related to argument 'maxclients') - argument must be between 1 and 4294967295 inclusive
+//	ERR CONFIG SET failed (possibly related to argument 'block-cache-size') - argument must be a memory value
+//	ERR CONFIG SET failed (possibly related to argument 'appendfsync') - argument must be one of the following: always, everysec, no
+//	ERR CONFIG SET failed (possibly related to argument 'cpu-pin') - argument must be 'yes' or 'no'
+//
+// Names are checked first, in order (first problem wins; unknown, immutable
+// and duplicate errors quote the name as given), then values, in order
+// (value errors quote the canonical name). A value for a multi-argument
+// parameter (save) is split on spaces. After a successful Set, the OnChange
+// hooks of every parameter whose value actually changed run, in argument
+// order, before Set returns. An empty pairs slice is an arity error.
+func (c *Config) Set(pairs [][2]string) error {
+	if len(pairs) == 0 {
+		return errors.New("ERR wrong number of arguments for 'config|set' command")
+	}
+	ps := make([]*param, len(pairs))
+	for i, kv := range pairs {
+		p := lookupParam(kv[0])
+		if p == nil {
+			return fmt.Errorf("ERR Unknown option or number of arguments for CONFIG SET - '%s'", kv[0])
+		}
+		if !p.mutable {
+			return configSetErr(kv[0], "can't set immutable config")
+		}
+		if slices.Contains(ps[:i], p) {
+			return configSetErr(kv[0], "duplicate parameter")
+		}
+		ps[i] = p
+	}
+
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	old := c.cur.Load()
+	next := *old
+	for i, p := range ps {
+		args := []string{pairs[i][1]}
+		if p.multiArg {
+			args = strings.Split(pairs[i][1], " ")
+		}
+		if msg := p.set(&next, args); msg != "" {
+			return configSetErr(p.name, msg)
+		}
+	}
+	c.cur.Store(&next)
+
+	for _, p := range ps {
+		if p.get(old) == p.get(&next) {
+			continue
+		}
+		for _, fn := range c.hooks[p.name] {
+			fn()
+		}
+	}
+	return nil
+}
+
+// OnChange registers fn to run after a successful Set changed the named
+// parameter (e.g. resize the block cache when block-cache-size changes).
+// Hooks are not run by Load, nor when Set stores the value already in
+// effect. Hooks run synchronously inside Set, one at a time, after the new
+// values are visible through the accessors; a hook may read the Config but
+// must not call Set or OnChange (it would deadlock). Several hooks may be
+// registered for one name; they run in registration order. OnChange panics
+// if name is not a parameter (a programming error).
+func (c *Config) OnChange(name string, fn func()) {
+	p := lookupParam(name)
+	if p == nil {
+		panic(fmt.Sprintf("config: OnChange for unknown parameter %q", name))
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.hooks[p.name] = append(c.hooks[p.name], fn)
+}
+
+// Names returns every parameter name, sorted.
+func (c *Config) Names() []string {
+	names := make([]string, len(paramList))
+	for i, p := range paramList {
+		names[i] = p.name
+	}
+	return names
+}
+
+// File returns the config file path given to Load, or "" if none was.
+func (c *Config) File() string { return c.file }
+
+// Port returns the TCP port to listen on (port).
+func (c *Config) Port() int { return int(c.cur.Load().port) }
+
+// Bind returns the addresses to listen on (bind). The slice is a copy.
+func (c *Config) Bind() []string { return slices.Clone(c.cur.Load().bind) }
+
+// Dir returns the data directory holding the RocksDB database (dir), as
+// configured (possibly relative to the working directory).
+func (c *Config) Dir() string { return c.cur.Load().dir }
+
+// Loops returns the number of network event loops, resolving the configured
+// 0 to runtime.NumCPU().
+func (c *Config) Loops() int {
+	if n := c.cur.Load().loops; n > 0 {
+		return int(n)
+	}
+	return runtime.NumCPU()
+}
+
+// Shards returns the number of shards, resolving the configured 0 to
+// 4 * runtime.NumCPU(). The shard count must not change for an existing data
+// directory; the storage layer is responsible for enforcing that.
+func (c *Config) Shards() int {
+	if n := c.cur.Load().shards; n > 0 {
+		return int(n)
+	}
+	return 4 * runtime.NumCPU()
+}
+
+// CPUPin reports whether event loops and shard goroutines should be pinned
+// to CPUs (cpu-pin).
+func (c *Config) CPUPin() bool { return c.cur.Load().cpuPin }
+
+// RequirePass returns the password clients must AUTH with, or "" when no
+// authentication is required (requirepass).
+func (c *Config) RequirePass() string { return c.cur.Load().requirePass }
+
+// MaxClients returns the maximum number of simultaneously connected clients
+// (maxclients).
+func (c *Config) MaxClients() int { return int(c.cur.Load().maxClients) }
+
+// Timeout returns how long a client may stay idle before it is closed; 0
+// means never (timeout).
+func (c *Config) Timeout() time.Duration {
+	return time.Duration(c.cur.Load().timeout) * time.Second
+}
+
+// AppendFsync returns the WAL fsync policy: "always", "everysec" or "no"
+// (appendfsync).
+func (c *Config) AppendFsync() string { return c.cur.Load().appendFsync }
+
+// BlockCacheSize returns the RocksDB block cache capacity in bytes
+// (block-cache-size).
+func (c *Config) BlockCacheSize() int64 { return c.cur.Load().blockCacheSize }
+
+// WriteBufferSize returns the total memtable budget in bytes shared by all
+// shards (write-buffer-size).
+func (c *Config) WriteBufferSize() int64 { return c.cur.Load().writeBufferSize }
+
+// ProtoMaxBulkLen returns the largest bulk string a client may send, in bytes
+// (proto-max-bulk-len).
+func (c *Config) ProtoMaxBulkLen() int64 { return c.cur.Load().protoMaxBulkLen }
+
+// ClientQueryBufferLimit returns the largest unprocessed input a client may
+// accumulate, in bytes (client-query-buffer-limit).
+func (c *Config) ClientQueryBufferLimit() int64 { return c.cur.Load().clientQueryBufferLimit }
+
+// BinlogMaxEntries returns how many binlog entries each shard keeps; 0 means
+// unlimited (binlog-max-entries).
+func (c *Config) BinlogMaxEntries() int64 { return c.cur.Load().binlogMaxEntries }
+
+// BinlogMaxAge returns how long binlog entries are kept; 0 means unlimited
+// (binlog-max-age).
+func (c *Config) BinlogMaxAge() time.Duration {
+	return time.Duration(c.cur.Load().binlogMaxAge) * time.Second
+}
+
+// Hz returns how many times per second background work runs, always within
+// [1, 500] (hz).
+func (c *Config) Hz() int { return int(c.cur.Load().hz) }
+
+// SlowlogSlowerThan returns the slow log threshold in microseconds; -1
+// disables the slow log and 0 logs every command (slowlog-log-slower-than).
+func (c *Config) SlowlogSlowerThan() int64 { return c.cur.Load().slowlogSlowerThan }
+
+// SlowlogMaxLen returns how many entries the slow log keeps (slowlog-max-len).
+func (c *Config) SlowlogMaxLen() int { return int(c.cur.Load().slowlogMaxLen) }
+
+// Databases returns the number of logical databases for SELECT (databases).
+func (c *Config) Databases() int { return int(c.cur.Load().databases) }
+
+// LogLevel returns the log verbosity: "debug", "verbose", "notice" or
+// "warning" (loglevel).
+func (c *Config) LogLevel() string { return c.cur.Load().logLevel }
+
+// LogFile returns the log file path; "" means standard output (logfile).
+func (c *Config) LogFile() string { return c.cur.Load().logFile }
+
+// PidFile returns the path to write the process id to; "" means none
+// (pidfile).
+func (c *Config) PidFile() string { return c.cur.Load().pidFile }

@@ -1,0 +1,237 @@
+package reactor
+
+import (
+	"sync/atomic"
+	"time"
+
+	"shardis/cmds"
+	"shardis/codec"
+	"shardis/shard"
+)
+
+// A batch is the commands parsed from one OnTraffic call of one connection. A connection has
+// at most one batch in flight, which keeps its replies in order and leaves what arrives
+// meanwhile in gnet's input buffer.
+//
+// The batch runs as a sequence of steps. A fanout step is a run of commands that each live in
+// one shard: the batch posts one job per shard involved, each shard runs its commands in
+// order, and the last to finish starts the next step. A coordinated step is one command that
+// needs several shards (or all of them, or none but must run after what precedes it): a
+// goroutine of its own acquires the shards in ascending order, runs it, commits atomically
+// and goes on. When the last step finishes the batch is marked done and the connection's loop
+// is woken to write the replies.
+//
+// Ownership: the loop owns the batch while building it and after done is set; in between,
+// each slot is owned by the goroutine running its step.
+type batch struct {
+	conn  *conn
+	arena []byte     // copy of the input the arguments point into
+	argv  [][]byte   // every argument of every slot
+	slots []slot
+	steps []step
+	jobs  []shardJob // one per shard, reused; a job's slots are the ones of the current step
+	step  int
+
+	pending atomic.Int32 // jobs of the current step still running
+	done    atomic.Bool  // every step finished; set before the loop is woken
+}
+
+// slot is one command of a batch and its reply.
+type slot struct {
+	argStart, argEnd int
+	cmd              *cmds.Command
+	db               int
+	resp3            bool
+	shard            int  // owning shard of a single-shard command, -1 otherwise
+	finished         bool // already has its reply (ran in the loop, or was refused)
+	suppress         bool // CLIENT REPLY OFF/SKIP: do not send the reply
+	reply            []byte
+}
+
+// step is a range of slots run together.
+type step struct {
+	from, to int
+	coordinated bool  // one slot that runs in a coordinator goroutine
+	shards      []int // shards a coordinated step holds
+}
+
+// shardJob is the part of a fanout step that runs in one shard (shard.Job).
+type shardJob struct {
+	b     *batch
+	shard int
+	slots []int
+	ctx   cmds.Ctx
+}
+
+func (b *batch) reset() {
+	b.arena = b.arena[:0]
+	b.argv = b.argv[:0]
+	for i := range b.slots {
+		b.slots[i].reply = b.slots[i].reply[:0]
+	}
+	b.slots = b.slots[:0]
+	b.steps = b.steps[:0]
+	b.step = 0
+	b.done.Store(false)
+}
+
+func (b *batch) args(s *slot) [][]byte { return b.argv[s.argStart:s.argEnd] }
+
+// addSlot appends a slot for args (already in b.argv[start:]) and returns it.
+func (b *batch) addSlot(start int) *slot {
+	if len(b.slots) < cap(b.slots) {
+		b.slots = b.slots[:len(b.slots)+1]
+		s := &b.slots[len(b.slots)-1]
+		*s = slot{argStart: start, argEnd: len(b.argv), shard: -1, reply: s.reply[:0]}
+		return s
+	}
+	b.slots = append(b.slots, slot{argStart: start, argEnd: len(b.argv), shard: -1})
+	return &b.slots[len(b.slots)-1]
+}
+
+// plan groups the slots into steps.
+func (b *batch) plan(nShards int) {
+	for i := range b.slots {
+		s := &b.slots[i]
+		if s.finished || s.shard >= 0 {
+			if n := len(b.steps); n > 0 && !b.steps[n-1].coordinated {
+				b.steps[n-1].to = i + 1
+				continue
+			}
+			b.steps = append(b.steps, step{from: i, to: i + 1})
+			continue
+		}
+		b.steps = append(b.steps, step{from: i, to: i + 1, coordinated: true, shards: b.conn.srv.shardsOf(b, s)})
+	}
+}
+
+// run executes the steps from b.step on. It is called by the loop to start the batch and by
+// whichever goroutine finished the previous step. fromShard says the caller is a shard
+// goroutine, which must never block on another shard's inbox.
+func (b *batch) run(fromShard bool) {
+	for b.step < len(b.steps) {
+		st := &b.steps[b.step]
+		if st.coordinated {
+			if fromShard {
+				go b.run(false)
+				return
+			}
+			b.runCoordinated(st)
+			b.step++
+			continue
+		}
+		if b.postFanout(st, fromShard) {
+			return // the last job to finish continues
+		}
+		b.step++
+	}
+	b.finish()
+}
+
+// postFanout posts the step's jobs and reports whether any was posted.
+func (b *batch) postFanout(st *step, fromShard bool) bool {
+	srv := b.conn.srv
+	for i := range b.jobs {
+		b.jobs[i].slots = b.jobs[i].slots[:0]
+	}
+	var posted int32
+	for i := st.from; i < st.to; i++ {
+		s := &b.slots[i]
+		if s.finished {
+			continue
+		}
+		j := &b.jobs[s.shard]
+		if len(j.slots) == 0 {
+			posted++
+		}
+		j.slots = append(j.slots, i)
+	}
+	if posted == 0 {
+		return false
+	}
+	b.pending.Store(posted)
+	for i := range b.jobs {
+		j := &b.jobs[i]
+		if len(j.slots) == 0 {
+			continue
+		}
+		sh := srv.store.Shard(i)
+		if !fromShard {
+			sh.Post(j)
+		} else if !sh.TryPost(j) {
+			go sh.Post(j)
+		}
+	}
+	return true
+}
+
+// Run executes the job's commands in its shard (shard.Job).
+func (j *shardJob) Run(tx *shard.Tx) {
+	b := j.b
+	for n, i := range j.slots {
+		if n > 0 {
+			tx.StartCommand()
+		}
+		b.exec(&j.ctx, &b.slots[i], tx)
+	}
+}
+
+// Done is called after the group holding the job committed (shard.Job).
+func (j *shardJob) Done(err error) {
+	b := j.b
+	if err != nil {
+		for _, i := range j.slots {
+			b.failSlot(&b.slots[i], err)
+		}
+	}
+	if b.pending.Add(-1) == 0 {
+		b.step++
+		b.run(true)
+	}
+}
+
+func (b *batch) failSlot(s *slot, err error) {
+	w := codec.Writer{Buf: s.reply[:0], RESP3: s.resp3}
+	w.Error("ERR " + err.Error())
+	s.reply = w.Buf
+}
+
+// runCoordinated runs a step's one command holding its shards (none for ExecServer).
+func (b *batch) runCoordinated(st *step) {
+	s := &b.slots[st.from]
+	var ctx cmds.Ctx
+	if len(st.shards) == 0 {
+		b.exec(&ctx, s, nil)
+		return
+	}
+	held := b.conn.srv.store.Acquire(st.shards)
+	b.exec(&ctx, s, held.Tx())
+	if err := held.Release(); err != nil {
+		b.failSlot(s, err)
+	}
+}
+
+// exec runs one command and records its statistics.
+func (b *batch) exec(ctx *cmds.Ctx, s *slot, tx *shard.Tx) {
+	srv := b.conn.srv
+	*ctx = cmds.Ctx{
+		Args:   b.args(s),
+		DB:     s.db,
+		W:      codec.Writer{Buf: s.reply[:0], RESP3: s.resp3},
+		Tx:     tx,
+		Client: b.conn.client,
+		Srv:    srv.cmds,
+		Cmd:    s.cmd,
+	}
+	start := time.Now()
+	s.cmd.Run(ctx)
+	d := time.Since(start)
+	s.reply = ctx.W.Buf
+	srv.account(s.cmd, ctx.Args, d, len(s.reply) > 0 && s.reply[0] == '-', b.conn.client)
+}
+
+// finish marks the batch done and wakes the connection's loop to write the replies.
+func (b *batch) finish() {
+	b.done.Store(true)
+	b.conn.wake()
+}

@@ -1,0 +1,245 @@
+package reactor
+
+import (
+	"errors"
+	"strconv"
+	"time"
+
+	"github.com/panjf2000/gnet/v2"
+
+	"shardis/cmds"
+	"shardis/codec"
+)
+
+// Batch bounds: a pipeline longer than this runs as several batches in sequence.
+const (
+	maxBatchCommands = 4096
+	maxBatchBytes    = 4 << 20
+)
+
+// conn is one client connection, owned by its event loop.
+type conn struct {
+	srv    *Server
+	gc     gnet.Conn
+	client *cmds.Client
+	b      batch
+	busy   bool // a batch is in flight (loop-owned; the batch sets b.done when it ends)
+	need   int  // bytes the input must hold before parsing can progress
+	argv   [][]byte
+	out    []byte
+	// closeAfterFlush: a protocol error or QUIT ends the connection once replies are out.
+	closeAfterFlush bool
+	protoErr        string
+}
+
+func (cn *conn) wake() { _ = cn.gc.Wake(nil) }
+
+// onTraffic parses and dispatches what arrived, and writes the replies of a finished batch.
+func (cn *conn) onTraffic() gnet.Action {
+	for {
+		if cn.busy {
+			if !cn.b.done.Load() {
+				return gnet.None
+			}
+			if act := cn.flush(); act != gnet.None {
+				return act
+			}
+		}
+		if !cn.read() {
+			return gnet.None
+		}
+		if cn.busy && !cn.b.done.Load() {
+			return gnet.None
+		}
+	}
+}
+
+// flush writes the replies of the finished batch.
+func (cn *conn) flush() gnet.Action {
+	b := &cn.b
+	out := cn.out[:0]
+	for i := range b.slots {
+		if s := &b.slots[i]; !s.suppress {
+			out = append(out, s.reply...)
+		}
+	}
+	if cn.protoErr != "" {
+		out = codec.AppendError(out, "ERR "+cn.protoErr)
+	}
+	if len(out) > 0 {
+		_, _ = cn.gc.Write(out)
+		cn.srv.cmds.Stats.NetOutputBytes.Add(int64(len(out)))
+	}
+	if cap(out) > 1<<20 {
+		out = nil // do not keep a huge reply's buffer for the connection's life
+	}
+	cn.out = out
+	b.reset()
+	cn.busy = false
+	if cn.closeAfterFlush {
+		return gnet.Close
+	}
+	return gnet.None
+}
+
+// read parses the buffered input into a batch and starts it. It reports whether it made
+// progress (consumed input).
+func (cn *conn) read() bool {
+	if cn.closeAfterFlush {
+		return false
+	}
+	gc, srv := cn.gc, cn.srv
+	n := gc.InboundBuffered()
+	if int64(n) > srv.cfg.ClientQueryBufferLimit() {
+		cn.closeAfterFlush = true
+		_ = gc.Close()
+		return false
+	}
+	if n == 0 || n < cn.need {
+		return false
+	}
+	buf, err := gc.Peek(n)
+	if err != nil {
+		return false
+	}
+	b := &cn.b
+	b.arena = append(b.arena[:0], buf...)
+	srv.cmds.Stats.NetInputBytes.Add(int64(n))
+	lim := codec.Limits{MaxBulkLen: srv.cfg.ProtoMaxBulkLen()}
+	off := 0
+	cn.need = 0
+	for len(b.slots) < maxBatchCommands && off < len(b.arena) && off < maxBatchBytes && !cn.closeAfterFlush {
+		lim.Unauthenticated = !cn.client.Authed
+		args, used, need, err := codec.ParseCommand(b.arena[off:], cn.argv[:0], lim)
+		if err != nil {
+			var pe *codec.ProtocolError
+			if errors.As(err, &pe) {
+				cn.protoErr = pe.Msg
+			} else {
+				cn.protoErr = "Protocol error: " + err.Error()
+			}
+			cn.closeAfterFlush = true
+			off = len(b.arena)
+			break
+		}
+		cn.argv = args[:0]
+		if used == 0 {
+			cn.need = need
+			break
+		}
+		if len(args) == 0 {
+			off += used
+			continue
+		}
+		start := len(b.argv)
+		b.argv = append(b.argv, args...)
+		if !cn.dispatch(start) {
+			b.argv = b.argv[:start] // paused: leave it in the input for later
+			break
+		}
+		off += used
+	}
+	_, _ = gc.Discard(off)
+	if len(b.slots) == 0 && !cn.closeAfterFlush {
+		return off > 0
+	}
+	cn.busy = true
+	b.plan(srv.store.NumShards())
+	b.run(false)
+	return true
+}
+
+// dispatch classifies the command in b.argv[start:]: it refuses it, runs it now (connection
+// commands), or adds it to the batch for its shard. It returns false when CLIENT PAUSE holds
+// the command back.
+func (cn *conn) dispatch(start int) bool {
+	b, srv, cl := &cn.b, cn.srv, cn.client
+	args := b.argv[start:]
+	cmd := cmds.Lookup(args)
+	now := time.Now().UnixMilli()
+	if cmd != nil && cmd.Run != nil {
+		if paused, until := srv.cmds.Paused(cmd, now); paused {
+			if len(b.slots) == 0 {
+				cn.wakeAt(until)
+			}
+			return false
+		}
+	}
+	s := b.addSlot(start)
+	s.db, s.resp3 = cl.DB, cl.RESP3
+	switch cl.ReplyMode {
+	case cmds.ReplyOff:
+		s.suppress = true
+	case cmds.ReplySkip:
+		s.suppress = true
+		cl.ReplyMode = cmds.ReplyOn
+	}
+	refuse := func(msg string) bool {
+		w := codec.Writer{Buf: s.reply[:0], RESP3: s.resp3}
+		w.Error(msg)
+		s.reply, s.finished = w.Buf, true
+		srv.cmds.Stats.ErrorReplies.Add(1)
+		return true
+	}
+	switch {
+	case cmd == nil:
+		return refuse(cmds.UnknownCommandError(args))
+	case !cmd.CheckArity(len(args)):
+		cmd.Reject()
+		return refuse(cmds.ArityError(cmd))
+	case cmd.Run == nil: // a container command with an unknown subcommand
+		return refuse(cmds.UnknownSubcommandError(args))
+	case !cl.Authed && !cmd.HasFlag("no_auth"):
+		cmd.Reject()
+		return refuse("NOAUTH Authentication required.")
+	}
+	s.cmd = cmd
+	cl.Touch(cmd.Name, now)
+	if srv.cmds.Clients.HasMonitors() {
+		srv.feedMonitors(cl, args)
+	}
+	switch cmd.Exec {
+	case cmds.ExecConn:
+		var ctx cmds.Ctx
+		b.exec(&ctx, s, nil)
+		s.finished = true
+		if cl.Quitting {
+			cn.closeAfterFlush = true // QUIT: nothing after it runs
+		}
+	case cmds.ExecKeyed:
+		s.shard = srv.singleShard(cmd, args)
+	case cmds.ExecAll:
+		if srv.store.NumShards() == 1 {
+			s.shard = 0
+		}
+	}
+	return true
+}
+
+// wakeAt schedules a wake of the connection at unix ms until (CLIENT PAUSE).
+func (cn *conn) wakeAt(until int64) {
+	time.AfterFunc(time.Until(time.UnixMilli(until))+time.Millisecond, cn.wake)
+}
+
+// monitorLine formats a command for MONITOR as Redis does.
+func monitorLine(cl *cmds.Client, args [][]byte) []byte {
+	now := time.Now()
+	b := []byte{'+'}
+	b = strconv.AppendInt(b, now.Unix(), 10)
+	b = append(b, '.')
+	us := strconv.Itoa(now.Nanosecond() / 1000)
+	for range 6 - len(us) {
+		b = append(b, '0')
+	}
+	b = append(b, us...)
+	b = append(b, " ["...)
+	b = strconv.AppendInt(b, int64(cl.DB), 10)
+	b = append(b, ' ')
+	b = append(b, cl.Addr...)
+	b = append(b, ']')
+	for _, a := range args {
+		b = append(b, ' ')
+		b = codec.AppendRepr(b, a)
+	}
+	return append(b, '\r', '\n')
+}

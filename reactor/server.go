@@ -1,0 +1,252 @@
+// Package reactor runs the network side: gnet event loops (one SO_REUSEPORT listener each,
+// locked to an OS thread and pinned to a CPU), connections and their per-connection state,
+// the batching of pipelined commands and the ordering of their replies.
+package reactor
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/panjf2000/gnet/v2"
+
+	"shardis/cmds"
+	"shardis/config"
+	"shardis/shard"
+)
+
+// Server is the network server. It implements gnet.EventHandler.
+type Server struct {
+	gnet.BuiltinEventEngine
+	cfg   *config.Config
+	store *shard.Store
+	cmds  *cmds.Server
+	pin   pinner
+
+	eng     gnet.Engine
+	ready   chan struct{}
+	addr    string
+	stopped chan struct{}
+	once    sync.Once
+}
+
+// New creates a server for store with configuration cfg.
+func New(cfg *config.Config, store *shard.Store) *Server {
+	s := &Server{cfg: cfg, store: store, ready: make(chan struct{}), stopped: make(chan struct{})}
+	id := make([]byte, 20)
+	_, _ = rand.Read(id)
+	s.cmds = &cmds.Server{Store: store, Config: cfg, Started: time.Now(), RunID: hex.EncodeToString(id), Port: cfg.Port()}
+	s.cmds.Shutdown = func() { go s.Stop() }
+	s.pin.enabled = cfg.CPUPin()
+	return s
+}
+
+// Commands returns the server state commands see.
+func (s *Server) Commands() *cmds.Server { return s.cmds }
+
+// Serve listens on every bind address and serves until Stop. It returns when the loops end.
+func (s *Server) Serve() error {
+	binds := s.cfg.Bind()
+	if len(binds) == 0 {
+		binds = []string{"0.0.0.0"}
+	}
+	addrs := make([]string, len(binds))
+	for i, h := range binds {
+		addrs[i] = "tcp://" + net.JoinHostPort(h, strconv.Itoa(s.cfg.Port()))
+	}
+	s.addr = net.JoinHostPort(binds[0], strconv.Itoa(s.cfg.Port()))
+	opts := []gnet.Option{
+		gnet.WithNumEventLoop(s.cfg.Loops()),
+		gnet.WithReusePort(true),
+		gnet.WithReuseAddr(true),
+		gnet.WithLockOSThread(true),
+		gnet.WithTCPNoDelay(gnet.TCPNoDelay),
+		gnet.WithTicker(true),
+		gnet.WithLoadBalancing(gnet.LeastConnections),
+	}
+	if len(addrs) == 1 {
+		return gnet.Run(s, addrs[0], opts...)
+	}
+	return gnet.Rotate(s, addrs, opts...)
+}
+
+// Ready is closed once the server accepts connections.
+func (s *Server) Ready() <-chan struct{} { return s.ready }
+
+// Stopped is closed once the loops ended.
+func (s *Server) Stopped() <-chan struct{} { return s.stopped }
+
+// Stop stops accepting, closes every connection and returns once the loops ended. Batches in
+// flight finish in their shards; the store is closed by the caller afterwards.
+func (s *Server) Stop() {
+	s.once.Do(func() {
+		<-s.ready
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = s.eng.Stop(ctx)
+	})
+	<-s.stopped
+}
+
+// OnBoot records the engine.
+func (s *Server) OnBoot(eng gnet.Engine) gnet.Action {
+	s.eng = eng
+	close(s.ready)
+	return gnet.None
+}
+
+// OnShutdown fires when every loop ended.
+func (s *Server) OnShutdown(gnet.Engine) { close(s.stopped) }
+
+// OnOpen registers a connection, or refuses it over maxclients.
+func (s *Server) OnOpen(c gnet.Conn) ([]byte, gnet.Action) {
+	s.pin.pinCurrentThread()
+	st := &s.cmds.Stats
+	if s.cmds.Clients.Count() >= s.cfg.MaxClients() {
+		st.RejectedConnections.Add(1)
+		return []byte("-ERR max number of clients reached\r\n"), gnet.Close
+	}
+	st.ConnectionsReceived.Add(1)
+	cl := &cmds.Client{
+		ID:      s.cmds.Clients.NewID(),
+		Addr:    addrString(c.RemoteAddr()),
+		LAddr:   addrString(c.LocalAddr()),
+		FD:      c.Fd(),
+		Created: time.Now(),
+		Authed:  s.cfg.RequirePass() == "",
+	}
+	cl.Touch("NULL", time.Now().UnixMilli())
+	cn := &conn{srv: s, gc: c, client: cl}
+	cn.b.conn = cn
+	cn.b.jobs = make([]shardJob, s.store.NumShards())
+	for i := range cn.b.jobs {
+		cn.b.jobs[i] = shardJob{b: &cn.b, shard: i}
+	}
+	cl.Kill = func() { _ = c.Close() }
+	cl.Write = func(p []byte) error {
+		return c.AsyncWrite(append([]byte(nil), p...), nil)
+	}
+	cl.Buffers = func() (int, int) { return 0, 0 }
+	c.SetContext(cn)
+	s.cmds.Clients.Add(cl)
+	return nil, gnet.None
+}
+
+func addrString(a net.Addr) string {
+	if a == nil {
+		return ""
+	}
+	return a.String()
+}
+
+// OnClose unregisters a connection.
+func (s *Server) OnClose(c gnet.Conn, _ error) gnet.Action {
+	if cn, ok := c.Context().(*conn); ok {
+		s.cmds.Clients.Remove(cn.client)
+	}
+	return gnet.None
+}
+
+// OnTraffic runs when input arrives or a batch of the connection finished.
+func (s *Server) OnTraffic(c gnet.Conn) gnet.Action {
+	cn, ok := c.Context().(*conn)
+	if !ok {
+		return gnet.Close
+	}
+	return cn.onTraffic()
+}
+
+// OnTick closes idle clients (timeout).
+func (s *Server) OnTick() (time.Duration, gnet.Action) {
+	if t := s.cfg.Timeout(); t > 0 {
+		deadline := time.Now().Add(-t).UnixMilli()
+		for _, cl := range s.cmds.Clients.All() {
+			if !cl.Monitor && cl.LastSeen() < deadline {
+				cl.Kill()
+			}
+		}
+	}
+	return time.Second, gnet.None
+}
+
+// singleShard returns the shard all keys of a keyed command live in, or -1 when they live in
+// several (or the command routes itself).
+func (s *Server) singleShard(cmd *cmds.Command, args [][]byte) int {
+	if cmd.Route != nil {
+		return -1
+	}
+	keys := cmd.KeyArgs(args)
+	if len(keys) == 0 {
+		return 0
+	}
+	first := s.store.ShardOf(keys[0])
+	for _, k := range keys[1:] {
+		if s.store.ShardOf(k) != first {
+			return -1
+		}
+	}
+	return first
+}
+
+// shardsOf returns the shards a coordinated command must hold.
+func (s *Server) shardsOf(b *batch, sl *slot) []int {
+	cmd := sl.cmd
+	switch cmd.Exec {
+	case cmds.ExecServer, cmds.ExecConn:
+		return nil
+	case cmds.ExecAll:
+		all := make([]int, s.store.NumShards())
+		for i := range all {
+			all[i] = i
+		}
+		return all
+	}
+	if cmd.Route != nil {
+		ctx := cmds.Ctx{Args: b.args(sl), DB: sl.db, Client: b.conn.client, Srv: s.cmds, Cmd: cmd}
+		return cmd.Route(&ctx, s.store.NumShards())
+	}
+	var ids []int
+	for _, k := range cmd.KeyArgs(b.args(sl)) {
+		ids = append(ids, s.store.ShardOf(k))
+	}
+	return ids
+}
+
+// account updates the statistics after a command ran.
+func (s *Server) account(cmd *cmds.Command, args [][]byte, d time.Duration, failed bool, cl *cmds.Client) {
+	s.cmds.Stats.CommandsProcessed.Add(1)
+	cmd.Record(d, failed)
+	if failed {
+		s.cmds.Stats.ErrorReplies.Add(1)
+	}
+	if limit := s.cfg.SlowlogSlowerThan(); limit >= 0 && d.Microseconds() >= limit {
+		s.cmds.Slowlog.Add(args, d, cl, s.cfg.SlowlogMaxLen())
+	}
+}
+
+// feedMonitors sends the command to every MONITOR client.
+func (s *Server) feedMonitors(cl *cmds.Client, args [][]byte) {
+	cmd := cmds.Lookup(args)
+	if cmd != nil && (cmd.HasFlag("admin") || cmd.Name == "auth" || cmd.Name == "hello") {
+		return
+	}
+	line := monitorLine(cl, args)
+	for _, m := range s.cmds.Clients.Monitors() {
+		if m != cl {
+			_ = m.Write(line)
+		}
+	}
+}
+
+// Addr returns the first listening address.
+func (s *Server) Addr() string { return s.addr }
+
+// String describes the server for logs.
+func (s *Server) String() string {
+	return fmt.Sprintf("shardis on %s, %d loops, %d shards", s.addr, s.cfg.Loops(), s.store.NumShards())
+}

@@ -1,0 +1,170 @@
+package shard
+
+import (
+	"bytes"
+	"slices"
+
+	"github.com/linxGnu/grocksdb"
+)
+
+// Iter walks the raw keys of one held shard in [lower, upper), merging what RocksDB holds with
+// the transaction's own uncommitted writes, so a command sees its group's writes in scans as
+// it does in point reads.
+//
+// Key and Value alias memory that is valid until the next call to Next; Close must be called
+// (RocksDB aborts at shutdown on a leaked iterator).
+type Iter struct {
+	tx      *Tx
+	p       int
+	reverse bool
+	ro      *grocksdb.ReadOptions
+	it      *grocksdb.Iterator
+	pending []pendingKV // dirty overlay entries in range, in walk order
+	next    int
+	key     []byte
+	val     []byte
+	valid   bool
+	fromDB  bool // the current entry is the RocksDB iterator's, which Next must step past
+}
+
+type pendingKV struct {
+	key, val []byte
+	exists   bool
+}
+
+// Iterate starts a walk over [lower, upper) of the shard that owns routeKey (nil routeKey:
+// the first held shard), ascending or, with reverse, descending.
+func (tx *Tx) Iterate(routeKey []byte, lower, upper []byte, reverse bool) *Iter {
+	p := 0
+	if routeKey != nil {
+		p = tx.part(routeKey)
+	}
+	return tx.iterPart(max(p, 0), lower, upper, reverse)
+}
+
+// IterateShard is Iterate on held shard id.
+func (tx *Tx) IterateShard(id int, lower, upper []byte, reverse bool) *Iter {
+	return tx.iterPart(max(tx.partOf(id), 0), lower, upper, reverse)
+}
+
+func (tx *Tx) iterPart(p int, lower, upper []byte, reverse bool) *Iter {
+	x := &Iter{tx: tx, p: p, reverse: reverse}
+	for k, e := range tx.overlay {
+		if !e.dirty || int(k[0])<<8|int(k[1]) != p {
+			continue
+		}
+		raw := k[2:]
+		if raw < string(lower) || (upper != nil && raw >= string(upper)) {
+			continue
+		}
+		x.pending = append(x.pending, pendingKV{key: []byte(raw), val: e.val, exists: e.exists})
+	}
+	slices.SortFunc(x.pending, func(a, b pendingKV) int {
+		if reverse {
+			return bytes.Compare(b.key, a.key)
+		}
+		return bytes.Compare(a.key, b.key)
+	})
+	x.ro = grocksdb.NewDefaultReadOptions()
+	x.ro.SetIterateLowerBound(lower)
+	if upper != nil {
+		x.ro.SetIterateUpperBound(upper)
+	}
+	x.ro.SetFillCache(false)
+	x.it = tx.store.db.NewIteratorCF(x.ro, tx.shards[p].cf)
+	if reverse {
+		x.it.SeekToLast()
+	} else {
+		x.it.SeekToFirst()
+	}
+	x.settle()
+	return x
+}
+
+// Seek moves to the first key >= target (ascending) or <= target (descending).
+func (x *Iter) Seek(target []byte) {
+	if x.reverse {
+		x.it.SeekForPrev(target)
+		x.next, _ = slices.BinarySearchFunc(x.pending, target, func(a pendingKV, t []byte) int { return bytes.Compare(t, a.key) })
+	} else {
+		x.it.Seek(target)
+		x.next, _ = slices.BinarySearchFunc(x.pending, target, func(a pendingKV, t []byte) int { return bytes.Compare(a.key, t) })
+	}
+	x.settle()
+}
+
+// Valid reports whether the iterator is at an entry.
+func (x *Iter) Valid() bool { return x.valid }
+
+// Key returns the current raw key.
+func (x *Iter) Key() []byte { return x.key }
+
+// Value returns the current value.
+func (x *Iter) Value() []byte { return x.val }
+
+// Next moves to the next entry.
+func (x *Iter) Next() {
+	if x.valid && x.fromDB {
+		x.step()
+	}
+	x.settle()
+}
+
+// settle positions key/val on the next visible entry at or after the current positions.
+func (x *Iter) settle() {
+	x.valid = false
+	for {
+		dbOK := x.it.Valid()
+		var dk []byte
+		if dbOK {
+			dk = x.it.Key().Data()
+		}
+		if x.next < len(x.pending) {
+			pk := x.pending[x.next]
+			c := 1
+			if dbOK {
+				c = bytes.Compare(dk, pk.key)
+				if x.reverse {
+					c = -c
+				}
+			}
+			if c >= 0 { // pending entry comes first or shadows the same key
+				x.next++
+				if c == 0 {
+					x.step()
+				}
+				if !pk.exists {
+					continue
+				}
+				x.key, x.val, x.valid, x.fromDB = pk.key, pk.val, true, false
+				return
+			}
+		}
+		if !dbOK {
+			return
+		}
+		if x.tx.inRangeDel(x.p, dk) {
+			x.step()
+			continue
+		}
+		x.key, x.val, x.valid, x.fromDB = dk, x.it.Value().Data(), true, true
+		return
+	}
+}
+
+func (x *Iter) step() {
+	if x.reverse {
+		x.it.Prev()
+	} else {
+		x.it.Next()
+	}
+}
+
+// Err returns the iterator's storage error, if any.
+func (x *Iter) Err() error { return x.it.Err() }
+
+// Close releases the iterator.
+func (x *Iter) Close() {
+	x.it.Close()
+	x.ro.Destroy()
+}

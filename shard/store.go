@@ -1,0 +1,302 @@
+// Package shard owns the data: one RocksDB database with one column family per shard, a
+// goroutine per shard that is the only writer of its column family, key routing, and the
+// coordination of commands whose keys live in several shards.
+//
+// Ownership is the locking discipline. A shard's column family and its bookkeeping (key
+// counts, binlog sequence, database map) are touched only by the goroutine that holds the
+// shard: normally its own goroutine; while a multi-shard command runs, the coordinator that
+// parked it at a barrier (see Store.Acquire). Channels hand ownership over, so no mutex is on
+// the write path.
+package shard
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/cespare/xxhash/v2"
+	"github.com/linxGnu/grocksdb"
+
+	"shardis/binlog"
+	"shardis/codec"
+	"shardis/ttl"
+)
+
+// Options configure a Store.
+type Options struct {
+	Dir             string
+	Shards          int
+	Databases       int   // logical databases (SELECT 0..Databases-1), at most 256
+	BlockCacheSize  int64 // one LRU block cache shared by all shards
+	WriteBufferSize int64 // one memtable budget shared by all shards
+	// Fsync returns the current appendfsync policy: "always", "everysec" or "no".
+	Fsync func() string
+	// Binlog returns the current retention limits (0 = unlimited).
+	Binlog binlog.Limits
+	// Hz returns how many times a second background workers run.
+	Hz func() int
+}
+
+// ErrLayout is wrapped by Open when the data directory was made with another shard count or
+// format: opening it would silently misroute keys.
+var ErrLayout = errors.New("data directory layout mismatch")
+
+// manifest is stored in the default column family and checked on every open.
+type manifest struct {
+	Format int `json:"format"`
+	Shards int `json:"shards"`
+}
+
+var manifestKey = []byte("manifest")
+
+// Store is the open database: every shard and what they share.
+type Store struct {
+	opts   Options
+	db     *grocksdb.DB
+	dbOpts *grocksdb.Options
+	bbto   *grocksdb.BlockBasedTableOptions
+	cache  *grocksdb.Cache
+	defCF  *grocksdb.ColumnFamilyHandle
+	ro     *grocksdb.ReadOptions
+	wo     *grocksdb.WriteOptions
+	woSync *grocksdb.WriteOptions
+	shards []*Shard
+
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	closed atomic.Bool
+
+	// LastSave is the unix time of the last successful checkpoint (SAVE/BGSAVE) or of Open.
+	LastSave atomic.Int64
+	// Dirty counts writes since the last save, as Redis's rdb_changes_since_last_save.
+	Dirty atomic.Int64
+}
+
+// Open opens or creates the data directory and starts every shard and its workers.
+func Open(opts Options) (*Store, error) {
+	if opts.Shards < 1 || opts.Shards > 4096 {
+		return nil, fmt.Errorf("shards must be between 1 and 4096, got %d", opts.Shards)
+	}
+	if opts.Databases < 1 || opts.Databases > 256 {
+		return nil, fmt.Errorf("databases must be between 1 and 256, got %d", opts.Databases)
+	}
+	if opts.Fsync == nil {
+		opts.Fsync = func() string { return "everysec" }
+	}
+	if opts.Binlog == nil {
+		opts.Binlog = func() (int64, time.Duration) { return 0, 0 }
+	}
+	if opts.Hz == nil {
+		opts.Hz = func() int { return 10 }
+	}
+	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
+		return nil, err
+	}
+	s := &Store{opts: opts}
+	s.cache = grocksdb.NewLRUCache(uint64(max(opts.BlockCacheSize, 1<<20)))
+	s.bbto = grocksdb.NewDefaultBlockBasedTableOptions()
+	s.bbto.SetBlockCache(s.cache)
+	s.bbto.SetFilterPolicy(grocksdb.NewBloomFilter(10))
+	s.bbto.SetCacheIndexAndFilterBlocks(true)
+	s.bbto.SetPinL0FilterAndIndexBlocksInCache(true)
+	s.dbOpts = grocksdb.NewDefaultOptions()
+	s.dbOpts.SetCreateIfMissing(true)
+	s.dbOpts.SetCreateIfMissingColumnFamilies(true)
+	s.dbOpts.SetBlockBasedTableFactory(s.bbto)
+	s.dbOpts.SetDbWriteBufferSize(uint64(max(opts.WriteBufferSize, 8<<20)))
+	s.dbOpts.SetWriteBufferSize(uint64(max(opts.WriteBufferSize/int64(opts.Shards), 4<<20)))
+	s.dbOpts.SetMaxBackgroundJobs(4)
+	s.dbOpts.SetCompression(grocksdb.LZ4Compression)
+
+	path := filepath.Join(opts.Dir, "rocksdb")
+	names := []string{"default"}
+	for i := range opts.Shards {
+		names = append(names, shardCFName(i))
+	}
+	if existing, err := grocksdb.ListColumnFamilies(s.dbOpts, path); err == nil {
+		if len(existing) != len(names) {
+			s.destroyOptions()
+			return nil, fmt.Errorf("%w: %s holds %d shards, configured for %d (start with --shards %d)",
+				ErrLayout, opts.Dir, len(existing)-1, opts.Shards, len(existing)-1)
+		}
+	}
+	cfOpts := make([]*grocksdb.Options, len(names))
+	for i := range cfOpts {
+		cfOpts[i] = s.dbOpts
+	}
+	db, handles, err := grocksdb.OpenDbColumnFamilies(s.dbOpts, path, names, cfOpts)
+	if err != nil {
+		s.destroyOptions()
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	s.db, s.defCF = db, handles[0]
+	s.ro = grocksdb.NewDefaultReadOptions()
+	s.wo = grocksdb.NewDefaultWriteOptions()
+	s.woSync = grocksdb.NewDefaultWriteOptions()
+	s.woSync.SetSync(true)
+	for i := range opts.Shards {
+		s.shards = append(s.shards, newShard(s, i, handles[i+1]))
+	}
+	if err := s.checkManifest(); err != nil {
+		s.closeDB()
+		return nil, err
+	}
+	for _, sh := range s.shards {
+		if err := sh.load(); err != nil {
+			s.closeDB()
+			return nil, fmt.Errorf("shard %d: %w", sh.id, err)
+		}
+	}
+	s.LastSave.Store(time.Now().Unix())
+	s.start()
+	return s, nil
+}
+
+func shardCFName(i int) string { return fmt.Sprintf("shard-%04d", i) }
+
+func (s *Store) checkManifest() error {
+	v, err := s.db.GetCF(s.ro, s.defCF, manifestKey)
+	if err != nil {
+		return err
+	}
+	defer v.Free()
+	want := manifest{Format: codec.FormatVersion, Shards: len(s.shards)}
+	if !v.Exists() {
+		b, _ := json.Marshal(want)
+		return s.db.PutCF(s.woSync, s.defCF, manifestKey, b)
+	}
+	var got manifest
+	if err := json.Unmarshal(v.Data(), &got); err != nil {
+		return fmt.Errorf("%w: unreadable manifest in %s: %v", ErrLayout, s.opts.Dir, err)
+	}
+	if got.Format != want.Format {
+		return fmt.Errorf("%w: %s has format %d, this build reads format %d", ErrLayout, s.opts.Dir, got.Format, want.Format)
+	}
+	if got.Shards != want.Shards {
+		return fmt.Errorf("%w: %s holds %d shards, configured for %d (start with --shards %d)",
+			ErrLayout, s.opts.Dir, got.Shards, want.Shards, got.Shards)
+	}
+	return nil
+}
+
+func (s *Store) start() {
+	ctx, cancel := context.WithCancel(context.Background())
+	s.cancel = cancel
+	interval := func() time.Duration { return time.Second / time.Duration(max(1, s.opts.Hz())) }
+	for _, sh := range s.shards {
+		s.wg.Add(3)
+		go func() { defer s.wg.Done(); sh.run() }()
+		go func() { defer s.wg.Done(); ttl.Run(ctx, sh, interval) }()
+		go func() { defer s.wg.Done(); binlog.RunRetention(ctx, sh, time.Second, s.opts.Binlog) }()
+	}
+	s.wg.Add(1)
+	go func() { defer s.wg.Done(); s.syncLoop(ctx) }()
+}
+
+// syncLoop implements appendfsync everysec: the WAL is synced once a second.
+func (s *Store) syncLoop(ctx context.Context) {
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			if s.opts.Fsync() == "everysec" {
+				_ = s.db.FlushWAL(true)
+			}
+		}
+	}
+}
+
+func (s *Store) writeOptions() *grocksdb.WriteOptions {
+	if s.opts.Fsync() == "always" {
+		return s.woSync
+	}
+	return s.wo
+}
+
+// NumShards returns the number of shards.
+func (s *Store) NumShards() int { return len(s.shards) }
+
+// Databases returns the number of logical databases.
+func (s *Store) Databases() int { return s.opts.Databases }
+
+// Shard returns shard i.
+func (s *Store) Shard(i int) *Shard { return s.shards[i] }
+
+// ShardOf returns the shard that owns key: xxhash64 of its hash tag, modulo the shard count.
+// Keys that share a hash tag share a shard.
+func (s *Store) ShardOf(key []byte) int {
+	return int(xxhash.Sum64(codec.HashTag(key)) % uint64(len(s.shards)))
+}
+
+// SetBlockCacheSize resizes the shared block cache (CONFIG SET block-cache-size).
+func (s *Store) SetBlockCacheSize(n int64) { s.cache.SetCapacity(uint64(max(n, 1<<20))) }
+
+// BlockCacheUsage returns the bytes held by the block cache.
+func (s *Store) BlockCacheUsage() uint64 { return s.cache.GetUsage() }
+
+// Property returns a RocksDB property summed over the shards' column families.
+func (s *Store) Property(name string) string { return s.db.GetProperty(name) }
+
+// Checkpoint writes a consistent copy of the database to dir (SAVE / BGSAVE).
+func (s *Store) Checkpoint(dir string) error {
+	cp, err := s.db.NewCheckpoint()
+	if err != nil {
+		return err
+	}
+	defer cp.Destroy()
+	if err := os.RemoveAll(dir); err != nil {
+		return err
+	}
+	if err := cp.CreateCheckpoint(dir, 0); err != nil {
+		return err
+	}
+	s.LastSave.Store(time.Now().Unix())
+	s.Dirty.Store(0)
+	return nil
+}
+
+// SyncWAL forces the WAL to disk.
+func (s *Store) SyncWAL() error { return s.db.FlushWAL(true) }
+
+// Close stops the workers, lets every shard finish what is queued, syncs the WAL and closes
+// RocksDB. It is safe to call twice.
+func (s *Store) Close() error {
+	if !s.closed.CompareAndSwap(false, true) {
+		return nil
+	}
+	s.cancel()
+	for _, sh := range s.shards {
+		close(sh.inbox)
+	}
+	s.wg.Wait()
+	err := s.db.FlushWAL(true)
+	s.closeDB()
+	return err
+}
+
+func (s *Store) closeDB() {
+	for _, sh := range s.shards {
+		sh.destroy()
+	}
+	s.defCF.Destroy()
+	s.ro.Destroy()
+	s.wo.Destroy()
+	s.woSync.Destroy()
+	s.db.Close()
+	s.destroyOptions()
+}
+
+func (s *Store) destroyOptions() {
+	s.dbOpts.Destroy()
+	s.bbto.Destroy()
+	s.cache.Destroy()
+}

@@ -1,0 +1,405 @@
+package shard
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/linxGnu/grocksdb"
+
+	"shardis/binlog"
+	"shardis/codec"
+	"shardis/ttl"
+)
+
+// ErrNotHeld is returned when a command touches a key whose shard its transaction does not
+// hold: a command table entry with wrong key positions.
+var ErrNotHeld = errors.New("shard: key outside the shards this command holds")
+
+// Tx is the unit of atomicity: the writes of one group of commands in one shard, or of one
+// command across the shards a coordinator holds. Everything goes into one WriteBatch that is
+// committed once; reads see the transaction's own writes first (read-your-writes).
+//
+// A Tx is owned by the goroutine that holds its shards and is reused: values it returns
+// (Meta.Value, Get results, iterator keys) stay valid until the group commits.
+type Tx struct {
+	store   *Store
+	shards  []*Shard // held shards, ascending id
+	parts   []txPart // parallel to shards
+	wb      *grocksdb.WriteBatch
+	overlay map[string]entry // holder-shard index (2 bytes) | raw key -> latest state
+	ranges  []rangeDel       // DeleteRange tombstones written by this transaction
+	arena   []byte           // copies of values read from RocksDB, reset at commit
+	scratch []byte
+	nowMs   int64
+	err     error // first storage error; fails the commit
+}
+
+// entry is the transaction's latest knowledge of one raw key.
+type entry struct {
+	val    []byte
+	exists bool
+	dirty  bool // written by this transaction (false: cached read)
+}
+
+type rangeDel struct {
+	part         int
+	lower, upper []byte
+}
+
+// txPart is the pending bookkeeping of one held shard, applied when the commit succeeds.
+type txPart struct {
+	keys, expires []int64 // per physical db deltas
+	countsDirty   bool
+	dbmapDirty    bool
+	nextSeq       uint64 // next binlog sequence to hand out
+	firstSeq      uint64 // new first sequence after a trim (0: unchanged)
+}
+
+func newTx(s *Store) *Tx {
+	return &Tx{store: s, wb: grocksdb.NewWriteBatch(), overlay: make(map[string]entry)}
+}
+
+func (tx *Tx) destroy() { tx.wb.Destroy() }
+
+func (tx *Tx) begin(shards ...*Shard) {
+	tx.shards = append(tx.shards[:0], shards...)
+	for len(tx.parts) < len(shards) {
+		tx.parts = append(tx.parts, txPart{})
+	}
+	tx.parts = tx.parts[:len(shards)]
+	n := tx.store.opts.Databases
+	for i, sh := range shards {
+		p := &tx.parts[i]
+		if len(p.keys) != n {
+			p.keys, p.expires = make([]int64, n), make([]int64, n)
+		}
+		clear(p.keys)
+		clear(p.expires)
+		p.countsDirty, p.dbmapDirty, p.firstSeq = false, false, 0
+		p.nextSeq = sh.lastSeq.Load() + 1
+	}
+	tx.err = nil
+	tx.StartCommand()
+}
+
+// StartCommand fixes the clock for the next command, as Redis does per command.
+func (tx *Tx) StartCommand() { tx.nowMs = time.Now().UnixMilli() }
+
+// Now returns the command's time in unix milliseconds.
+func (tx *Tx) Now() int64 { return tx.nowMs }
+
+// Store returns the store the transaction belongs to.
+func (tx *Tx) Store() *Store { return tx.store }
+
+// Shards returns the ids of the held shards, ascending.
+func (tx *Tx) Shards() []int {
+	ids := make([]int, len(tx.shards))
+	for i, sh := range tx.shards {
+		ids[i] = sh.id
+	}
+	return ids
+}
+
+// Err returns the first storage error the transaction met; the commit will fail with it.
+func (tx *Tx) Err() error { return tx.err }
+
+func (tx *Tx) fail(err error) {
+	if tx.err == nil {
+		tx.err = err
+	}
+}
+
+// part returns the index of the held shard that owns key, or -1.
+func (tx *Tx) part(key []byte) int {
+	if len(tx.shards) == 1 {
+		return 0
+	}
+	return tx.partOf(tx.store.ShardOf(key))
+}
+
+func (tx *Tx) partOf(id int) int {
+	for i, sh := range tx.shards {
+		if sh.id == id {
+			return i
+		}
+	}
+	return -1
+}
+
+// pdb maps logical db to the physical db of held part p.
+func (tx *Tx) pdb(p, db int) int { return tx.shards[p].dbmap[db] }
+
+func (tx *Tx) overlayKey(p int, raw []byte) []byte {
+	tx.scratch = append(tx.scratch[:0], byte(p>>8), byte(p))
+	tx.scratch = append(tx.scratch, raw...)
+	return tx.scratch
+}
+
+// getRaw returns the current value of raw key in part p.
+func (tx *Tx) getRaw(p int, raw []byte) ([]byte, bool) {
+	ok := tx.overlayKey(p, raw)
+	if e, found := tx.overlay[string(ok)]; found {
+		return e.val, e.exists
+	}
+	if tx.inRangeDel(p, raw) {
+		return nil, false
+	}
+	sh := tx.shards[p]
+	v, err := tx.store.db.GetPinnedCF(tx.store.ro, sh.cf, raw)
+	if err != nil {
+		tx.fail(fmt.Errorf("read shard %d: %w", sh.id, err))
+		return nil, false
+	}
+	defer v.Destroy()
+	if !v.Exists() {
+		tx.overlay[string(tx.overlayKey(p, raw))] = entry{}
+		return nil, false
+	}
+	start := len(tx.arena)
+	tx.arena = append(tx.arena, v.Data()...)
+	val := tx.arena[start:len(tx.arena):len(tx.arena)]
+	tx.overlay[string(tx.overlayKey(p, raw))] = entry{val: val, exists: true}
+	return val, true
+}
+
+func (tx *Tx) inRangeDel(p int, raw []byte) bool {
+	for _, r := range tx.ranges {
+		if r.part == p && bytes.Compare(raw, r.lower) >= 0 && bytes.Compare(raw, r.upper) < 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// putRaw writes raw key in part p. val is copied.
+func (tx *Tx) putRaw(p int, raw, val []byte) {
+	tx.wb.PutCF(tx.shards[p].cf, raw, val)
+	start := len(tx.arena)
+	tx.arena = append(tx.arena, val...)
+	tx.overlay[string(tx.overlayKey(p, raw))] = entry{val: tx.arena[start:len(tx.arena):len(tx.arena)], exists: true, dirty: true}
+}
+
+func (tx *Tx) deleteRaw(p int, raw []byte) {
+	tx.wb.DeleteCF(tx.shards[p].cf, raw)
+	tx.overlay[string(tx.overlayKey(p, raw))] = entry{dirty: true}
+}
+
+// deleteRange removes [lower, upper) of part p.
+func (tx *Tx) deleteRange(p int, lower, upper []byte) {
+	tx.wb.DeleteRangeCF(tx.shards[p].cf, lower, upper)
+	for k, e := range tx.overlay {
+		if int(k[0])<<8|int(k[1]) == p && k[2:] >= string(lower) && k[2:] < string(upper) {
+			e.val, e.exists, e.dirty = nil, false, true
+			tx.overlay[k] = e
+		}
+	}
+	tx.ranges = append(tx.ranges, rangeDel{part: p, lower: bytes.Clone(lower), upper: bytes.Clone(upper)})
+}
+
+// ---- keys ----
+
+// Meta returns the meta of key in logical db. A key whose expire time has passed is deleted
+// here (lazy expiry) and reported absent. m.Value stays valid until the commit.
+func (tx *Tx) Meta(db int, key []byte) (m codec.Meta, ok bool) {
+	p := tx.part(key)
+	if p < 0 {
+		tx.fail(ErrNotHeld)
+		return m, false
+	}
+	pdb := tx.pdb(p, db)
+	mk := codec.AppendMetaKey(nil, pdb, key)
+	v, ok := tx.getRaw(p, mk)
+	if !ok {
+		return m, false
+	}
+	if err := codec.DecodeMeta(v, &m); err != nil {
+		tx.fail(fmt.Errorf("key %q: %w", key, err))
+		return m, false
+	}
+	if m.Expire != 0 && m.Expire <= tx.nowMs {
+		tx.removeKey(p, pdb, mk, key, v)
+		tx.logPart(p, db, cmdDEL, key)
+		return codec.Meta{}, false
+	}
+	return m, true
+}
+
+// Exists reports whether key is live in logical db.
+func (tx *Tx) Exists(db int, key []byte) bool {
+	_, ok := tx.Meta(db, key)
+	return ok
+}
+
+// SetMeta creates or replaces key in logical db with m, keeping the key count and the TTL
+// index in step. Replacing a collection with a new version makes its old data keys
+// invisible; they are reclaimed in the background.
+func (tx *Tx) SetMeta(db int, key []byte, m *codec.Meta) {
+	p := tx.part(key)
+	if p < 0 {
+		tx.fail(ErrNotHeld)
+		return
+	}
+	pdb := tx.pdb(p, db)
+	mk := codec.AppendMetaKey(nil, pdb, key)
+	old, existed := tx.getRaw(p, mk)
+	part := &tx.parts[p]
+	oldExpire := int64(0)
+	if existed {
+		oldExpire = codec.MetaExpire(old)
+	} else {
+		part.keys[pdb]++
+		part.countsDirty = true
+	}
+	if oldExpire != m.Expire {
+		if oldExpire != 0 {
+			tx.deleteRaw(p, ttl.AppendKey(nil, oldExpire, pdb, key))
+			part.expires[pdb]--
+		}
+		if m.Expire != 0 {
+			tx.wb.PutCF(tx.shards[p].cf, ttl.AppendKey(nil, m.Expire, pdb, key), nil)
+			part.expires[pdb]++
+		}
+		part.countsDirty = true
+	}
+	tx.scratch = codec.AppendMeta(tx.scratch[:0], m)
+	val := append([]byte(nil), tx.scratch...)
+	tx.putRaw(p, mk, val)
+}
+
+// Delete removes key from logical db and reports whether it was live.
+func (tx *Tx) Delete(db int, key []byte) bool {
+	if !tx.Exists(db, key) {
+		return false
+	}
+	p := tx.part(key)
+	pdb := tx.pdb(p, db)
+	mk := codec.AppendMetaKey(nil, pdb, key)
+	v, _ := tx.getRaw(p, mk)
+	tx.removeKey(p, pdb, mk, key, v)
+	return true
+}
+
+// removeKey deletes an existing key's meta and TTL entry and counts it gone.
+func (tx *Tx) removeKey(p, pdb int, mk, key, val []byte) {
+	part := &tx.parts[p]
+	if exp := codec.MetaExpire(val); exp != 0 {
+		tx.deleteRaw(p, ttl.AppendKey(nil, exp, pdb, key))
+		part.expires[pdb]--
+	}
+	part.keys[pdb]--
+	part.countsDirty = true
+	tx.deleteRaw(p, mk)
+}
+
+// NewVersion returns a version for a new collection stored under key.
+func (tx *Tx) NewVersion(key []byte) uint64 {
+	p := max(tx.part(key), 0)
+	return tx.shards[p].nextVersion(uint64(time.Now().UnixNano()))
+}
+
+// ---- binlog ----
+
+var cmdDEL = []byte("DEL")
+
+// Log appends a binlog record for a write to key in logical db, in key's shard. args is the
+// command in its deterministic form (absolute times, computed results).
+func (tx *Tx) Log(db int, key []byte, args ...[]byte) {
+	p := tx.part(key)
+	if p < 0 {
+		tx.fail(ErrNotHeld)
+		return
+	}
+	tx.logArgs(p, db, args)
+}
+
+// LogShard appends a binlog record to held shard id, for writes that are not about one key
+// (FLUSHDB, SWAPDB).
+func (tx *Tx) LogShard(id, db int, args ...[]byte) {
+	if p := tx.partOf(id); p >= 0 {
+		tx.logArgs(p, db, args)
+	}
+}
+
+func (tx *Tx) logPart(p, db int, name, key []byte) { tx.logArgs(p, db, [][]byte{name, key}) }
+
+func (tx *Tx) logArgs(p, db int, args [][]byte) {
+	part := &tx.parts[p]
+	k := binlog.AppendKey(nil, part.nextSeq)
+	part.nextSeq++
+	tx.scratch = binlog.AppendRecord(tx.scratch[:0], tx.nowMs, db, args)
+	tx.wb.PutCF(tx.shards[p].cf, k, tx.scratch)
+	tx.store.Dirty.Add(1)
+}
+
+// ---- commit ----
+
+// commit writes the batch and, if RocksDB accepted it, applies the bookkeeping. The
+// transaction is empty afterwards either way.
+func (tx *Tx) commit() error {
+	defer tx.reset()
+	if tx.err != nil {
+		return tx.err
+	}
+	for i, sh := range tx.shards {
+		p := &tx.parts[i]
+		if p.countsDirty {
+			for pdb := range p.keys {
+				if p.keys[pdb] == 0 && p.expires[pdb] == 0 {
+					continue
+				}
+				var v [16]byte
+				binary.BigEndian.PutUint64(v[:], uint64(sh.keys[pdb].Load()+p.keys[pdb]))
+				binary.BigEndian.PutUint64(v[8:], uint64(sh.expires[pdb].Load()+p.expires[pdb]))
+				tx.wb.PutCF(sh.cf, countsKey(pdb), v[:])
+			}
+		}
+		if p.dbmapDirty {
+			m := make([]byte, len(sh.dbmap))
+			for l, pdb := range sh.dbmap {
+				m[l] = byte(pdb)
+			}
+			tx.wb.PutCF(sh.cf, stateDBMap, m)
+		}
+	}
+	if tx.wb.Count() == 0 {
+		return nil
+	}
+	if err := tx.store.db.Write(tx.store.writeOptions(), tx.wb); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	for i, sh := range tx.shards {
+		p := &tx.parts[i]
+		for pdb := range p.keys {
+			sh.keys[pdb].Add(p.keys[pdb])
+			sh.expires[pdb].Add(p.expires[pdb])
+		}
+		if last := p.nextSeq - 1; last > sh.lastSeq.Load() {
+			if sh.firstSeq.Load() == 0 {
+				sh.firstSeq.Store(sh.lastSeq.Load() + 1)
+			}
+			sh.lastSeq.Store(last)
+		}
+		if p.firstSeq != 0 {
+			sh.firstSeq.Store(p.firstSeq)
+		}
+		if p.dbmapDirty {
+			for l, pdb := range sh.dbmap {
+				sh.dbmapPub[l].Store(int32(pdb))
+			}
+		}
+	}
+	return nil
+}
+
+func (tx *Tx) reset() {
+	tx.wb.Clear()
+	clear(tx.overlay)
+	tx.ranges = tx.ranges[:0]
+	if cap(tx.arena) > 1<<20 {
+		tx.arena = nil // do not pin one huge value's memory forever
+	}
+	tx.arena = tx.arena[:0]
+}
