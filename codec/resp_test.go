@@ -94,6 +94,7 @@ func TestProtocolErrors(t *testing.T) {
 		{"closing single quote followed by text", "ECHO 'a'b\r\n", Limits{}, "Protocol error: unbalanced quotes in request"},
 		{"mid-token quote then text", "ECHO a\"b c\"d\r\n", Limits{}, "Protocol error: unbalanced quotes in request"},
 		{"escaped closing quote leaves it open", "ECHO \"x\\\"\r\n", Limits{}, "Protocol error: unbalanced quotes in request"},
+		{"escaped closing single quote leaves it open", "ECHO 'a\\\\'\r\n", Limits{}, "Protocol error: unbalanced quotes in request"},
 		{"too big mbulk count", "*" + big, Limits{}, "Protocol error: too big mbulk count string"},
 		{"mbulk not a number", "*abc\r\n", Limits{}, "Protocol error: invalid multibulk length"},
 		{"mbulk trailing junk", "*11x\r\n", Limits{}, "Protocol error: invalid multibulk length"},
@@ -320,7 +321,7 @@ func TestInline(t *testing.T) {
 		{"ECHO \"\\x41\\x4g\\x00\\xfF\"\r\n", []string{"ECHO", "Ax4g\x00\xff"}},
 		{"ECHO \"\\x4\"\r\n", []string{"ECHO", "x4"}},
 		{"ECHO 'a\\'b'\r\n", []string{"ECHO", "a'b"}},
-		{"ECHO 'a\\nb\\\\'\r\n", []string{"ECHO", "a\\nb\\\\"}},
+		{"ECHO 'a\\nb\\\\ '\r\n", []string{"ECHO", "a\\nb\\\\ "}}, // only \' is an escape in single quotes
 		{"ECHO 'say \"hi\"'\r\n", []string{"ECHO", "say \"hi\""}},
 		{"ECHO \"it's\"\r\n", []string{"ECHO", "it's"}},
 		{"ECHO a\"b c\"\r\n", []string{"ECHO", "ab c"}},
