@@ -20,6 +20,18 @@ func argsOf(args [][]byte) []string {
 	return out
 }
 
+func sameArgs(got [][]byte, want []string) bool {
+	if len(got) != len(want) {
+		return false
+	}
+	for i := range got {
+		if string(got[i]) != want[i] {
+			return false
+		}
+	}
+	return true
+}
+
 func encodeMultibulk(args [][]byte) []byte {
 	b := AppendArrayLen(nil, len(args))
 	for _, a := range args {
@@ -468,9 +480,19 @@ func TestPipelineRandomChunks(t *testing.T) {
 				return p.Parse(buf, argv, Limits{})
 			},
 		}
+		// Byte-by-byte feeding is slow: use a prefix of the stream for the
+		// smallest chunk sizes.
+		cs, ss := cmds, stream
+		if trial < 2 {
+			cs = cmds[:400]
+			ss = nil
+			for _, g := range cs {
+				ss = append(ss, g.enc...)
+			}
+		}
 		for name, parse := range modes {
 			for _, honorNeed := range []bool{false, true} {
-				runPipeline(t, r, name, parse, honorNeed, cmds, stream, trial)
+				runPipeline(t, r, name, parse, honorNeed, cs, ss, trial)
 			}
 		}
 	}
@@ -526,7 +548,7 @@ func runPipeline(t *testing.T, r *rand.Rand, name string, parse parseFunc, honor
 			if n != len(g.enc) {
 				t.Fatalf("%s trial %d: command %d: n=%d, want %d", name, trial, next, n, len(g.enc))
 			}
-			if fmt.Sprintf("%q", argsOf(args)) != fmt.Sprintf("%q", g.args) {
+			if !sameArgs(args, g.args) {
 				t.Fatalf("%s trial %d: command %d: got %q, want %q", name, trial, next, argsOf(args), g.args)
 			}
 			next++

@@ -105,27 +105,39 @@ func (b *batch) plan(nShards int) {
 	}
 }
 
-// run executes the steps from b.step on. It is called by the loop to start the batch and by
-// whichever goroutine finished the previous step. fromShard says the caller is a shard
-// goroutine, which must never block on another shard's inbox.
-func (b *batch) run(fromShard bool) {
+// origin says which goroutine runs a batch's steps.
+type origin uint8
+
+const (
+	inLoop        origin = iota // the connection's event loop: must not block on shards
+	inShard                     // a shard goroutine: must not block on another shard's inbox
+	inCoordinator               // a goroutine of the batch's own: may block
+)
+
+// run executes the steps from b.step on. The loop calls it to start the batch; after that,
+// whichever goroutine finished the previous step calls it. A coordinated step always runs in
+// a coordinator goroutine, because acquiring shards blocks.
+func (b *batch) run(from origin) {
 	for b.step < len(b.steps) {
 		st := &b.steps[b.step]
 		if st.coordinated {
-			if fromShard {
-				go b.run(false)
+			if from != inCoordinator {
+				go b.run(inCoordinator)
 				return
 			}
 			b.runCoordinated(st)
 			b.step++
 			continue
 		}
-		if b.postFanout(st, fromShard) {
+		if b.postFanout(st, from == inShard) {
 			return // the last job to finish continues
 		}
 		b.step++
 	}
-	b.finish()
+	b.done.Store(true)
+	if from != inLoop {
+		b.conn.wake() // the loop writes the replies; in the loop, onTraffic does it at once
+	}
 }
 
 // postFanout posts the step's jobs and reports whether any was posted.
@@ -186,7 +198,7 @@ func (j *shardJob) Done(err error) {
 	}
 	if b.pending.Add(-1) == 0 {
 		b.step++
-		b.run(true)
+		b.run(inShard)
 	}
 }
 
@@ -230,8 +242,3 @@ func (b *batch) exec(ctx *cmds.Ctx, s *slot, tx *shard.Tx) {
 	srv.account(s.cmd, ctx.Args, d, len(s.reply) > 0 && s.reply[0] == '-', b.conn.client)
 }
 
-// finish marks the batch done and wakes the connection's loop to write the replies.
-func (b *batch) finish() {
-	b.done.Store(true)
-	b.conn.wake()
-}

@@ -145,7 +145,7 @@ func (cn *conn) read() bool {
 	}
 	cn.busy = true
 	b.plan(srv.store.NumShards())
-	b.run(false)
+	b.run(inLoop)
 	return true
 }
 
@@ -207,6 +207,13 @@ func (cn *conn) dispatch(start int) bool {
 			cn.closeAfterFlush = true // QUIT: nothing after it runs
 		}
 	case cmds.ExecKeyed:
+		if cmd.Route != nil {
+			ctx := cmds.Ctx{Args: args, DB: s.db, Client: cl, Srv: srv.cmds, Cmd: cmd}
+			if ids := cmd.Route(&ctx, srv.store.NumShards()); len(ids) == 1 {
+				s.shard = ids[0]
+			}
+			break
+		}
 		s.shard = srv.singleShard(cmd, args)
 	case cmds.ExecAll:
 		if srv.store.NumShards() == 1 {

@@ -1,0 +1,46 @@
+# shardis: `make run` serves on 127.0.0.1:6379 with data in ./data; `make test` runs everything
+# CI runs. Both install what is missing on a fresh Debian machine first.
+
+GO       ?= go
+PORT     ?= 6379
+DIR      ?= ./data
+# Debian packages the build and the tests need.
+DEB_PKGS := librocksdb-dev redis-server redis-tools python3
+
+.PHONY: all build run test unit fuzz difftest deps bench clean
+
+all: build
+
+deps:
+	@missing=""; for p in $(DEB_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+		echo "installing:$$missing"; \
+		SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null; \
+	fi
+
+build: deps
+	$(GO) build -o bin/shardis .
+
+run: build
+	./bin/shardis --port $(PORT) --bind 127.0.0.1 --dir $(DIR)
+
+# The whole suite: vet, unit and integration tests (crash and restart tests use bin/shardis),
+# a short fuzz run of the RESP parser, and difftest against a real redis-server.
+test: build
+	$(GO) vet ./...
+	$(GO) test -count=1 -timeout 15m ./...
+	$(GO) test -run=NONE -fuzz=FuzzParseCommand -fuzztime=15s ./codec
+	./.ci/difftest.sh
+
+unit: deps
+	$(GO) test -count=1 ./...
+
+fuzz: deps
+	$(GO) test -run=NONE -fuzz=FuzzParseCommand -fuzztime=60s ./codec
+
+difftest: build
+	./.ci/difftest.sh
+
+clean:
+	rm -rf bin
