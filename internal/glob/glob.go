@@ -4,11 +4,11 @@
 //
 // Syntax, byte-oriented and binary-safe:
 //
-//	*        any run of bytes (including none)
-//	?        exactly one byte
-//	[abc]    one byte from the class; [^abc] one byte not in it
-//	[a-z]    a range; reversed ranges ("[z-a]") are swapped
-//	\x       the byte x literally (a lone trailing '\' is a literal '\')
+//	"*"      any run of bytes (including none)
+//	"?"      exactly one byte
+//	"[abc]"  one byte from the class; "[^abc]" one byte not in it
+//	"[a-z]"  a range; reversed ranges ("[z-a]") are swapped
+//	"\x"     the byte x literally (a lone trailing '\' is a literal '\')
 //
 // The package reproduces Redis's behaviour at the edges, including:
 //

@@ -1,0 +1,149 @@
+package cmds
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+
+	"shardis/binlog"
+	"shardis/codec"
+	"shardis/shard"
+)
+
+// Apply runs one binlog record's command (args[0] is its name) in logical database db against
+// tx, with no client, and discards the reply. It is how a replica or a replay re-creates a
+// write from the binlog. It returns an error when the command is unknown, is not a data
+// command, touches a key outside the shards tx holds, replied with an error or met a storage
+// error; nothing is rolled back in that case.
+//
+// Replay is per shard: a whole-shard record (FLUSHDB, FLUSHALL, SWAPDB) applies only to the
+// shards tx holds, which is what those commands do anyway since they walk c.Tx.Shards().
+func Apply(srv *Server, tx *shard.Tx, db int, args [][]byte) (err error) {
+	if len(args) == 0 {
+		return errors.New("apply: empty record")
+	}
+	cmd := Lookup(args)
+	switch {
+	case cmd == nil:
+		return fmt.Errorf("apply: %s", UnknownCommandError(args))
+	case cmd.Run == nil:
+		return fmt.Errorf("apply: %s", UnknownSubcommandError(args))
+	case !cmd.CheckArity(len(args)):
+		return fmt.Errorf("apply: %s", ArityError(cmd))
+	case cmd.Exec == ExecConn || cmd.Exec == ExecServer:
+		// Such commands never reach the binlog: they have no transaction to write with.
+		return fmt.Errorf("apply: '%s' is not a data command", cmd.Name)
+	case db < 0 || db >= tx.Store().Databases():
+		return fmt.Errorf("apply: %s", errDBIndex)
+	}
+	held := tx.Shards()
+	for _, k := range cmd.KeyArgs(args) {
+		if !applyHolds(held, tx.Store().ShardOf(k)) {
+			return fmt.Errorf("apply: '%s' key %q lives in shard %d, outside the shards held %v",
+				cmd.Name, k, tx.Store().ShardOf(k), held)
+		}
+	}
+	// A command that panics on a nil client (or anything else) must fail the replay, not
+	// take the shard goroutine down with it.
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("apply: '%s' panicked: %v", cmd.Name, r)
+		}
+	}()
+	tx.StartCommand()
+	c := Ctx{Args: args, DB: db, W: codec.Writer{}, Tx: tx, Srv: srv, Cmd: cmd}
+	cmd.Run(&c)
+	if reply := c.W.Buf; len(reply) > 0 && reply[0] == '-' {
+		return fmt.Errorf("apply: '%s' replied %s", cmd.Name, bytes.TrimRight(reply[1:], "\r\n"))
+	}
+	if err := tx.Err(); err != nil {
+		return fmt.Errorf("apply: '%s': %w", cmd.Name, err)
+	}
+	return nil
+}
+
+func applyHolds(held []int, id int) bool {
+	for _, h := range held {
+		if h == id {
+			return true
+		}
+	}
+	return false
+}
+
+// replayChunk bounds how many records one replay step reads and then applies in one group
+// commit, so a long binlog is neither held in memory whole nor committed record by record.
+const replayChunk = 512
+
+// ReplayShard applies every record of shard id's binlog in src, in sequence order, to the same
+// shard of dst (which must have the same shard count), through the command table with srv
+// (whose Store should be dst). It returns how many records it applied; on error it stops at
+// the failing record, whose sequence the error names. src and dst must be different stores.
+//
+// Shards are independent: the records of one shard only ever touch that shard's keys, so
+// shards may be replayed in any order or concurrently.
+func ReplayShard(src, dst *shard.Store, srv *Server, id int) (n int, err error) {
+	if src.NumShards() != dst.NumShards() {
+		return 0, fmt.Errorf("replay: source has %d shards, destination %d", src.NumShards(), dst.NumShards())
+	}
+	type record struct {
+		seq  uint64
+		db   int
+		args [][]byte
+	}
+	next := uint64(0)
+	for {
+		var recs []record
+		var decodeErr error
+		err := src.Do(id, func(tx *shard.Tx) {
+			it := tx.IterateShard(id, binlog.AppendKey(nil, next), []byte{binlog.Prefix + 1}, false)
+			defer it.Close()
+			var r binlog.Record
+			for ; it.Valid() && len(recs) < replayChunk; it.Next() {
+				seq, ok := binlog.KeySeq(it.Key())
+				if !ok {
+					decodeErr = fmt.Errorf("replay: shard %d: bad binlog key %x", id, it.Key())
+					return
+				}
+				if err := binlog.DecodeRecord(it.Value(), &r); err != nil {
+					decodeErr = fmt.Errorf("replay: shard %d record %d: %w", id, seq, err)
+					return
+				}
+				args := make([][]byte, len(r.Args))
+				for i, a := range r.Args {
+					args[i] = bytes.Clone(a)
+				}
+				recs = append(recs, record{seq: seq, db: r.DB, args: args})
+			}
+			if err := it.Err(); err != nil {
+				decodeErr = err
+			}
+		})
+		if err == nil {
+			err = decodeErr
+		}
+		if err != nil {
+			return n, err
+		}
+		if len(recs) == 0 {
+			return n, nil
+		}
+		var applyErr error
+		err = dst.Do(id, func(tx *shard.Tx) {
+			for _, r := range recs {
+				if err := Apply(srv, tx, r.db, r.args); err != nil {
+					applyErr = fmt.Errorf("replay: shard %d record %d %q: %w", id, r.seq, r.args, err)
+					return
+				}
+				n++
+			}
+		})
+		if applyErr != nil {
+			return n, applyErr
+		}
+		if err != nil {
+			return n, fmt.Errorf("replay: shard %d commit: %w", id, err)
+		}
+		next = recs[len(recs)-1].seq + 1
+	}
+}

@@ -1,0 +1,74 @@
+package codec
+
+import (
+	"bytes"
+	"encoding/hex"
+	"strings"
+	"testing"
+)
+
+func unhex(t *testing.T, s string) []byte {
+	t.Helper()
+	b, err := hex.DecodeString(strings.ReplaceAll(s, " ", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// The example of docs/ENCODING.md, byte for byte.
+func TestMeta_DocExample(t *testing.T) {
+	key := []byte("{u}1")
+	if got := AppendMetaKey(nil, 0, key); !bytes.Equal(got, unhex(t, "6d 00 2e 32 7b 75 7d 31")) {
+		t.Fatalf("meta key % x", got)
+	}
+	m := Meta{Type: TypeString, Expire: 1700000005000, Value: []byte("hello")}
+	if got := AppendMeta(nil, &m); !bytes.Equal(got, unhex(t, "00 00 00 01 8b cf e5 7b 88 68 65 6c 6c 6f")) {
+		t.Fatalf("meta value % x", got)
+	}
+}
+
+func TestSlot_RedisClusterValues(t *testing.T) {
+	// Values from Redis Cluster's specification and CLUSTER KEYSLOT.
+	for key, want := range map[string]uint16{"123456789": 0x31c3 & (SlotCount - 1), "foo": 12182, "bar": 5061,
+		"{user1000}.following": 3443, "{user1000}.followers": 3443, "foo{}{bar}": 8363, "foo{{bar}}zap": 4015, "": 0} {
+		if got := Slot([]byte(key)); got != want {
+			t.Errorf("Slot(%q) = %d, want %d", key, got, want)
+		}
+	}
+}
+
+func TestHashTag(t *testing.T) {
+	for key, want := range map[string]string{"{a}b": "a", "a{b}c": "b", "{}a": "{}a", "a{b": "a{b", "{a}{b}": "a", "plain": "plain"} {
+		if got := string(HashTag([]byte(key))); got != want {
+			t.Errorf("HashTag(%q) = %q, want %q", key, got, want)
+		}
+	}
+}
+
+func TestMeta_RoundTrip(t *testing.T) {
+	for _, m := range []Meta{
+		{Type: TypeString, Value: []byte("v"), Raw: true},
+		{Type: TypeHash, Expire: 5, Version: 7, Count: 9},
+		{Type: TypeList, Version: 1, Count: 2, Head: 3, Tail: 5},
+		{Type: TypeZSet, Version: 1 << 60, Count: 1},
+	} {
+		var got Meta
+		if err := DecodeMeta(AppendMeta(nil, &m), &got); err != nil {
+			t.Fatal(err)
+		}
+		if got.Type != m.Type || got.Raw != m.Raw || got.Expire != m.Expire || got.Version != m.Version ||
+			got.Count != m.Count || got.Head != m.Head || got.Tail != m.Tail || !bytes.Equal(got.Value, m.Value) {
+			t.Errorf("round trip %+v -> %+v", m, got)
+		}
+	}
+}
+
+func TestDecodeMeta_Corrupt(t *testing.T) {
+	for _, v := range [][]byte{nil, {0}, {1, 0, 0, 0, 0, 0, 0, 0, 0}, {9, 0, 0, 0, 0, 0, 0, 0, 0}} {
+		var m Meta
+		if err := DecodeMeta(v, &m); err == nil {
+			t.Errorf("DecodeMeta(% x) accepted", v)
+		}
+	}
+}
