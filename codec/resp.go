@@ -1,4 +1,5 @@
-// Package codec reads RESP requests and writes RESP2/RESP3 replies.
+// Package codec holds shardis's byte-level formats: the RESP wire protocol
+// (requests in resp.go, replies in reply.go) and the storage encoding.
 //
 // The request parser (ParseCommand, Parser) reproduces the framing rules of
 // Redis 7.0's processInlineBuffer / processMultibulkBuffer byte for byte,
