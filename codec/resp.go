@@ -136,7 +136,19 @@ type Parser struct {
 func (p *Parser) Reset() {
 	p.remaining = 0
 	p.pos = 0
-	p.offs = p.offs[:0]
+	p.dropOffs()
+}
+
+// maxKeptOffs bounds the offset memory a Parser keeps between commands, so
+// one huge command does not pin its bookkeeping for the connection's life.
+const maxKeptOffs = 4096
+
+func (p *Parser) dropOffs() {
+	if cap(p.offs) > maxKeptOffs {
+		p.offs = nil
+	} else {
+		p.offs = p.offs[:0]
+	}
 }
 
 // Parse is ParseCommand with resumption; see Parser for the contract on buf.
@@ -153,7 +165,7 @@ func parse(buf []byte, args [][]byte, lim Limits, st *Parser) ([][]byte, int, in
 			// than slice out of range.
 			st.Reset()
 		} else {
-			return parseElements(buf, args, lim, st, st.pos, st.remaining, true)
+			return parseElements(buf, args, lim, st, st.pos, st.remaining)
 		}
 	}
 	if len(buf) == 0 {
@@ -168,6 +180,16 @@ func parse(buf []byte, args [][]byte, lim Limits, st *Parser) ([][]byte, int, in
 // indexTerm returns the index of the first c in b, or -1 if there is none or
 // a NUL byte comes first (C strchr on a NUL-terminated buffer).
 func indexTerm(b []byte, c byte) int {
+	// Headers are short: look at the first bytes directly before paying
+	// for the vectorised searches.
+	for i := 0; i < len(b) && i < 24; i++ {
+		switch b[i] {
+		case c:
+			return i
+		case 0:
+			return -1
+		}
+	}
 	i := bytes.IndexByte(b, c)
 	if i < 0 {
 		return -1
@@ -224,18 +246,16 @@ func parseMultibulk(buf []byte, args [][]byte, lim Limits, st *Parser) ([][]byte
 	if st != nil {
 		st.offs = st.offs[:0]
 	}
-	return parseElements(buf, args, lim, st, pos, int(count), false)
+	return parseElements(buf, args, lim, st, pos, int(count))
 }
 
 // parseElements reads remaining "$<len>\r\n<payload>\r\n" elements starting at
-// pos. If resumed, args is rebuilt from st first.
-func parseElements(buf []byte, args [][]byte, lim Limits, st *Parser, pos, remaining int, resumed bool) ([][]byte, int, int, error) {
-	if resumed {
-		for i := 0; i+1 < len(st.offs); i += 2 {
-			s, l := st.offs[i], st.offs[i+1]
-			args = append(args, buf[s:s+l:s+l])
-		}
-	}
+// pos; with a resumed Parser, the earlier elements are already in st.offs.
+//
+// With a Parser, elements are only recorded as offsets in st.offs while the
+// command is incomplete and turned into args once it completes, so each call
+// costs O(newly parsed bytes) however much of the command came before.
+func parseElements(buf []byte, args [][]byte, lim Limits, st *Parser, pos, remaining int) ([][]byte, int, int, error) {
 	maxBulk := lim.MaxBulkLen
 	if maxBulk <= 0 {
 		maxBulk = DefaultMaxBulkLen
@@ -276,17 +296,22 @@ func parseElements(buf []byte, args [][]byte, lim Limits, st *Parser, pos, remai
 			return incomplete(args, st, pos, remaining, need)
 		}
 		l := int(bl)
-		args = append(args, buf[start:start+l:start+l])
 		if st != nil {
 			st.offs = append(st.offs, start, l)
+		} else {
+			args = append(args, buf[start:start+l:start+l])
 		}
 		pos = start + l + 2 // the two bytes after the payload are not checked
 		remaining--
 	}
 	if st != nil {
+		for i := 0; i+1 < len(st.offs); i += 2 {
+			s, l := st.offs[i], st.offs[i+1]
+			args = append(args, buf[s:s+l:s+l])
+		}
 		st.remaining = 0
 		st.pos = 0
-		st.offs = st.offs[:0]
+		st.dropOffs()
 	}
 	return args, pos, 0, nil
 }

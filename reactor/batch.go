@@ -24,13 +24,14 @@ import (
 // Ownership: the loop owns the batch while building it and after done is set; in between,
 // each slot is owned by the goroutine running its step.
 type batch struct {
-	conn  *conn
-	arena []byte     // copy of the input the arguments point into
-	argv  [][]byte   // every argument of every slot
-	slots []slot
-	steps []step
-	jobs  []shardJob // one per shard, reused; a job's slots are the ones of the current step
-	step  int
+	conn    *conn
+	arena   []byte   // copy of the input the arguments point into
+	argv    [][]byte // every argument of every slot
+	adopted int      // argv[:adopted] point into arena (see conn.adopt)
+	slots   []slot
+	steps   []step
+	jobs    []shardJob // one per shard, reused; a job's slots are the ones of the current step
+	step    int
 
 	pending atomic.Int32 // jobs of the current step still running
 	done    atomic.Bool  // every step finished; set before the loop is woken
@@ -50,7 +51,7 @@ type slot struct {
 
 // step is a range of slots run together.
 type step struct {
-	from, to int
+	from, to    int
 	coordinated bool  // one slot that runs in a coordinator goroutine
 	shards      []int // shards a coordinated step holds
 }
@@ -66,6 +67,7 @@ type shardJob struct {
 func (b *batch) reset() {
 	b.arena = b.arena[:0]
 	b.argv = b.argv[:0]
+	b.adopted = 0
 	for i := range b.slots {
 		b.slots[i].reply = b.slots[i].reply[:0]
 	}
@@ -241,4 +243,3 @@ func (b *batch) exec(ctx *cmds.Ctx, s *slot, tx *shard.Tx) {
 	s.reply = ctx.W.Buf
 	srv.account(s.cmd, ctx.Args, d, len(s.reply) > 0 && s.reply[0] == '-', b.conn.client)
 }
-

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strconv"
 	"time"
+	"unsafe"
 
 	"github.com/panjf2000/gnet/v2"
 
@@ -26,6 +27,7 @@ type conn struct {
 	busy   bool // a batch is in flight (loop-owned; the batch sets b.done when it ends)
 	need   int  // bytes the input must hold before parsing can progress
 	argv   [][]byte
+	parser codec.Parser // resumes a partly received command where it stopped
 	out    []byte
 	// closeAfterFlush: a protocol error or QUIT ends the connection once replies are out.
 	closeAfterFlush bool
@@ -103,14 +105,13 @@ func (cn *conn) read() bool {
 		return false
 	}
 	b := &cn.b
-	b.arena = append(b.arena[:0], buf...)
 	srv.cmds.Stats.NetInputBytes.Add(int64(n))
 	lim := codec.Limits{MaxBulkLen: srv.cfg.ProtoMaxBulkLen()}
 	off := 0
 	cn.need = 0
-	for len(b.slots) < maxBatchCommands && off < len(b.arena) && off < maxBatchBytes && !cn.closeAfterFlush {
+	for len(b.slots) < maxBatchCommands && off < len(buf) && off < maxBatchBytes && !cn.closeAfterFlush {
 		lim.Unauthenticated = !cn.client.Authed
-		args, used, need, err := codec.ParseCommand(b.arena[off:], cn.argv[:0], lim)
+		args, used, need, err := cn.parser.Parse(buf[off:], cn.argv[:0], lim)
 		if err != nil {
 			var pe *codec.ProtocolError
 			if errors.As(err, &pe) {
@@ -119,7 +120,7 @@ func (cn *conn) read() bool {
 				cn.protoErr = "Protocol error: " + err.Error()
 			}
 			cn.closeAfterFlush = true
-			off = len(b.arena)
+			off = len(buf)
 			break
 		}
 		cn.argv = args[:0]
@@ -139,6 +140,7 @@ func (cn *conn) read() bool {
 		}
 		off += used
 	}
+	cn.adopt(buf[:off])
 	_, _ = gc.Discard(off)
 	if len(b.slots) == 0 && !cn.closeAfterFlush {
 		return off > 0
@@ -149,9 +151,36 @@ func (cn *conn) read() bool {
 	return true
 }
 
+// adopt copies the consumed input into the batch arena and points every argument that
+// aliases it there: gnet reuses its buffer once OnTraffic returns, and the batch runs later in
+// other goroutines. Only what was consumed is copied, once, so a value arriving over many reads
+// is never re-copied. Arguments outside in (inline arguments that needed unescaping) are
+// already private.
+func (cn *conn) adopt(in []byte) {
+	b := &cn.b
+	if len(in) == 0 {
+		return
+	}
+	base := len(b.arena)
+	b.arena = append(b.arena, in...)
+	lo := uintptr(unsafe.Pointer(unsafe.SliceData(in)))
+	for i, a := range b.argv[b.adopted:] {
+		if len(a) == 0 {
+			continue
+		}
+		p := uintptr(unsafe.Pointer(unsafe.SliceData(a)))
+		if p >= lo && p < lo+uintptr(len(in)) {
+			o := base + int(p-lo)
+			b.argv[b.adopted+i] = b.arena[o : o+len(a) : o+len(a)]
+		}
+	}
+	b.adopted = len(b.argv)
+}
+
 // dispatch classifies the command in b.argv[start:]: it refuses it, runs it now (connection
 // commands), or adds it to the batch for its shard. It returns false when CLIENT PAUSE holds
-// the command back.
+// the command back. Connection commands run here, before adopt, with arguments in gnet's
+// buffer: they must not keep them.
 func (cn *conn) dispatch(start int) bool {
 	b, srv, cl := &cn.b, cn.srv, cn.client
 	args := b.argv[start:]

@@ -74,7 +74,14 @@ func match[T text](p, s T, nocase bool) bool {
 				starRest, starAt = pi, si
 				continue
 			}
-			ok, next := matchOne(p, pi, s[si], nocase)
+			var ok bool
+			next := pi + 1
+			switch c := p[pi]; c {
+			case '?', '[', '\\':
+				ok, next = matchOne(p, pi, s[si], nocase)
+			default: // literal byte: the common case, kept inline
+				ok = c == s[si] || (nocase && lowerC(int(c)) == lowerC(int(s[si])))
+			}
 			if ok {
 				pi = next
 				si++
