@@ -1,35 +1,939 @@
 package cmds
 
-import "shardis/codec"
+import (
+	"bytes"
+	"math"
+	"math/big"
+	"strings"
+
+	"shardis/codec"
+)
 
 func init() {
+	// strCmd fills the fields every string command shares.
+	strCmd := func(name string, arity int, flags, acl []string, first, last, step int, since, summary, complexity, syntax string, run func(*Ctx)) *Command {
+		return &Command{Name: name, Arity: arity, Flags: flags, ACL: acl, FirstKey: first, LastKey: last, Step: step,
+			Group: "string", Since: since, Summary: summary, Complexity: complexity, Syntax: syntax, Run: run}
+	}
+	var (
+		roFast   = []string{"readonly", "fast"}
+		ro       = []string{"readonly"}
+		wDeny    = []string{"write", "denyoom"}
+		wDenyF   = []string{"write", "denyoom", "fast"}
+		wFast    = []string{"write", "fast"}
+		aclRFast = []string{"read", "string", "fast"}
+		aclRSlow = []string{"read", "string", "slow"}
+		aclWFast = []string{"write", "string", "fast"}
+		aclWSlow = []string{"write", "string", "slow"}
+	)
+	const (
+		expireSyntax = "[EX seconds | PX milliseconds | EXAT unix-time-seconds | PXAT unix-time-milliseconds"
+		rangeCplx    = "O(N) where N is the length of the returned string. The complexity is ultimately determined by the returned length, but because creating a substring from an existing string is very cheap, it can be considered O(1) for small strings."
+	)
 	register(
-		&Command{Name: "get", Arity: 2, Flags: []string{"readonly", "fast"}, ACL: []string{"read", "string", "fast"},
-			FirstKey: 1, LastKey: 1, Step: 1, Group: "string", Since: "1.0.0",
-			Summary: "Returns the string value of a key.", Complexity: "O(1)", Syntax: "key", Run: get},
-		&Command{Name: "set", Arity: -3, Flags: []string{"write", "denyoom"}, ACL: []string{"write", "string", "slow"},
-			FirstKey: 1, LastKey: 1, Step: 1, Group: "string", Since: "1.0.0",
-			Summary: "Sets the string value of a key, ignoring its type. The key is created if it doesn't exist.",
-			Complexity: "O(1)", Syntax: "key value [NX | XX] [GET] [EX seconds | PX milliseconds | EXAT unix-time-seconds | PXAT unix-time-milliseconds | KEEPTTL]",
-			Run: set},
+		strCmd("get", 2, roFast, aclRFast, 1, 1, 1, "1.0.0", "Get the value of a key", "O(1)", "key", get),
+		strCmd("set", -3, wDeny, aclWSlow, 1, 1, 1, "1.0.0", "Set the string value of a key", "O(1)",
+			"key value [NX | XX] [GET] "+expireSyntax+" | KEEPTTL]", set),
+		strCmd("setnx", 3, wDenyF, aclWFast, 1, 1, 1, "1.0.0", "Set the value of a key, only if the key does not exist", "O(1)",
+			"key value", setnx),
+		strCmd("setex", 4, wDeny, aclWSlow, 1, 1, 1, "2.0.0", "Set the value and expiration of a key", "O(1)",
+			"key seconds value", setex),
+		strCmd("psetex", 4, wDeny, aclWSlow, 1, 1, 1, "2.6.0", "Set the value and expiration in milliseconds of a key", "O(1)",
+			"key milliseconds value", psetex),
+		strCmd("getset", 3, wDenyF, aclWFast, 1, 1, 1, "1.0.0", "Set the string value of a key and return its old value", "O(1)",
+			"key value", getset),
+		strCmd("getdel", 2, wFast, aclWFast, 1, 1, 1, "6.2.0", "Get the value of a key and delete the key", "O(1)",
+			"key", getdel),
+		strCmd("getex", -2, wFast, aclWFast, 1, 1, 1, "6.2.0", "Get the value of a key and optionally set its expiration", "O(1)",
+			"key "+expireSyntax+" | PERSIST]", getex),
+		strCmd("mget", -2, roFast, aclRFast, 1, -1, 1, "1.0.0", "Get the values of all the given keys",
+			"O(N) where N is the number of keys to retrieve.", "key [key ...]", mget),
+		strCmd("mset", -3, wDeny, aclWSlow, 1, -1, 2, "1.0.1", "Set multiple keys to multiple values",
+			"O(N) where N is the number of keys to set.", "key value [key value ...]", mset),
+		strCmd("msetnx", -3, wDeny, aclWSlow, 1, -1, 2, "1.0.1", "Set multiple keys to multiple values, only if none of the keys exist",
+			"O(N) where N is the number of keys to set.", "key value [key value ...]", msetnx),
+		strCmd("append", 3, wDenyF, aclWFast, 1, 1, 1, "2.0.0", "Append a value to a key",
+			"O(1). The amortized time complexity is O(1) assuming the appended value is small and the already present value is of any size, since the dynamic string library used by Redis will double the free space available on every reallocation.",
+			"key value", appendCmd),
+		strCmd("strlen", 2, roFast, aclRFast, 1, 1, 1, "2.2.0", "Get the length of the value stored in a key", "O(1)",
+			"key", strlenCmd),
+		strCmd("incr", 2, wDenyF, aclWFast, 1, 1, 1, "1.0.0", "Increment the integer value of a key by one", "O(1)",
+			"key", func(c *Ctx) { strIncrBy(c, 1) }),
+		strCmd("decr", 2, wDenyF, aclWFast, 1, 1, 1, "1.0.0", "Decrement the integer value of a key by one", "O(1)",
+			"key", func(c *Ctx) { strIncrBy(c, -1) }),
+		strCmd("incrby", 3, wDenyF, aclWFast, 1, 1, 1, "1.0.0", "Increment the integer value of a key by the given amount", "O(1)",
+			"key increment", incrby),
+		strCmd("decrby", 3, wDenyF, aclWFast, 1, 1, 1, "1.0.0", "Decrement the integer value of a key by the given number", "O(1)",
+			"key decrement", decrby),
+		strCmd("incrbyfloat", 3, wDenyF, aclWFast, 1, 1, 1, "2.6.0", "Increment the float value of a key by the given amount", "O(1)",
+			"key increment", incrbyfloat),
+		strCmd("getrange", 4, ro, aclRSlow, 1, 1, 1, "2.4.0", "Get a substring of the string stored at a key", rangeCplx,
+			"key start end", getrange),
+		strCmd("substr", 4, ro, aclRSlow, 1, 1, 1, "1.0.0", "Get a substring of the string stored at a key", rangeCplx,
+			"key start end", getrange),
+		strCmd("setrange", 4, wDeny, aclWSlow, 1, 1, 1, "2.2.0", "Overwrite part of a string at key starting at the specified offset",
+			"O(1), not counting the time taken to copy the new string in place. Usually, this string is very small so the amortized complexity is O(1). Otherwise, complexity is O(M) with M being the length of the value argument.",
+			"key offset value", setrange),
+		strCmd("lcs", -3, ro, aclRSlow, 1, 2, 1, "7.0.0", "Find longest common substring",
+			"O(N*M) where N and M are the lengths of s1 and s2, respectively",
+			"key1 key2 [LEN] [IDX] [MINMATCHLEN len] [WITHMATCHLEN]", lcs),
 	)
 }
 
-func get(c *Ctx) {
-	m, ok := c.Tx.Meta(c.DB, c.Args[1])
+// Binlog command names and keywords of the string family.
+var (
+	strSET      = []byte("SET")
+	strDEL      = []byte("DEL")
+	strPXAT     = []byte("PXAT")
+	strKEEPTTL  = []byte("KEEPTTL")
+	strPEXPIREA = []byte("PEXPIREAT")
+	strPERSIST  = []byte("PERSIST")
+	strAPPEND   = []byte("APPEND")
+	strSETRANGE = []byte("SETRANGE")
+)
+
+const (
+	errStrTooLong    = "ERR string exceeds maximum allowed size (proto-max-bulk-len)"
+	errStrOffset     = "ERR offset is out of range"
+	errStrDecrOvf    = "ERR decrement would overflow"
+	errStrFloatNaN   = "ERR increment would produce NaN or Infinity"
+	errStrLCSType    = "ERR The specified keys must contain string values"
+	errStrLCSBoth    = "ERR If you want both the length and indexes, please just use IDX."
+	errStrLCSMemory  = "ERR Insufficient memory, transient memory for LCS exceeds proto-max-bulk-len"
+	strMaxLDChars    = 5 * 1024 // Redis's MAX_LONG_DOUBLE_CHARS: longer float strings are refused
+	strDefaultMaxLen = 512 << 20
+)
+
+// The option flags of SET and GETEX, as Redis's parser tracks them.
+const (
+	strOptNX = 1 << iota
+	strOptXX
+	strOptEX
+	strOptPX
+	strOptKeepTTL
+	strOptGet
+	strOptEXAT
+	strOptPXAT
+	strOptPersist
+)
+
+const strOptAnyExpire = strOptEX | strOptPX | strOptEXAT | strOptPXAT
+
+// strCString returns b up to its first NUL: Redis compares option keywords as C strings, so
+// "nx\x00junk" is NX to it.
+func strCString(b []byte) []byte {
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		return b[:i]
+	}
+	return b
+}
+
+// strParseOpts parses the options of SET (isSet, from args[3]) or GETEX (from args[2]) with
+// Redis 7.0's acceptance rules: conflicting options are a syntax error, but repeating one
+// (EX 1 EX 2, NX NX) is allowed and the last value wins. It returns the flags and the expire
+// argument.
+func strParseOpts(args [][]byte, isSet bool) (flags int, expire []byte, ok bool) {
+	j := 2
+	if isSet {
+		j = 3
+	}
+	for ; j < len(args); j++ {
+		opt := strCString(args[j])
+		hasNext := j < len(args)-1
+		switch {
+		case isSet && equalFold(opt, "nx") && flags&strOptXX == 0:
+			flags |= strOptNX
+		case isSet && equalFold(opt, "xx") && flags&strOptNX == 0:
+			flags |= strOptXX
+		case isSet && equalFold(opt, "get"):
+			flags |= strOptGet
+		case isSet && equalFold(opt, "keepttl") && flags&(strOptPersist|strOptAnyExpire) == 0:
+			flags |= strOptKeepTTL
+		case !isSet && equalFold(opt, "persist") && flags&(strOptAnyExpire|strOptKeepTTL) == 0:
+			flags |= strOptPersist
+		case equalFold(opt, "ex") && hasNext && flags&(strOptKeepTTL|strOptPersist|strOptEXAT|strOptPX|strOptPXAT) == 0:
+			flags |= strOptEX
+			j++
+			expire = args[j]
+		case equalFold(opt, "px") && hasNext && flags&(strOptKeepTTL|strOptPersist|strOptEX|strOptEXAT|strOptPXAT) == 0:
+			flags |= strOptPX
+			j++
+			expire = args[j]
+		case equalFold(opt, "exat") && hasNext && flags&(strOptKeepTTL|strOptPersist|strOptEX|strOptPX|strOptPXAT) == 0:
+			flags |= strOptEXAT
+			j++
+			expire = args[j]
+		case equalFold(opt, "pxat") && hasNext && flags&(strOptKeepTTL|strOptPersist|strOptEX|strOptEXAT|strOptPX) == 0:
+			flags |= strOptPXAT
+			j++
+			expire = args[j]
+		default:
+			return 0, nil, false
+		}
+	}
+	return flags, expire, true
+}
+
+// strExpireAt turns an EX/PX/EXAT/PXAT argument into an absolute unix ms time, replying
+// Redis's error (naming cmd) when it is not a positive integer or the result overflows.
+func strExpireAt(c *Ctx, arg []byte, flags int, cmd string) (int64, bool) {
+	n, ok := parseInt(arg)
+	if !ok {
+		c.Error(errNotInt)
+		return 0, false
+	}
+	seconds := flags&(strOptEX|strOptEXAT) != 0
+	if n <= 0 || (seconds && n > math.MaxInt64/1000) {
+		c.Error("ERR invalid expire time in '" + cmd + "' command")
+		return 0, false
+	}
+	if seconds {
+		n *= 1000
+	}
+	if flags&(strOptEX|strOptPX) != 0 {
+		n += c.Tx.Now() // wraps negative on overflow, caught below as Redis does
+	}
+	if n <= 0 {
+		c.Error("ERR invalid expire time in '" + cmd + "' command")
+		return 0, false
+	}
+	return n, true
+}
+
+// strProtoMaxBulkLen is the configured proto-max-bulk-len.
+func strProtoMaxBulkLen(c *Ctx) int64 {
+	if c.Srv != nil && c.Srv.Config != nil {
+		return c.Srv.Config.ProtoMaxBulkLen()
+	}
+	return strDefaultMaxLen
+}
+
+// strMaxLen is the largest string a client may build (proto-max-bulk-len); the binlog replay
+// (no client) is exempt, as Redis exempts its master.
+func strMaxLen(c *Ctx) int64 {
+	if c.Client == nil {
+		return math.MaxInt64
+	}
+	return strProtoMaxBulkLen(c)
+}
+
+// strTooLong reports whether a string of size+extra bytes would exceed the limit (with
+// overflow of the sum counted as too long), replying the error if so.
+func strTooLong(c *Ctx, size, extra int64) bool {
+	total := size + extra
+	if total < size || total > strMaxLen(c) {
+		c.Error(errStrTooLong)
+		return true
+	}
+	return false
+}
+
+// strGet replies the value of key as GET does; it reports false after a WRONGTYPE reply.
+func strGet(c *Ctx, key []byte) (codec.Meta, bool, bool) {
+	m, found := c.Tx.Meta(c.DB, key)
 	switch {
-	case !ok:
+	case !found:
 		c.W.Null()
 	case m.Type != codec.TypeString:
 		c.Error(errWrongType)
+		return m, found, false
 	default:
 		c.W.Bulk(m.Value)
 	}
+	return m, found, true
 }
 
+func get(c *Ctx) { strGet(c, c.Args[1]) }
+
 func set(c *Ctx) {
+	flags, expire, ok := strParseOpts(c.Args, true)
+	if !ok {
+		c.Error(errSyntax)
+		return
+	}
+	strSetGeneric(c, flags, c.Args[2], expire, "set", false)
+}
+
+// strSetGeneric is SET with its options already parsed; SETNX, SETEX and PSETEX use it too.
+// countReply makes the replies 1/0 (SETNX) instead of OK/nil.
+func strSetGeneric(c *Ctx, flags int, val, expire []byte, cmd string, countReply bool) {
+	var when int64
+	if expire != nil {
+		var ok bool
+		if when, ok = strExpireAt(c, expire, flags, cmd); !ok {
+			return
+		}
+	}
 	key := c.Args[1]
+	var old codec.Meta
+	var found bool
+	if flags&strOptGet != 0 {
+		var ok bool
+		if old, found, ok = strGet(c, key); !ok {
+			return
+		}
+	} else if flags&(strOptNX|strOptXX|strOptKeepTTL) != 0 {
+		// A plain SET needs no read: SetMeta replaces whatever is there.
+		old, found = c.Tx.Meta(c.DB, key)
+	}
+	if (flags&strOptNX != 0 && found) || (flags&strOptXX != 0 && !found) {
+		switch {
+		case flags&strOptGet != 0:
+		case countReply:
+			c.W.Int(0)
+		default:
+			c.W.Null()
+		}
+		return
+	}
+	m := codec.Meta{Type: codec.TypeString, Value: val}
+	switch {
+	case expire != nil:
+		m.Expire = when
+		c.Tx.SetMeta(c.DB, key, &m)
+		c.Tx.Log(c.DB, key, strSET, key, val, strPXAT, itoa(when))
+	case flags&strOptKeepTTL != 0 && found && old.Expire != 0:
+		m.Expire = old.Expire
+		c.Tx.SetMeta(c.DB, key, &m)
+		c.Tx.Log(c.DB, key, strSET, key, val, strKEEPTTL)
+	default:
+		c.Tx.SetMeta(c.DB, key, &m)
+		c.Tx.Log(c.DB, key, strSET, key, val)
+	}
+	switch {
+	case flags&strOptGet != 0:
+	case countReply:
+		c.W.Int(1)
+	default:
+		c.W.OK()
+	}
+}
+
+func setnx(c *Ctx) { strSetGeneric(c, strOptNX, c.Args[2], nil, "setnx", true) }
+func setex(c *Ctx) { strSetGeneric(c, strOptEX, c.Args[3], c.Args[2], "setex", false) }
+func psetex(c *Ctx) {
+	strSetGeneric(c, strOptPX, c.Args[3], c.Args[2], "psetex", false)
+}
+
+func getset(c *Ctx) {
+	key := c.Args[1]
+	if _, _, ok := strGet(c, key); !ok {
+		return
+	}
 	c.Tx.SetMeta(c.DB, key, &codec.Meta{Type: codec.TypeString, Value: c.Args[2]})
-	c.Tx.Log(c.DB, key, c.Args...)
+	c.Tx.Log(c.DB, key, strSET, key, c.Args[2])
+}
+
+func getdel(c *Ctx) {
+	key := c.Args[1]
+	_, found, ok := strGet(c, key)
+	if ok && found && c.Tx.Delete(c.DB, key) {
+		c.Tx.Log(c.DB, key, strDEL, key)
+	}
+}
+
+func getex(c *Ctx) {
+	flags, expire, ok := strParseOpts(c.Args, false)
+	if !ok {
+		c.Error(errSyntax)
+		return
+	}
+	key := c.Args[1]
+	m, found := c.Tx.Meta(c.DB, key)
+	if !found {
+		c.W.Null()
+		return
+	}
+	if m.Type != codec.TypeString {
+		c.Error(errWrongType)
+		return
+	}
+	var when int64
+	if expire != nil {
+		if when, ok = strExpireAt(c, expire, flags, "getex"); !ok {
+			return
+		}
+	}
+	c.W.Bulk(m.Value)
+	switch {
+	case flags&(strOptEXAT|strOptPXAT) != 0 && when <= c.Tx.Now():
+		// An absolute time already past deletes the key, as Redis does.
+		c.Tx.Delete(c.DB, key)
+		c.Tx.Log(c.DB, key, strDEL, key)
+	case expire != nil:
+		m.Expire = when
+		c.Tx.SetMeta(c.DB, key, &m)
+		c.Tx.Log(c.DB, key, strPEXPIREA, key, itoa(when))
+	case flags&strOptPersist != 0 && m.Expire != 0:
+		m.Expire = 0
+		c.Tx.SetMeta(c.DB, key, &m)
+		c.Tx.Log(c.DB, key, strPERSIST, key)
+	}
+}
+
+func mget(c *Ctx) {
+	c.W.ArrayLen(len(c.Args) - 1)
+	for _, key := range c.Args[1:] {
+		if m, ok := c.Tx.Meta(c.DB, key); ok && m.Type == codec.TypeString {
+			c.W.Bulk(m.Value)
+		} else {
+			c.W.Null()
+		}
+	}
+}
+
+// strMSet writes every pair of MSET/MSETNX, each logged in its own key's shard.
+func strMSet(c *Ctx) {
+	for j := 1; j < len(c.Args); j += 2 {
+		key, val := c.Args[j], c.Args[j+1]
+		c.Tx.SetMeta(c.DB, key, &codec.Meta{Type: codec.TypeString, Value: val})
+		c.Tx.Log(c.DB, key, strSET, key, val)
+	}
+}
+
+func mset(c *Ctx) {
+	if len(c.Args)%2 == 0 {
+		c.Error("ERR wrong number of arguments for 'mset' command")
+		return
+	}
+	strMSet(c)
 	c.W.OK()
+}
+
+func msetnx(c *Ctx) {
+	if len(c.Args)%2 == 0 {
+		c.Error("ERR wrong number of arguments for 'msetnx' command")
+		return
+	}
+	for j := 1; j < len(c.Args); j += 2 {
+		if c.Tx.Exists(c.DB, c.Args[j]) {
+			c.W.Int(0)
+			return
+		}
+	}
+	strMSet(c)
+	c.W.Int(1)
+}
+
+// appendCmd logs APPEND itself: it is deterministic, keeps the binlog small for long strings
+// and makes a replay mark the value raw exactly as the original did.
+func appendCmd(c *Ctx) {
+	key, add := c.Args[1], c.Args[2]
+	m, found := c.Tx.Meta(c.DB, key)
+	if !found {
+		c.Tx.SetMeta(c.DB, key, &codec.Meta{Type: codec.TypeString, Value: add})
+		c.Tx.Log(c.DB, key, strAPPEND, key, add)
+		c.W.Int(int64(len(add)))
+		return
+	}
+	if m.Type != codec.TypeString {
+		c.Error(errWrongType)
+		return
+	}
+	if strTooLong(c, int64(len(m.Value)), int64(len(add))) {
+		return
+	}
+	val := make([]byte, 0, len(m.Value)+len(add))
+	val = append(append(val, m.Value...), add...)
+	c.Tx.SetMeta(c.DB, key, &codec.Meta{Type: codec.TypeString, Value: val, Expire: m.Expire, Raw: true})
+	c.Tx.Log(c.DB, key, strAPPEND, key, add)
+	c.W.Int(int64(len(val)))
+}
+
+func strlenCmd(c *Ctx) {
+	m, found := c.Tx.Meta(c.DB, c.Args[1])
+	switch {
+	case !found:
+		c.W.Int(0)
+	case m.Type != codec.TypeString:
+		c.Error(errWrongType)
+	default:
+		c.W.Int(int64(len(m.Value)))
+	}
+}
+
+func incrby(c *Ctx) {
+	if n, ok := c.intArg(2); ok {
+		strIncrBy(c, n)
+	}
+}
+
+func decrby(c *Ctx) {
+	n, ok := c.intArg(2)
+	if !ok {
+		return
+	}
+	if n == math.MinInt64 {
+		c.Error(errStrDecrOvf)
+		return
+	}
+	strIncrBy(c, -n)
+}
+
+// strIncrBy adds delta to the integer at key (0 when missing), keeping its TTL.
+func strIncrBy(c *Ctx, delta int64) {
+	key := c.Args[1]
+	m, found := c.Tx.Meta(c.DB, key)
+	var v int64
+	if found {
+		if m.Type != codec.TypeString {
+			c.Error(errWrongType)
+			return
+		}
+		var ok bool
+		if v, ok = parseInt(m.Value); !ok {
+			c.Error(errNotInt)
+			return
+		}
+	}
+	if (delta < 0 && v < 0 && delta < math.MinInt64-v) || (delta > 0 && v > 0 && delta > math.MaxInt64-v) {
+		c.Error(errOverflow)
+		return
+	}
+	v += delta
+	val := itoa(v)
+	c.Tx.SetMeta(c.DB, key, &codec.Meta{Type: codec.TypeString, Value: val, Expire: m.Expire})
+	c.Tx.Log(c.DB, key, strSET, key, val, strKEEPTTL)
+	c.W.Int(v)
+}
+
+func incrbyfloat(c *Ctx) {
+	key := c.Args[1]
+	m, found := c.Tx.Meta(c.DB, key)
+	if found && m.Type != codec.TypeString {
+		c.Error(errWrongType)
+		return
+	}
+	cur := new(big.Float).SetPrec(strLDPrec)
+	var curInf bool
+	if found {
+		var ok bool
+		if cur, curInf, ok = strParseLongDouble(m.Value); !ok {
+			c.Error(errNotFloat)
+			return
+		}
+	}
+	incr, incrInf, ok := strParseLongDouble(c.Args[2])
+	if !ok {
+		c.Error(errNotFloat)
+		return
+	}
+	if curInf || incrInf {
+		c.Error(errStrFloatNaN)
+		return
+	}
+	sum := new(big.Float).SetPrec(strLDPrec).Add(cur, incr)
+	if sum.MantExp(nil) > strLDMaxExp {
+		c.Error(errStrFloatNaN) // beyond LDBL_MAX: the long double would be infinite
+		return
+	}
+	val := strFormatLongDouble(sum)
+	c.Tx.SetMeta(c.DB, key, &codec.Meta{Type: codec.TypeString, Value: val, Expire: m.Expire})
+	c.Tx.Log(c.DB, key, strSET, key, val, strKEEPTTL)
+	c.W.Bulk(val)
+}
+
+// Redis computes INCRBYFLOAT in x87 80-bit long double: a 64-bit significand, binary
+// exponents so that normal values lie in [2^-16382, 2^16384), and subnormals down to
+// 2^-16445. big.Float at precision 64 with round-half-even gives the same results inside
+// that range; the helpers below handle its edges.
+const (
+	strLDPrec   = 64
+	strLDMaxExp = 16384  // |x| < 2^16384 (big.Float exponent: x = mant * 2^exp, 0.5 <= mant < 1)
+	strLDMinExp = -16381 // below 2^-16382 (and in its binade) values are multiples of 2^-16445
+	strLDQuant  = 16445
+)
+
+// strParseLongDouble parses b as Redis's string2ld does with glibc's strtold: the whole
+// string must be one number, no leading space, optional sign, decimal or 0x hexadecimal
+// (with a p exponent), "inf"/"infinity" in any case; NaN, overflow to infinity and underflow
+// to zero are refused. The result is rounded as strtold rounds to long double. inf reports an
+// infinite value (accepted by the parser, refused later by the addition).
+func strParseLongDouble(b []byte) (f *big.Float, inf, ok bool) {
+	if len(b) == 0 || len(b) >= strMaxLDChars {
+		return nil, false, false
+	}
+	switch b[0] {
+	case ' ', '\t', '\n', '\v', '\f', '\r':
+		return nil, false, false
+	}
+	s := b
+	neg := false
+	if s[0] == '+' || s[0] == '-' {
+		neg = s[0] == '-'
+		s = s[1:]
+	}
+	if equalFold(s, "inf") || equalFold(s, "infinity") {
+		return new(big.Float).SetInf(neg), true, true
+	}
+	hex := len(s) > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')
+	base, expChar := 10, byte('e')
+	if hex {
+		base, expChar = 16, 'p'
+		s = s[2:]
+	}
+	// Mantissa digits, with an optional point; at least one digit.
+	var digits []byte
+	frac, i, seen := 0, 0, false
+	for ; i < len(s); i++ {
+		ch := s[i]
+		if ch == '.' {
+			if seen {
+				break
+			}
+			seen = true
+			continue
+		}
+		if strDigitVal(ch, base) < 0 {
+			break
+		}
+		digits = append(digits, ch)
+		if seen {
+			frac++
+		}
+	}
+	if len(digits) == 0 {
+		return nil, false, false
+	}
+	// Exponent: decimal digits after e/E (p/P for hex), optional sign; saturated, since any
+	// exponent beyond the long double range means overflow or underflow anyway.
+	var exp int64
+	if i < len(s) {
+		if s[i]|0x20 != expChar {
+			return nil, false, false
+		}
+		i++
+		eneg := false
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			eneg = s[i] == '-'
+			i++
+		}
+		if i == len(s) {
+			return nil, false, false
+		}
+		for ; i < len(s); i++ {
+			if s[i] < '0' || s[i] > '9' {
+				return nil, false, false
+			}
+			if exp < 1<<40 {
+				exp = exp*10 + int64(s[i]-'0')
+			}
+		}
+		if eneg {
+			exp = -exp
+		}
+	}
+	mant, _ := new(big.Int).SetString(string(digits), base)
+	f = new(big.Float).SetPrec(strLDPrec)
+	if mant.Sign() == 0 {
+		if neg {
+			f.Neg(f)
+		}
+		return f, false, true
+	}
+	// The exact value is mant * base^(exp - frac) (hex: mant * 2^(exp - 4*frac)).
+	var num, den *big.Int
+	if hex {
+		e2 := exp - 4*int64(frac)
+		mag := int64(mant.BitLen()) + e2 // 2^(mag-1) <= value < 2^mag
+		if mag > strLDMaxExp+1 {
+			return nil, false, false
+		}
+		if mag < -strLDQuant-1 {
+			return nil, false, false
+		}
+		num, den = mant, big.NewInt(1)
+		if e2 >= 0 {
+			num = new(big.Int).Lsh(mant, uint(e2))
+		} else {
+			den = new(big.Int).Lsh(den, uint(-e2))
+		}
+	} else {
+		e10 := exp - int64(frac)
+		mag := int64(len(strings.TrimLeft(string(digits), "0"))) + e10 // 10^(mag-1) <= value < 10^mag
+		if mag > 4934 {
+			return nil, false, false
+		}
+		if mag < -4952 {
+			return nil, false, false
+		}
+		num, den = mant, big.NewInt(1)
+		pow := new(big.Int).Exp(big.NewInt(10), big.NewInt(strAbs64(e10)), nil)
+		if e10 >= 0 {
+			num = new(big.Int).Mul(mant, pow)
+		} else {
+			den = pow
+		}
+	}
+	r := new(big.Rat).SetFrac(num, den)
+	f.SetRat(r)
+	if f.MantExp(nil) > strLDMaxExp {
+		return nil, false, false
+	}
+	if f.MantExp(nil) <= strLDMinExp {
+		// Subnormal range: round to a multiple of 2^-16445.
+		scaled := new(big.Rat).Mul(r, new(big.Rat).SetInt(new(big.Int).Lsh(big.NewInt(1), strLDQuant)))
+		q := strRoundHalfEven(scaled)
+		if q.Sign() == 0 {
+			return nil, false, false
+		}
+		f.SetInt(q)
+		f.SetMantExp(f, -strLDQuant)
+	}
+	if neg {
+		f.Neg(f)
+	}
+	return f, false, true
+}
+
+func strAbs64(n int64) int64 {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
+
+func strDigitVal(ch byte, base int) int {
+	switch {
+	case ch >= '0' && ch <= '9':
+		return int(ch - '0')
+	case base == 16 && ch|0x20 >= 'a' && ch|0x20 <= 'f':
+		return int(ch|0x20-'a') + 10
+	}
+	return -1
+}
+
+// strRoundHalfEven rounds a non-negative rational to the nearest integer, ties to even.
+func strRoundHalfEven(r *big.Rat) *big.Int {
+	q, m := new(big.Int).QuoRem(r.Num(), r.Denom(), new(big.Int))
+	twice := new(big.Int).Lsh(m, 1)
+	switch twice.Cmp(r.Denom()) {
+	case 1:
+		q.Add(q, big.NewInt(1))
+	case 0:
+		if q.Bit(0) == 1 {
+			q.Add(q, big.NewInt(1))
+		}
+	}
+	return q
+}
+
+// strFormatLongDouble formats f as Redis's human-friendly long double: printf("%.17Lf"),
+// trailing zeros and a trailing point removed, "-0" written as "0".
+func strFormatLongDouble(f *big.Float) []byte {
+	s := []byte(f.Text('f', 17))
+	if bytes.IndexByte(s, '.') >= 0 {
+		s = bytes.TrimRight(s, "0")
+		s = bytes.TrimSuffix(s, []byte("."))
+	}
+	if string(s) == "-0" {
+		s = []byte("0")
+	}
+	return s
+}
+
+func getrange(c *Ctx) {
+	start, ok := c.intArg(2)
+	if !ok {
+		return
+	}
+	end, ok := c.intArg(3)
+	if !ok {
+		return
+	}
+	m, found := c.Tx.Meta(c.DB, c.Args[1])
+	if !found {
+		c.W.Bulk(nil)
+		return
+	}
+	if m.Type != codec.TypeString {
+		c.Error(errWrongType)
+		return
+	}
+	n := int64(len(m.Value))
+	if start < 0 && end < 0 && start > end {
+		c.W.Bulk(nil)
+		return
+	}
+	if start < 0 {
+		start += n
+	}
+	if end < 0 {
+		end += n
+	}
+	start, end = max(start, 0), max(end, 0)
+	if end >= n {
+		end = n - 1
+	}
+	if start > end || n == 0 {
+		c.W.Bulk(nil)
+		return
+	}
+	c.W.Bulk(m.Value[start : end+1])
+}
+
+// setrange logs SETRANGE itself, for the reasons given at appendCmd.
+func setrange(c *Ctx) {
+	key, val := c.Args[1], c.Args[3]
+	offset, ok := c.intArg(2)
+	if !ok {
+		return
+	}
+	if offset < 0 {
+		c.Error(errStrOffset)
+		return
+	}
+	m, found := c.Tx.Meta(c.DB, key)
+	if found && m.Type != codec.TypeString {
+		c.Error(errWrongType)
+		return
+	}
+	if len(val) == 0 {
+		c.W.Int(int64(len(m.Value))) // nothing to write: 0, or the current length
+		return
+	}
+	if strTooLong(c, offset, int64(len(val))) {
+		return
+	}
+	n := max(int64(len(m.Value)), offset+int64(len(val)))
+	out := make([]byte, n)
+	copy(out, m.Value)
+	copy(out[offset:], val)
+	c.Tx.SetMeta(c.DB, key, &codec.Meta{Type: codec.TypeString, Value: out, Expire: m.Expire, Raw: true})
+	c.Tx.Log(c.DB, key, strSETRANGE, key, c.Args[2], val)
+	c.W.Int(n)
+}
+
+// strLCSMatch is one IDX range pair of LCS.
+type strLCSMatch struct{ aStart, aEnd, bStart, bEnd, length int64 }
+
+func lcs(c *Ctx) {
+	ma, fa := c.Tx.Meta(c.DB, c.Args[1])
+	mb, fb := c.Tx.Meta(c.DB, c.Args[2])
+	if (fa && ma.Type != codec.TypeString) || (fb && mb.Type != codec.TypeString) {
+		c.Error(errStrLCSType)
+		return
+	}
+	a, b := ma.Value, mb.Value
+	var getLen, getIdx, withMatchLen bool
+	var minMatchLen int64
+	for j := 3; j < len(c.Args); j++ {
+		opt := strCString(c.Args[j])
+		switch {
+		case equalFold(opt, "idx"):
+			getIdx = true
+		case equalFold(opt, "len"):
+			getLen = true
+		case equalFold(opt, "withmatchlen"):
+			withMatchLen = true
+		case equalFold(opt, "minmatchlen") && j < len(c.Args)-1:
+			n, ok := c.intArg(j + 1)
+			if !ok {
+				return
+			}
+			minMatchLen = max(n, 0)
+			j++
+		default:
+			c.Error(errSyntax)
+			return
+		}
+	}
+	if getLen && getIdx {
+		c.Error(errStrLCSBoth)
+		return
+	}
+	alen, blen := len(a), len(b)
+	cells := uint64(alen+1) * uint64(blen+1)
+	if cells*4 > uint64(strProtoMaxBulkLen(c)) {
+		c.Error(errStrLCSMemory)
+		return
+	}
+	// table[i*(blen+1)+j] is the LCS length of a[:i] and b[:j].
+	w := blen + 1
+	table := make([]uint32, cells)
+	for i := 1; i <= alen; i++ {
+		row, prev := table[i*w:(i+1)*w], table[(i-1)*w:i*w]
+		for j := 1; j <= blen; j++ {
+			if a[i-1] == b[j-1] {
+				row[j] = prev[j-1] + 1
+			} else {
+				row[j] = max(prev[j], row[j-1])
+			}
+		}
+	}
+	total := table[alen*w+blen]
+	if getLen {
+		c.W.Int(int64(total))
+		return
+	}
+	// Walk back from the end, collecting the common subsequence and, for IDX, the ranges of
+	// consecutive matches in the order Redis emits them (from the end of the strings).
+	result := make([]byte, total)
+	idx := total
+	var matches []strLCSMatch
+	noRange := int64(alen)
+	aStart, aEnd, bStart, bEnd := noRange, int64(0), int64(0), int64(0)
+	i, j := alen, blen
+	for i > 0 && j > 0 {
+		emit := false
+		if a[i-1] == b[j-1] {
+			result[idx-1] = a[i-1]
+			if aStart == noRange {
+				aStart, aEnd = int64(i-1), int64(i-1)
+				bStart, bEnd = int64(j-1), int64(j-1)
+			} else if aStart == int64(i) && bStart == int64(j) {
+				aStart--
+				bStart--
+			} else {
+				emit = true
+			}
+			if aStart == 0 || bStart == 0 {
+				emit = true
+			}
+			idx--
+			i--
+			j--
+		} else {
+			if table[(i-1)*w+j] > table[i*w+j-1] {
+				i--
+			} else {
+				j--
+			}
+			if aStart != noRange {
+				emit = true
+			}
+		}
+		if emit {
+			length := aEnd - aStart + 1
+			if getIdx && (minMatchLen == 0 || length >= minMatchLen) {
+				matches = append(matches, strLCSMatch{aStart, aEnd, bStart, bEnd, length})
+			}
+			aStart = noRange
+		}
+	}
+	if !getIdx {
+		c.W.Bulk(result)
+		return
+	}
+	c.W.MapLen(2)
+	c.W.BulkString("matches")
+	c.W.ArrayLen(len(matches))
+	for _, mt := range matches {
+		if withMatchLen {
+			c.W.ArrayLen(3)
+		} else {
+			c.W.ArrayLen(2)
+		}
+		c.W.ArrayLen(2)
+		c.W.Int(mt.aStart)
+		c.W.Int(mt.aEnd)
+		c.W.ArrayLen(2)
+		c.W.Int(mt.bStart)
+		c.W.Int(mt.bEnd)
+		if withMatchLen {
+			c.W.Int(mt.length)
+		}
+	}
+	c.W.BulkString("len")
+	c.W.Int(int64(total))
 }
