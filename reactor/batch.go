@@ -140,6 +140,7 @@ func (b *batch) run(from origin) {
 	if from != inLoop {
 		b.conn.wake() // the loop writes the replies; in the loop, onTraffic does it at once
 	}
+	b.conn.srv.batches.Done()
 }
 
 // postFanout posts the step's jobs and reports whether any was posted.

@@ -146,6 +146,7 @@ func (cn *conn) read() bool {
 		return off > 0
 	}
 	cn.busy = true
+	srv.batches.Add(1)
 	b.plan(srv.store.NumShards())
 	b.run(inLoop)
 	return true

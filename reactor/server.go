@@ -33,6 +33,8 @@ type Server struct {
 	addr    string
 	stopped chan struct{}
 	once    sync.Once
+	// batches counts batches in flight, so Stop can wait for them before the store closes.
+	batches sync.WaitGroup
 }
 
 // New creates a server for store with configuration cfg.
@@ -81,8 +83,8 @@ func (s *Server) Ready() <-chan struct{} { return s.ready }
 // Stopped is closed once the loops ended.
 func (s *Server) Stopped() <-chan struct{} { return s.stopped }
 
-// Stop stops accepting, closes every connection and returns once the loops ended. Batches in
-// flight finish in their shards; the store is closed by the caller afterwards.
+// Stop stops accepting, closes every connection and returns once the loops ended and every
+// batch in flight finished in its shards; the caller closes the store afterwards.
 func (s *Server) Stop() {
 	s.once.Do(func() {
 		<-s.ready
@@ -91,6 +93,7 @@ func (s *Server) Stop() {
 		_ = s.eng.Stop(ctx)
 	})
 	<-s.stopped
+	s.batches.Wait()
 }
 
 // OnBoot records the engine.

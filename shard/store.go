@@ -68,9 +68,10 @@ type Store struct {
 	woSync *grocksdb.WriteOptions
 	shards []*Shard
 
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
-	closed atomic.Bool
+	cancel  context.CancelFunc
+	workers sync.WaitGroup // TTL, binlog retention and WAL sync workers
+	running sync.WaitGroup // shard goroutines
+	closed  atomic.Bool
 
 	// LastSave is the unix time of the last successful checkpoint (SAVE/BGSAVE) or of Open.
 	LastSave atomic.Int64
@@ -190,13 +191,14 @@ func (s *Store) start() {
 	s.cancel = cancel
 	interval := func() time.Duration { return time.Second / time.Duration(max(1, s.opts.Hz())) }
 	for _, sh := range s.shards {
-		s.wg.Add(3)
-		go func() { defer s.wg.Done(); sh.run() }()
-		go func() { defer s.wg.Done(); ttl.Run(ctx, sh, interval) }()
-		go func() { defer s.wg.Done(); binlog.RunRetention(ctx, sh, time.Second, s.opts.Binlog) }()
+		s.running.Add(1)
+		go func() { defer s.running.Done(); sh.run() }()
+		s.workers.Add(2)
+		go func() { defer s.workers.Done(); ttl.Run(ctx, sh, interval) }()
+		go func() { defer s.workers.Done(); binlog.RunRetention(ctx, sh, time.Second, s.opts.Binlog) }()
 	}
-	s.wg.Add(1)
-	go func() { defer s.wg.Done(); s.syncLoop(ctx) }()
+	s.workers.Add(1)
+	go func() { defer s.workers.Done(); s.syncLoop(ctx) }()
 }
 
 // syncLoop implements appendfsync everysec: the WAL is synced once a second.
@@ -268,16 +270,18 @@ func (s *Store) Checkpoint(dir string) error {
 func (s *Store) SyncWAL() error { return s.db.FlushWAL(true) }
 
 // Close stops the workers, lets every shard finish what is queued, syncs the WAL and closes
-// RocksDB. It is safe to call twice.
+// RocksDB. Nothing may post to a shard once Close started (the reactor waits for its batches
+// before the store is closed). It is safe to call twice.
 func (s *Store) Close() error {
 	if !s.closed.CompareAndSwap(false, true) {
 		return nil
 	}
 	s.cancel()
+	s.workers.Wait() // they post to the shards: stop them before the inboxes close
 	for _, sh := range s.shards {
 		close(sh.inbox)
 	}
-	s.wg.Wait()
+	s.running.Wait()
 	err := s.db.FlushWAL(true)
 	s.closeDB()
 	return err

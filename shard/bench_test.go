@@ -1,0 +1,41 @@
+package shard
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+)
+
+// BenchmarkGroupCommit_SET measures SetMeta+Log per key in groups of 100 on each of the
+// shards concurrently, the shape of a pipelined SET load.
+func BenchmarkGroupCommit_SET(b *testing.B) {
+	for _, shards := range []int{1, 2, 8} {
+		b.Run(fmt.Sprintf("shards=%d", shards), func(b *testing.B) {
+			s, err := Open(Options{Dir: b.TempDir(), Shards: shards, Databases: 16, BlockCacheSize: 64 << 20, WriteBufferSize: 256 << 20})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			val := make([]byte, 3)
+			b.ResetTimer()
+			var wg sync.WaitGroup
+			per := b.N / shards / 100
+			for id := range shards {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for g := range per {
+						_ = s.Do(id, func(tx *Tx) {
+							for i := range 100 {
+								k := fmt.Appendf(nil, "key:%d:%d", id, (g*100+i)%100000)
+								tx.SetMeta(0, k, str(string(val)))
+								tx.Log(0, k, []byte("SET"), k, val)
+							}
+						})
+					}
+				}()
+			}
+			wg.Wait()
+		})
+	}
+}
