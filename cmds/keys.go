@@ -1,7 +1,6 @@
 package cmds
 
 import (
-	"encoding/binary"
 	"math/rand/v2"
 	"strconv"
 
@@ -435,30 +434,12 @@ func randomkeyCommand(c *Ctx) {
 	ids := c.Tx.Shards()
 	rand.Shuffle(len(ids), func(i, j int) { ids[i], ids[j] = ids[j], ids[i] })
 	for _, id := range ids {
-		if key, ok := keysRandomKey(c, id); ok {
+		if key, ok := c.Tx.RandomKey(id, c.DB); ok {
 			c.W.Bulk(key)
 			return
 		}
 	}
 	c.W.Null()
-}
-
-// keysRandomKey picks a random live key of shard id: the first one at or after a random slot,
-// wrapping around. (Tx.RandomKey cannot be used: it returns nil for the empty key, which
-// reads as "no key".)
-func keysRandomKey(c *Ctx, id int) ([]byte, bool) {
-	var start [2]byte
-	binary.BigEndian.PutUint16(start[:], uint16(rand.IntN(codec.SlotCount)))
-	var found []byte
-	ok := false
-	pick := func(key []byte, _ *codec.Meta) bool {
-		found, ok = append([]byte{}, key...), true
-		return false
-	}
-	if _, done := c.Tx.ScanKeys(id, c.DB, start[:], pick); done && !ok {
-		c.Tx.ScanKeys(id, c.DB, nil, pick)
-	}
-	return found, ok
 }
 
 var objectHelpLines = []string{

@@ -46,21 +46,20 @@ func (tx *Tx) ScanKeys(id, db int, after []byte, fn func(key []byte, m *codec.Me
 	return nil, true
 }
 
-// RandomKey returns a random live key of logical db in held shard id, or nil.
-func (tx *Tx) RandomKey(id, db int) []byte {
-	p := tx.partOf(id)
-	if p < 0 {
-		return nil
-	}
+// RandomKey returns a random live key of logical db in held shard id: the first one at or
+// after a random slot, wrapping around. ok is false when the shard has none (the empty key is
+// a key, so nil alone cannot say that).
+func (tx *Tx) RandomKey(id, db int) (key []byte, ok bool) {
 	var start [2]byte
 	binary.BigEndian.PutUint16(start[:], uint16(rand.IntN(codec.SlotCount)))
-	var found []byte
-	pick := func(key []byte, _ *codec.Meta) bool { found = append([]byte(nil), key...); return false }
-	// From a random slot to the end, then from the beginning: the first live key found.
-	if _, done := tx.ScanKeys(id, db, start[:], pick); done && found == nil {
+	pick := func(k []byte, _ *codec.Meta) bool {
+		key, ok = append([]byte{}, k...), true
+		return false
+	}
+	if _, done := tx.ScanKeys(id, db, start[:], pick); done && !ok {
 		tx.ScanKeys(id, db, nil, pick)
 	}
-	return found
+	return key, ok
 }
 
 // FlushDB deletes every key of logical db in held shard id in O(1): range deletes of its meta
