@@ -141,7 +141,9 @@ func (cn *conn) read() bool {
 		off += used
 	}
 	cn.adopt(buf[:off])
-	_, _ = gc.Discard(off)
+	if off > 0 {
+		_, _ = gc.Discard(off) // gnet discards everything for n <= 0
+	}
 	if len(b.slots) == 0 && !cn.closeAfterFlush {
 		return off > 0
 	}

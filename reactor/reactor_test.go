@@ -11,6 +11,7 @@ import (
 	"net"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -173,6 +174,39 @@ func TestPipeline_TenThousandInOneWrite(t *testing.T) {
 	if err := <-errc; err != nil {
 		t.Fatal(err)
 	}
+
+	// The same through go-redis, which also writes its pipeline in one go.
+	ctx := context.Background()
+	pipe := s.Client(t).Pipeline()
+	var cmdsSent []redis.Cmder
+	for i := range 10000 {
+		k, v := "gp"+strconv.Itoa(i%300), "gv"+strconv.Itoa(i)
+		switch i % 3 {
+		case 0:
+			cmdsSent = append(cmdsSent, pipe.Echo(ctx, v))
+		case 1:
+			cmdsSent = append(cmdsSent, pipe.Set(ctx, k, v, 0))
+		case 2:
+			cmdsSent = append(cmdsSent, pipe.Get(ctx, "gp"+strconv.Itoa((i-1)%300)))
+		}
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for i, cmd := range cmdsSent {
+		var got, want string
+		switch i % 3 {
+		case 0:
+			got, want = cmd.(*redis.StringCmd).Val(), "gv"+strconv.Itoa(i)
+		case 1:
+			got, want = cmd.(*redis.StatusCmd).Val(), "OK"
+		case 2:
+			got, want = cmd.(*redis.StringCmd).Val(), "gv"+strconv.Itoa(i-1)
+		}
+		if got != want {
+			t.Fatalf("go-redis pipeline reply %d: %q, want %q", i, got, want)
+		}
+	}
 }
 
 func TestPipeline_RandomSmallChunks(t *testing.T) {
@@ -198,6 +232,35 @@ func TestPipeline_RandomSmallChunks(t *testing.T) {
 	rtCheckReplies(t, c, want, 20*time.Second)
 	if err := <-errc; err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestPartialRequest_SplitAcrossReads is the smallest case of a request arriving in two
+// reads: the first part must stay buffered until the rest comes.
+func TestPartialRequest_SplitAcrossReads(t *testing.T) {
+	s := testserver.Start(t)
+	for _, parts := range [][]string{
+		{"*1\r\n$4\r\nPI", "NG\r\n"},
+		{"PI", "NG\r\n"},
+		{"*2\r\n$4\r\nECHO\r\n$5\r\nhel", "lo\r\n"},
+	} {
+		c := rtDial(t, s.Addr)
+		if _, err := c.Write([]byte(parts[0])); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(50 * time.Millisecond) // the server reads the first part on its own
+		if _, err := c.Write([]byte(parts[1])); err != nil {
+			t.Fatal(err)
+		}
+		want := "+PONG\r\n"
+		if strings.Contains(parts[0], "ECHO") {
+			want = "$5\r\nhello\r\n"
+		}
+		_ = c.SetReadDeadline(time.Now().Add(2 * time.Second))
+		got, err := rtReadReply(bufio.NewReader(c))
+		if string(got) != want {
+			t.Errorf("request sent as %q: reply %q (%v), want %q", parts, got, err, want)
+		}
 	}
 }
 
@@ -227,7 +290,7 @@ func TestBigValue_64MiBIn64KiBWrites(t *testing.T) {
 		_, err := c.Write([]byte("\r\n"))
 		errc <- err
 	}()
-	_ = c.SetReadDeadline(time.Now().Add(30 * time.Second))
+	_ = c.SetReadDeadline(time.Now().Add(15 * time.Second))
 	r := bufio.NewReaderSize(c, 1<<20)
 	if got, err := rtReadReply(r); err != nil || string(got) != "+OK\r\n" {
 		t.Fatalf("SET of 64 MiB: %q, %v", got, err)
@@ -362,6 +425,16 @@ func TestQueryBufferLimit_ClosesConnection(t *testing.T) {
 	}
 	other := s.Client(t)
 	ctx := context.Background()
+	// Under the limit, a value arriving in pieces is fine.
+	under := rtDial(t, s.Addr)
+	req := rtCommand("SET", "under", string(bytes.Repeat([]byte("u"), 900_000)))
+	for off := 0; off < len(req); off += 64 << 10 {
+		if _, err := under.Write(req[off:min(off+64<<10, len(req))]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rtCheckReplies(t, under, [][]byte{[]byte("+OK\r\n")}, 5*time.Second)
+
 	c := rtDial(t, s.Addr)
 	go func() {
 		if _, err := c.Write([]byte("*3\r\n$3\r\nSET\r\n$1\r\nq\r\n$3000000\r\n")); err != nil {

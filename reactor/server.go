@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/panjf2000/gnet/v2"
+	"github.com/panjf2000/gnet/v2/pkg/logging"
 
 	"shardis/cmds"
 	"shardis/config"
@@ -70,6 +71,7 @@ func (s *Server) Serve() error {
 		gnet.WithTCPNoDelay(gnet.TCPNoDelay),
 		gnet.WithTicker(true),
 		gnet.WithLoadBalancing(gnet.LeastConnections),
+		gnet.WithLogLevel(logging.WarnLevel), // we log our own start-up line
 	}
 	if len(addrs) == 1 {
 		return gnet.Run(s, addrs[0], opts...)

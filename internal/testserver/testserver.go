@@ -142,3 +142,19 @@ func Raw(t testing.TB, addr string, payload []byte, wait time.Duration) []byte {
 }
 
 var _ = fmt.Sprintf
+
+// OpenStore opens the store in dir directly (no server), for tests that inspect what a server
+// left on disk or replay into a fresh directory. It is closed when the test ends.
+func OpenStore(t testing.TB, dir string, shards int) *shard.Store {
+	t.Helper()
+	st, err := shard.Open(shard.Options{Dir: dir, Shards: shards, Databases: 16, WriteBufferSize: 32 << 20})
+	if err != nil {
+		t.Fatalf("open store %s: %v", dir, err)
+	}
+	t.Cleanup(func() {
+		if err := st.Close(); err != nil {
+			t.Errorf("close store %s: %v", dir, err)
+		}
+	})
+	return st
+}
