@@ -30,16 +30,16 @@ const (
 
 // Command declares one command or subcommand.
 type Command struct {
-	Name     string // lower case; subcommands are "parent|sub"
-	Arity    int    // Redis arity: >0 exact argc, <0 at least -Arity
-	Flags    []string
-	ACL      []string // ACL categories without '@'
-	FirstKey int
-	LastKey  int // -1: last argument; -2: all but the last, …
-	Step     int
-	Group    string // generic, string, connection, server, …
-	Since    string
-	Summary  string
+	Name       string // lower case; subcommands are "parent|sub"
+	Arity      int    // Redis arity: >0 exact argc, <0 at least -Arity
+	Flags      []string
+	ACL        []string // ACL categories without '@'
+	FirstKey   int
+	LastKey    int // -1: last argument; -2: all but the last, …
+	Step       int
+	Group      string // generic, string, connection, server, …
+	Since      string
+	Summary    string
 	Complexity string
 	// Syntax is the argument synopsis as in Redis's docs, e.g. "key value [NX | XX]"; COMMAND
 	// DOCS builds its argument tree from it.
