@@ -37,6 +37,10 @@ type Client struct {
 	Monitor   bool // MONITOR: the connection only receives the command feed
 
 	// ---- readable from anywhere ----
+	// Subscription counts, kept by the pub/sub commands; CLIENT LIST shows them (sub=, psub=,
+	// ssub=, flag P) and CLIENT LIST/KILL TYPE PUBSUB selects clients with any.
+	Subs, PSubs, SSubs atomic.Int32
+
 	name     atomic.Pointer[string]
 	libName  atomic.Pointer[string]
 	libVer   atomic.Pointer[string]
@@ -44,10 +48,11 @@ type Client struct {
 	lastSeen atomic.Int64 // unix ms of the last command
 	dbPub    atomic.Int32
 	resp     atomic.Int32
+	flagsPub atomic.Uint32 // pubMonitor | pubNoEvict | …, published copy of the loop-owned flags
 
 	// Hooks set by the reactor, callable from any goroutine.
-	Kill  func()               // close the connection
-	Write func(p []byte) error // queue bytes for the client (MONITOR feed); p is copied
+	Kill    func()               // close the connection
+	Write   func(p []byte) error // queue bytes for the client (MONITOR feed); p is copied
 	Buffers func() (query, output int)
 }
 
@@ -73,13 +78,56 @@ func (cl *Client) Touch(cmd string, nowMs int64) {
 	if cl.Name() != "" || cl.lastCmd.Load() == nil || *cl.lastCmd.Load() != cmd {
 		cl.lastCmd.Store(&cmd)
 	}
+	cl.Publish()
+}
+
+// Bits of flagsPub.
+const (
+	pubMonitor uint32 = 1 << iota
+	pubNoEvict
+	pubNoTouch
+	pubClosing
+)
+
+// Publish copies the loop-owned state that other goroutines report (db, protocol, flags) to
+// its atomic copies. The event loop calls it on every command (Touch); commands that change
+// that state call it again so CLIENT LIST from other connections sees the change at once.
+func (cl *Client) Publish() {
 	cl.dbPub.Store(int32(cl.DB))
 	if cl.RESP3 {
 		cl.resp.Store(3)
 	} else {
 		cl.resp.Store(2)
 	}
+	var f uint32
+	if cl.Monitor {
+		f |= pubMonitor
+	}
+	if cl.NoEvict {
+		f |= pubNoEvict
+	}
+	if cl.NoTouch {
+		f |= pubNoTouch
+	}
+	if cl.Quitting {
+		f |= pubClosing
+	}
+	cl.flagsPub.Store(f)
 }
+
+// PubSub reports whether the client has any subscription (CLIENT LIST flag P, TYPE pubsub).
+func (cl *Client) PubSub() bool {
+	return cl.Subs.Load() > 0 || cl.PSubs.Load() > 0 || cl.SSubs.Load() > 0
+}
+
+// LastCommand returns the full name of the client's last command ("NULL" before any).
+func (cl *Client) LastCommand() string { return loadString(&cl.lastCmd) }
+
+// LibName and LibVer return what CLIENT SETINFO recorded.
+func (cl *Client) LibName() string { return loadString(&cl.libName) }
+
+// LibVer returns CLIENT SETINFO's lib-ver.
+func (cl *Client) LibVer() string { return loadString(&cl.libVer) }
 
 // LastSeen returns the unix ms of the client's last command (or its connection).
 func (cl *Client) LastSeen() int64 { return cl.lastSeen.Load() }
@@ -146,6 +194,14 @@ func (cs *Clients) All() []*Client {
 	cs.mu.Unlock()
 	slices.SortFunc(list, func(a, b *Client) int { return int(a.ID - b.ID) })
 	return list
+}
+
+// RemoveMonitor stops cl's command feed (RESET).
+func (cs *Clients) RemoveMonitor(cl *Client) {
+	cs.mu.Lock()
+	cs.monitors = slices.DeleteFunc(cs.monitors, func(m *Client) bool { return m == cl })
+	cs.nMonitor.Store(int32(len(cs.monitors)))
+	cs.mu.Unlock()
 }
 
 // AddMonitor makes cl receive the command feed.

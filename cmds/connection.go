@@ -1,13 +1,33 @@
 package cmds
 
+// RedisVersion is the Redis version shardis reports (HELLO, INFO): clients that gate features
+// on the server version then use what Redis 7.0 offers.
+const RedisVersion = "7.0.15"
+
 func init() {
+	connFlags := []string{"noscript", "loading", "stale", "fast", "no_auth", "allow_busy"}
+	connACL := []string{"fast", "connection"}
 	register(
-		&Command{Name: "ping", Arity: -1, Flags: []string{"fast", "sentinel"}, ACL: []string{"fast", "connection"},
-			Group: "connection", Since: "1.0.0", Summary: "Returns the server's liveliness response.",
+		&Command{Name: "ping", Arity: -1, Flags: []string{"fast"}, ACL: connACL,
+			Group: "connection", Since: "1.0.0", Summary: "Ping the server",
 			Complexity: "O(1)", Syntax: "[message]", Exec: ExecConn, Run: ping},
-		&Command{Name: "echo", Arity: 2, Flags: []string{"fast"}, ACL: []string{"fast", "connection"},
-			Group: "connection", Since: "1.0.0", Summary: "Returns the given string.",
+		&Command{Name: "echo", Arity: 2, Flags: []string{"loading", "stale", "fast"}, ACL: connACL,
+			Group: "connection", Since: "1.0.0", Summary: "Echo the given string",
 			Complexity: "O(1)", Syntax: "message", Exec: ExecConn, Run: echo},
+		&Command{Name: "quit", Arity: -1, Flags: connFlags, ACL: connACL,
+			Group: "connection", Since: "1.0.0", Summary: "Close the connection",
+			Complexity: "O(1)", Exec: ExecConn, Run: quitCommand},
+		&Command{Name: "reset", Arity: 1, Flags: connFlags, ACL: connACL,
+			Group: "connection", Since: "6.2.0", Summary: "Reset the connection",
+			Complexity: "O(1)", Exec: ExecConn, Run: resetCommand},
+		&Command{Name: "hello", Arity: -1, Flags: connFlags, ACL: connACL,
+			Group: "connection", Since: "6.0.0", Summary: "Handshake with Redis",
+			Complexity: "O(1)", Syntax: "[protover [AUTH username password] [SETNAME clientname]]",
+			Exec: ExecConn, Run: helloCommand},
+		&Command{Name: "auth", Arity: -2, Flags: connFlags, ACL: connACL,
+			Group: "connection", Since: "1.0.0", Summary: "Authenticate to the server",
+			Complexity: "O(N) where N is the number of passwords defined for the user",
+			Syntax:     "[username] password", Exec: ExecConn, Run: authCommand},
 	)
 }
 
@@ -23,3 +43,171 @@ func ping(c *Ctx) {
 }
 
 func echo(c *Ctx) { c.W.Bulk(c.Args[1]) }
+
+// quitCommand replies +OK; the reactor closes the connection once it is written and runs
+// nothing parsed after it.
+func quitCommand(c *Ctx) {
+	c.Client.Quitting = true
+	c.Client.Publish()
+	c.W.OK()
+}
+
+// connResetHooks run on RESET for per-connection state kept outside Client by other command
+// families (a MULTI in progress, watched keys, subscriptions, tracking), which RESET must drop
+// as Redis does. Register with onConnReset from the family's init.
+var connResetHooks []func(c *Ctx)
+
+// onConnReset registers fn to run (in the event loop) when a client sends RESET.
+func onConnReset(fn func(c *Ctx)) { connResetHooks = append(connResetHooks, fn) }
+
+// resetCommand returns the connection to the state of a new one, as Redis's RESET: db 0,
+// RESP2, replies on, no name, no-evict/no-touch off, out of MONITOR, and unauthenticated again
+// when a password is required.
+func resetCommand(c *Ctx) {
+	cl := c.Client
+	for _, fn := range connResetHooks {
+		fn(c)
+	}
+	if cl.Monitor {
+		cl.Monitor = false
+		c.Srv.Clients.RemoveMonitor(cl)
+	}
+	cl.DB = 0
+	cl.RESP3 = false
+	cl.ReplyMode = ReplyOn
+	cl.NoEvict = false
+	cl.NoTouch = false
+	cl.SetName("")
+	cl.Authed = c.Srv.Config.RequirePass() == ""
+	cl.Publish()
+	c.W.RESP3 = false
+	c.W.Simple("RESET")
+}
+
+// Errors of AUTH and HELLO, as Redis words them.
+const (
+	errWrongPass   = "WRONGPASS invalid username-password pair or user is disabled."
+	errAuthNoPass  = "ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?"
+	errHelloNoAuth = "NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time"
+	errClientName  = "ERR Client names cannot contain spaces, newlines or special characters."
+)
+
+// connCheckPassword reports whether user/pass authenticate as the only user there is,
+// "default": any password when requirepass is empty (Redis's nopass default user), else
+// requirepass itself.
+func connCheckPassword(c *Ctx, user, pass []byte) bool {
+	if string(user) != "default" {
+		return false
+	}
+	want := c.Srv.Config.RequirePass()
+	return want == "" || string(pass) == want
+}
+
+func authCommand(c *Ctx) {
+	var user, pass []byte
+	switch len(c.Args) {
+	case 2:
+		if c.Srv.Config.RequirePass() == "" {
+			c.Error(errAuthNoPass)
+			return
+		}
+		user, pass = []byte("default"), c.Args[1]
+	case 3:
+		user, pass = c.Args[1], c.Args[2]
+	default:
+		c.Error(errSyntax)
+		return
+	}
+	if !connCheckPassword(c, user, pass) {
+		c.Error(errWrongPass)
+		return
+	}
+	c.Client.Authed = true
+	c.W.OK()
+}
+
+// connValidName reports whether name is a valid connection name: printable ASCII, no spaces.
+func connValidName(name []byte) bool {
+	for _, ch := range name {
+		if ch < '!' || ch > '~' {
+			return false
+		}
+	}
+	return true
+}
+
+func helloCommand(c *Ctx) {
+	cl := c.Client
+	ver := int64(0)
+	next := 1
+	if len(c.Args) >= 2 {
+		v, ok := parseInt(c.Args[1])
+		if !ok {
+			c.Error("ERR Protocol version is not an integer or out of range")
+			return
+		}
+		if v < 2 || v > 3 {
+			c.Error("NOPROTO unsupported protocol version")
+			return
+		}
+		ver, next = v, 2
+	}
+	var user, pass, name []byte
+	for j := next; j < len(c.Args); j++ {
+		more := len(c.Args) - 1 - j
+		switch {
+		case equalFold(c.Args[j], "auth") && more >= 2:
+			user, pass = c.Args[j+1], c.Args[j+2]
+			j += 2
+		case equalFold(c.Args[j], "setname") && more >= 1:
+			name = c.Args[j+1]
+			j++
+		default:
+			c.Error("ERR Syntax error in HELLO option '" + string(c.Args[j]) + "'")
+			return
+		}
+	}
+	if user != nil {
+		if !connCheckPassword(c, user, pass) {
+			c.Error(errWrongPass)
+			return
+		}
+		cl.Authed = true
+	}
+	if !cl.Authed {
+		c.Error(errHelloNoAuth)
+		return
+	}
+	if name != nil {
+		if !connValidName(name) {
+			c.Error(errClientName)
+			return
+		}
+		cl.SetName(string(name))
+	}
+	if ver != 0 {
+		cl.RESP3 = ver == 3
+		cl.Publish()
+	}
+	// The reply already uses the protocol just chosen.
+	c.W.RESP3 = cl.RESP3
+	proto := int64(2)
+	if cl.RESP3 {
+		proto = 3
+	}
+	c.W.MapLen(7)
+	c.W.BulkString("server")
+	c.W.BulkString("redis")
+	c.W.BulkString("version")
+	c.W.BulkString(RedisVersion)
+	c.W.BulkString("proto")
+	c.W.Int(proto)
+	c.W.BulkString("id")
+	c.W.Int(cl.ID)
+	c.W.BulkString("mode")
+	c.W.BulkString("standalone")
+	c.W.BulkString("role")
+	c.W.BulkString("master")
+	c.W.BulkString("modules")
+	c.W.ArrayLen(0)
+}

@@ -29,8 +29,25 @@ type Server struct {
 	// pauseUntil/pauseAll: CLIENT PAUSE state, read by the reactor before dispatching.
 	pauseUntil atomic.Int64 // unix ms; 0: not paused
 	pauseAll   atomic.Bool  // ALL (true) or WRITE (false)
+	pauseMu    sync.Mutex   // serialises Pause's read-modify-write
 
 	bgsave sync.Mutex // one checkpoint at a time
+
+	// SAVE/BGSAVE bookkeeping for INFO persistence.
+	bgsaveRunning  atomic.Bool
+	bgsaveStarted  atomic.Int64 // unix ms the running BGSAVE started
+	bgsaveLastSecs atomic.Int64 // duration of the last BGSAVE, seconds
+	bgsaveEver     atomic.Bool  // a BGSAVE finished (else rdb_last_bgsave_time_sec is -1)
+	bgsaveFailed   atomic.Bool  // the last BGSAVE failed
+	saves          atomic.Int64 // successful SAVE/BGSAVE count
+
+	memPeak atomic.Int64 // highest used_memory INFO reported
+
+	rate   rateSampler // instantaneous_* of INFO stats
+	replID struct {
+		once sync.Once
+		id   string
+	}
 }
 
 // Paused reports whether a command must wait for CLIENT UNPAUSE or the pause's end, and until
@@ -74,6 +91,15 @@ func (cmd *Command) Record(d time.Duration, failed bool) {
 	}
 }
 
+// Stats returns the command's INFO commandstats counters.
+func (cmd *Command) Stats() (calls, usec, rejected, failed int64) {
+	st := cmd.stats
+	if st == nil {
+		return 0, 0, 0, 0
+	}
+	return st.calls.Load(), st.usec.Load(), st.rejected.Load(), st.failed.Load()
+}
+
 // Reject counts a call refused before it ran (arity, auth).
 func (cmd *Command) Reject() { cmd.stats.rejected.Add(1) }
 
@@ -91,7 +117,7 @@ func (s *Server) ResetStats() {
 		c.Store(0)
 	}
 	st.ResetAt.Store(time.Now().UnixMilli())
-	s.Slowlog.Reset()
+	s.memPeak.Store(0)
 }
 
 func resetCmdStats(c *cmdStats) {
@@ -102,8 +128,19 @@ func resetCmdStats(c *cmdStats) {
 }
 
 // Pause holds back commands until unix ms until: every command with all, else writes only
-// (CLIENT PAUSE).
+// (CLIENT PAUSE). As in Redis, a pause already in effect is only ever extended and made
+// stricter: the later end and the stricter mode win.
 func (s *Server) Pause(until int64, all bool) {
+	s.pauseMu.Lock()
+	defer s.pauseMu.Unlock()
+	cur := s.pauseUntil.Load()
+	if cur > time.Now().UnixMilli() {
+		all = all || s.pauseAll.Load()
+		until = max(until, cur)
+	}
+	if until <= 0 {
+		return
+	}
 	s.pauseAll.Store(all)
 	s.pauseUntil.Store(until)
 }

@@ -1,0 +1,513 @@
+package cmds
+
+import (
+	"strconv"
+	"strings"
+	"time"
+)
+
+// CLIENT and its subcommands. They all run in the connection's event loop (ExecConn): they
+// touch the connection's own state or the server's client registry, never data.
+
+func init() {
+	sub := func(arity int, flags []string, acl []string, since, summary, complexity, syntax string, run func(*Ctx)) *Command {
+		return &Command{Arity: arity, Flags: flags, ACL: acl, Since: since, Summary: summary,
+			Complexity: complexity, Syntax: syntax, Exec: ExecConn, Run: run}
+	}
+	var (
+		conn      = []string{"noscript", "loading", "stale"}
+		admin     = []string{"admin", "noscript", "loading", "stale"}
+		aclConn   = []string{"slow", "connection"}
+		aclAdmin  = []string{"admin", "slow", "dangerous", "connection"}
+		typeNames = "NORMAL | MASTER | SLAVE | REPLICA | PUBSUB"
+		killOpt   = "[ID client-id] | [TYPE <" + typeNames + ">] | [USER username] | [ADDR ip:port] | [LADDR ip:port] | [SKIPME yes/no]"
+	)
+	register(&Command{Name: "client", Arity: -2, ACL: []string{"slow"}, Group: "connection", Since: "2.4.0",
+		Summary: "A container for client connection commands", Complexity: "Depends on subcommand.",
+		Exec: ExecConn,
+		Subs: map[string]*Command{
+			"id": sub(2, conn, aclConn, "5.0.0", "Returns the client ID for the current connection", "O(1)", "", clientID),
+			"setname": sub(3, conn, aclConn, "2.6.9", "Set the current connection name", "O(1)",
+				"connection-name", clientSetName),
+			"getname": sub(2, conn, aclConn, "2.6.9", "Get the current connection name", "O(1)", "", clientGetName),
+			"list": sub(-2, admin, aclAdmin, "2.4.0", "Get the list of client connections",
+				"O(N) where N is the number of client connections",
+				"[TYPE <NORMAL | MASTER | REPLICA | PUBSUB>] [ID client-id [client-id ...]]", clientList),
+			"info": sub(2, conn, aclConn, "6.2.0", "Returns information about the current client connection.",
+				"O(1)", "", clientInfo),
+			"kill": sub(-3, admin, aclAdmin, "2.4.0", "Kill the connection of a client",
+				"O(N) where N is the number of client connections",
+				"<ip:port | <"+killOpt+" ["+killOpt+" ...]>>", clientKill),
+			"setinfo": sub(4, []string{"noscript", "loading", "stale", "sentinel"}, aclConn, "7.2.0",
+				"Sets information specific to the client or connection.", "O(1)",
+				"<LIB-NAME libname | LIB-VER libver>", clientSetInfo),
+			"no-evict": sub(3, admin, aclAdmin, "7.0.0", "Set client eviction mode for the current connection",
+				"O(1)", "<ON | OFF>", clientNoEvict),
+			"no-touch": sub(3, conn, aclConn, "7.2.0",
+				"Controls whether commands sent by the client affect the LRU/LFU of accessed keys.", "O(1)",
+				"<ON | OFF>", clientNoTouch),
+			"reply": sub(3, conn, aclConn, "3.2.0", "Instruct the server whether to reply to commands", "O(1)",
+				"<ON | OFF | SKIP>", clientReply),
+			"pause": sub(-3, admin, aclAdmin, "2.9.50", "Stop processing commands from clients for some time",
+				"O(1)", "timeout [WRITE | ALL]", clientPause),
+			"unpause": sub(2, admin, aclAdmin, "6.2.0", "Resume processing of clients that were paused",
+				"O(N) Where N is the number of paused clients", "", clientUnpause),
+			"getredir": sub(2, conn, aclConn, "6.0.0", "Get tracking notifications redirection client ID if any",
+				"O(1)", "", clientGetRedir),
+			"trackinginfo": sub(2, conn, aclConn, "6.2.0",
+				"Return information about server assisted client side caching for the current connection",
+				"O(1)", "", clientTrackingInfo),
+			"help": sub(2, []string{"loading", "stale"}, aclConn, "5.0.0",
+				"Show helpful text about the different subcommands", "O(1)", "", clientHelp),
+		}})
+}
+
+// subcommandSyntaxError is Redis's reply to a known subcommand given the wrong arguments.
+func subcommandSyntaxError(c *Ctx) {
+	c.Error("ERR unknown subcommand or wrong number of arguments for '" + truncate(c.Args[1], 128) +
+		"'. Try " + strings.ToUpper(string(c.Args[0])) + " HELP.")
+}
+
+// helpReply writes a HELP reply as Redis does: a status line per line of text, the header
+// naming the command, and HELP's own entry last.
+func helpReply(c *Ctx, lines ...string) {
+	name := strings.ToUpper(string(c.Args[0]))
+	c.W.ArrayLen(len(lines) + 3)
+	c.W.Simple(name + " <subcommand> [<arg> [value] [opt] ...]. Subcommands are:")
+	for _, l := range lines {
+		c.W.Simple(l)
+	}
+	c.W.Simple("HELP")
+	c.W.Simple("    Prints this help.")
+}
+
+func clientID(c *Ctx) { c.W.Int(c.Client.ID) }
+
+func clientSetName(c *Ctx) {
+	if !connValidName(c.Args[2]) {
+		c.Error(errClientName)
+		return
+	}
+	c.Client.SetName(string(c.Args[2]))
+	c.W.OK()
+}
+
+func clientGetName(c *Ctx) {
+	if name := c.Client.Name(); name != "" {
+		c.W.BulkString(name)
+		return
+	}
+	c.W.Null()
+}
+
+// Client types of CLIENT LIST/KILL TYPE. Replication is not implemented, so no connection is
+// ever a master or a replica; a MONITOR client counts as normal, as in Redis.
+const (
+	clientTypeNormal = iota
+	clientTypeReplica
+	clientTypePubSub
+	clientTypeMaster
+)
+
+func clientTypeByName(b []byte) int {
+	switch {
+	case equalFold(b, "normal"):
+		return clientTypeNormal
+	case equalFold(b, "slave"), equalFold(b, "replica"):
+		return clientTypeReplica
+	case equalFold(b, "pubsub"):
+		return clientTypePubSub
+	case equalFold(b, "master"):
+		return clientTypeMaster
+	}
+	return -1
+}
+
+func clientTypeOf(cl *Client) int {
+	if cl.PubSub() {
+		return clientTypePubSub
+	}
+	return clientTypeNormal
+}
+
+// clientLine formats one connection as CLIENT LIST and CLIENT INFO do in Redis 7.0. self is
+// the connection running the command, whose loop-owned fields may be read directly; for
+// others the published copies are used. Fields shardis does not measure are 0.
+func clientLine(b []byte, cl *Client, self bool, now time.Time) []byte {
+	db, resp, pub := int64(cl.dbPub.Load()), int64(cl.resp.Load()), cl.flagsPub.Load()
+	if self {
+		db = int64(cl.DB)
+		resp = 2
+		if cl.RESP3 {
+			resp = 3
+		}
+	}
+	var qbuf, omem int
+	if cl.Buffers != nil {
+		qbuf, omem = cl.Buffers()
+	}
+	b = append(b, "id="...)
+	b = strconv.AppendInt(b, cl.ID, 10)
+	b = append(b, " addr="...)
+	b = append(b, cl.Addr...)
+	b = append(b, " laddr="...)
+	b = append(b, cl.LAddr...)
+	b = append(b, " fd="...)
+	b = strconv.AppendInt(b, int64(cl.FD), 10)
+	b = append(b, " name="...)
+	b = append(b, cl.Name()...)
+	b = append(b, " age="...)
+	b = strconv.AppendInt(b, int64(now.Sub(cl.Created)/time.Second), 10)
+	b = append(b, " idle="...)
+	b = strconv.AppendInt(b, max(0, (now.UnixMilli()-cl.LastSeen())/1000), 10)
+	b = append(b, " flags="...)
+	n := len(b)
+	if pub&pubMonitor != 0 {
+		b = append(b, 'O')
+	}
+	if cl.PubSub() {
+		b = append(b, 'P')
+	}
+	if pub&pubClosing != 0 {
+		b = append(b, 'c')
+	}
+	if pub&pubNoEvict != 0 {
+		b = append(b, 'e')
+	}
+	if pub&pubNoTouch != 0 {
+		b = append(b, 'T')
+	}
+	if len(b) == n {
+		b = append(b, 'N')
+	}
+	b = append(b, " db="...)
+	b = strconv.AppendInt(b, db, 10)
+	b = append(b, " sub="...)
+	b = strconv.AppendInt(b, int64(cl.Subs.Load()), 10)
+	b = append(b, " psub="...)
+	b = strconv.AppendInt(b, int64(cl.PSubs.Load()), 10)
+	b = append(b, " ssub="...)
+	b = strconv.AppendInt(b, int64(cl.SSubs.Load()), 10)
+	b = append(b, " multi=-1 qbuf="...)
+	b = strconv.AppendInt(b, int64(qbuf), 10)
+	b = append(b, " qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem="...)
+	b = strconv.AppendInt(b, int64(omem), 10)
+	b = append(b, " tot-mem="...)
+	b = strconv.AppendInt(b, int64(qbuf+omem), 10)
+	b = append(b, " events=r cmd="...)
+	b = append(b, cl.LastCommand()...)
+	b = append(b, " user=default redir=-1 resp="...)
+	b = strconv.AppendInt(b, resp, 10)
+	return append(b, '\n')
+}
+
+func clientList(c *Ctx) {
+	typ := -1
+	var ids []int64
+	switch {
+	case len(c.Args) == 4 && equalFold(c.Args[2], "type"):
+		if typ = clientTypeByName(c.Args[3]); typ < 0 {
+			c.Error("ERR Unknown client type '" + string(c.Args[3]) + "'")
+			return
+		}
+	case len(c.Args) > 3 && equalFold(c.Args[2], "id"):
+		for _, a := range c.Args[3:] {
+			id, ok := parseInt(a)
+			if !ok {
+				c.Error("ERR Invalid client ID")
+				return
+			}
+			ids = append(ids, id)
+		}
+	case len(c.Args) != 2:
+		c.Error(errSyntax)
+		return
+	}
+	now := time.Now()
+	var out []byte
+	if ids != nil {
+		// Redis lists the requested ids in the order given, each once per mention.
+		for _, id := range ids {
+			if cl := c.Srv.Clients.Get(id); cl != nil {
+				out = clientLine(out, cl, cl == c.Client, now)
+			}
+		}
+	} else {
+		for _, cl := range c.Srv.Clients.All() {
+			if typ >= 0 && clientTypeOf(cl) != typ {
+				continue
+			}
+			out = clientLine(out, cl, cl == c.Client, now)
+		}
+	}
+	c.W.Verbatim("txt", string(out))
+}
+
+func clientInfo(c *Ctx) {
+	c.W.Verbatim("txt", string(clientLine(nil, c.Client, true, time.Now())))
+}
+
+// clientKill implements both forms: CLIENT KILL addr (replies +OK or an error, may kill the
+// caller) and CLIENT KILL <filter value>... (replies the count, skips the caller unless
+// SKIPME no).
+func clientKill(c *Ctx) {
+	var addr, laddr string
+	var hasAddr, hasLAddr bool
+	var id int64
+	typ := -1
+	skipme := true
+	if len(c.Args) == 3 {
+		addr, hasAddr = string(c.Args[2]), true
+		skipme = false
+	} else {
+		for i := 2; i < len(c.Args); i += 2 {
+			opt := c.Args[i]
+			if i+1 >= len(c.Args) {
+				c.Error(errSyntax)
+				return
+			}
+			val := c.Args[i+1]
+			switch {
+			case equalFold(opt, "id"):
+				n, ok := parseInt(val)
+				if !ok || n < 1 {
+					c.Error("ERR client-id should be greater than 0")
+					return
+				}
+				id = n
+			case equalFold(opt, "type"):
+				if typ = clientTypeByName(val); typ < 0 {
+					c.Error("ERR Unknown client type '" + string(val) + "'")
+					return
+				}
+			case equalFold(opt, "addr"):
+				addr, hasAddr = string(val), true
+			case equalFold(opt, "laddr"):
+				laddr, hasLAddr = string(val), true
+			case equalFold(opt, "user"):
+				// "default" is the only user and every connection's, so it filters nothing.
+				if string(val) != "default" {
+					c.Error("ERR No such user '" + string(val) + "'")
+					return
+				}
+			case equalFold(opt, "skipme"):
+				switch {
+				case equalFold(val, "yes"):
+					skipme = true
+				case equalFold(val, "no"):
+					skipme = false
+				default:
+					c.Error(errSyntax)
+					return
+				}
+			default:
+				c.Error(errSyntax)
+				return
+			}
+		}
+	}
+	killed := 0
+	for _, cl := range c.Srv.Clients.All() {
+		switch {
+		case hasAddr && cl.Addr != addr,
+			hasLAddr && cl.LAddr != laddr,
+			typ >= 0 && clientTypeOf(cl) != typ,
+			id != 0 && cl.ID != id,
+			cl == c.Client && skipme:
+			continue
+		}
+		if cl == c.Client {
+			// Killing oneself: the reply is still sent, then the connection closes.
+			c.Client.Quitting = true
+			c.Client.Publish()
+		} else if cl.Kill != nil {
+			cl.Kill()
+		}
+		killed++
+	}
+	if len(c.Args) == 3 {
+		if killed == 0 {
+			c.Error("ERR No such client")
+		} else {
+			c.W.OK()
+		}
+		return
+	}
+	c.W.Int(int64(killed))
+}
+
+// clientSetInfo records the client library's name and version (Redis 7.2's CLIENT SETINFO,
+// which client libraries such as go-redis send on connect).
+func clientSetInfo(c *Ctx) {
+	attr, val := c.Args[2], c.Args[3]
+	isName := equalFold(attr, "lib-name")
+	if !isName && !equalFold(attr, "lib-ver") {
+		c.Error("ERR Unrecognized option '" + string(attr) + "'")
+		return
+	}
+	if !connValidName(val) {
+		c.Error("ERR " + string(attr) + " cannot contain spaces, newlines or special characters.")
+		return
+	}
+	v := string(val)
+	if isName {
+		c.Client.SetLib(&v, nil)
+	} else {
+		c.Client.SetLib(nil, &v)
+	}
+	c.W.OK()
+}
+
+// clientOnOff parses ON/OFF, replying a syntax error otherwise.
+func clientOnOff(c *Ctx) (on, ok bool) {
+	switch {
+	case equalFold(c.Args[2], "on"):
+		return true, true
+	case equalFold(c.Args[2], "off"):
+		return false, true
+	}
+	c.Error(errSyntax)
+	return false, false
+}
+
+func clientNoEvict(c *Ctx) {
+	if on, ok := clientOnOff(c); ok {
+		c.Client.NoEvict = on
+		c.Client.Publish()
+		c.W.OK()
+	}
+}
+
+func clientNoTouch(c *Ctx) {
+	if on, ok := clientOnOff(c); ok {
+		c.Client.NoTouch = on
+		c.Client.Publish()
+		c.W.OK()
+	}
+}
+
+// clientReply sets the reply mode. OFF and SKIP send no reply of their own; the reactor
+// drops the replies of the commands that follow according to Client.ReplyMode.
+func clientReply(c *Ctx) {
+	cl := c.Client
+	switch {
+	case equalFold(c.Args[2], "on"):
+		cl.ReplyMode = ReplyOn
+		c.W.OK()
+	case equalFold(c.Args[2], "off"):
+		cl.ReplyMode = ReplyOff
+		c.W.Buf = c.W.Buf[:0]
+	case equalFold(c.Args[2], "skip"):
+		if cl.ReplyMode != ReplyOff { // SKIP while OFF changes nothing, as in Redis
+			cl.ReplyMode = ReplySkip
+		}
+		c.W.Buf = c.W.Buf[:0]
+	default:
+		c.Error(errSyntax)
+	}
+}
+
+func clientPause(c *Ctx) {
+	if len(c.Args) > 4 {
+		subcommandSyntaxError(c)
+		return
+	}
+	all := true
+	if len(c.Args) == 4 {
+		switch {
+		case equalFold(c.Args[3], "write"):
+			all = false
+		case equalFold(c.Args[3], "all"):
+		default:
+			c.Error("ERR CLIENT PAUSE mode must be WRITE or ALL")
+			return
+		}
+	}
+	ms, ok := parseInt(c.Args[2])
+	if !ok {
+		c.Error("ERR timeout is not an integer or out of range")
+		return
+	}
+	if ms < 0 {
+		c.Error("ERR timeout is negative")
+		return
+	}
+	now := time.Now().UnixMilli()
+	until := now + ms
+	if ms > (1<<63-1)-now {
+		until = 1<<63 - 1
+	}
+	if ms > 0 {
+		c.Srv.Pause(until, all)
+	}
+	c.W.OK()
+}
+
+func clientUnpause(c *Ctx) {
+	c.Srv.Unpause()
+	c.W.OK()
+}
+
+// clientGetRedir and clientTrackingInfo report tracking as off: shardis has no client-side
+// caching support.
+func clientGetRedir(c *Ctx) { c.W.Int(-1) }
+
+func clientTrackingInfo(c *Ctx) {
+	c.W.MapLen(3)
+	c.W.BulkString("flags")
+	c.W.SetLen(1)
+	c.W.BulkString("off")
+	c.W.BulkString("redirect")
+	c.W.Int(-1)
+	c.W.BulkString("prefixes")
+	c.W.ArrayLen(0)
+}
+
+func clientHelp(c *Ctx) {
+	helpReply(c,
+		"GETREDIR",
+		"    Return the client ID we are redirecting to when tracking is enabled.",
+		"GETNAME",
+		"    Return the name of the current connection.",
+		"ID",
+		"    Return the ID of the current connection.",
+		"INFO",
+		"    Return information about the current client connection.",
+		"KILL <ip:port>",
+		"    Kill connection made from <ip:port>.",
+		"KILL <option> <value> [<option> <value> [...]]",
+		"    Kill connections. Options are:",
+		"    * ADDR (<ip:port>|<unixsocket>:0)",
+		"      Kill connections made from the specified address",
+		"    * LADDR (<ip:port>|<unixsocket>:0)",
+		"      Kill connections made to specified local address",
+		"    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
+		"      Kill connections by type.",
+		"    * USER <username>",
+		"      Kill connections authenticated by <username>.",
+		"    * SKIPME (YES|NO)",
+		"      Skip killing current connection (default: yes).",
+		"LIST [options ...]",
+		"    Return information about client connections. Options:",
+		"    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
+		"      Return clients of specified type.",
+		"UNPAUSE",
+		"    Stop the current client pause, resuming traffic.",
+		"PAUSE <timeout> [WRITE|ALL]",
+		"    Suspend all, or just write, clients for <timeout> milliseconds.",
+		"REPLY (ON|OFF|SKIP)",
+		"    Control the replies sent to the current connection.",
+		"SETNAME <name>",
+		"    Assign the name <name> to the current connection.",
+		"SETINFO <option> <value>",
+		"    Set client meta attr. Options are:",
+		"    * LIB-NAME: the client lib name.",
+		"    * LIB-VER: the client lib version.",
+		"TRACKINGINFO",
+		"    Report tracking status for the current connection.",
+		"NO-EVICT (ON|OFF)",
+		"    Protect current client connection from eviction.",
+		"NO-TOUCH (ON|OFF)",
+		"    Will not touch LRU/LFU stats when this mode is on.",
+	)
+}

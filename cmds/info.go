@@ -1,0 +1,457 @@
+package cmds
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// INFO: Redis 7.0's sections and field names, filled with what shardis can measure, plus a
+// "shardis" section describing the shards. Fields with no meaning here (replication backlog,
+// AOF rewrites, forks) report what an idle Redis reports.
+
+func init() {
+	register(&Command{Name: "info", Arity: -1, Flags: []string{"loading", "stale"}, ACL: []string{"slow", "dangerous"},
+		Group: "server", Since: "1.0.0", Summary: "Get information and statistics about the server",
+		Complexity: "O(1)", Syntax: "[section [section ...]]", Exec: ExecServer, Run: infoCommand})
+}
+
+// infoSection is one "# Title" block of INFO.
+type infoSection struct {
+	name    string // lower case, as INFO's arguments name it
+	title   string
+	deflt   bool // part of INFO / INFO default
+	collect func(c *Ctx, w *infoWriter)
+}
+
+// infoSections in the order INFO prints them (Redis's order, then shardis's own).
+var infoSections = []infoSection{
+	{"server", "Server", true, infoServer},
+	{"clients", "Clients", true, infoClients},
+	{"memory", "Memory", true, infoMemory},
+	{"persistence", "Persistence", true, infoPersistence},
+	{"stats", "Stats", true, infoStats},
+	{"replication", "Replication", true, infoReplication},
+	{"cpu", "CPU", true, infoCPU},
+	{"modules", "Modules", true, func(*Ctx, *infoWriter) {}},
+	{"commandstats", "Commandstats", false, infoCommandStats},
+	{"cluster", "Cluster", true, func(_ *Ctx, w *infoWriter) { w.int("cluster_enabled", 0) }},
+	{"keyspace", "Keyspace", true, infoKeyspace},
+	{"shardis", "Shardis", true, infoShardis},
+}
+
+func infoCommand(c *Ctx) {
+	want := make([]bool, len(infoSections))
+	if len(c.Args) == 1 {
+		for i, s := range infoSections {
+			want[i] = s.deflt
+		}
+	}
+	for _, a := range c.Args[1:] {
+		switch {
+		case equalFold(a, "all"), equalFold(a, "everything"):
+			for i := range want {
+				want[i] = true
+			}
+		case equalFold(a, "default"):
+			for i, s := range infoSections {
+				want[i] = want[i] || s.deflt
+			}
+		default:
+			for i, s := range infoSections {
+				if equalFold(a, s.name) {
+					want[i] = true
+				}
+			}
+		}
+	}
+	w := &infoWriter{}
+	for i, s := range infoSections {
+		if !want[i] {
+			continue
+		}
+		if len(w.b) > 0 {
+			w.b = append(w.b, "\r\n"...)
+		}
+		w.b = append(w.b, "# "...)
+		w.b = append(w.b, s.title...)
+		w.b = append(w.b, "\r\n"...)
+		s.collect(c, w)
+	}
+	c.W.Verbatim("txt", string(w.b))
+}
+
+// infoWriter accumulates "field:value\r\n" lines.
+type infoWriter struct{ b []byte }
+
+func (w *infoWriter) str(k, v string) {
+	w.b = append(w.b, k...)
+	w.b = append(w.b, ':')
+	w.b = append(w.b, v...)
+	w.b = append(w.b, "\r\n"...)
+}
+
+func (w *infoWriter) int(k string, v int64) { w.str(k, strconv.FormatInt(v, 10)) }
+
+func (w *infoWriter) float(k string, v float64, prec int) {
+	w.str(k, strconv.FormatFloat(v, 'f', prec, 64))
+}
+
+// bytesToHuman formats a byte count as Redis does in INFO ("1.16M").
+func bytesToHuman(n int64) string {
+	d := float64(n)
+	switch {
+	case n < 1024:
+		return strconv.FormatInt(n, 10) + "B"
+	case n < 1<<20:
+		return fmt.Sprintf("%.2fK", d/(1<<10))
+	case n < 1<<30:
+		return fmt.Sprintf("%.2fM", d/(1<<20))
+	case n < 1<<40:
+		return fmt.Sprintf("%.2fG", d/(1<<30))
+	case n < 1<<50:
+		return fmt.Sprintf("%.2fT", d/(1<<40))
+	}
+	return fmt.Sprintf("%.2fP", d/(1<<50))
+}
+
+func infoServer(c *Ctx, w *infoWriter) {
+	srv := c.Srv
+	now := time.Now()
+	w.str("redis_version", RedisVersion)
+	w.str("redis_git_sha1", "00000000")
+	w.str("redis_git_dirty", "0")
+	w.str("redis_build_id", "0")
+	w.str("redis_mode", "standalone")
+	w.str("os", infoOS())
+	w.int("arch_bits", strconv.IntSize)
+	w.str("monotonic_clock", "POSIX clock_gettime")
+	if runtime.GOOS == "linux" {
+		w.str("multiplexing_api", "epoll")
+	} else {
+		w.str("multiplexing_api", "kqueue")
+	}
+	w.str("go_version", runtime.Version())
+	w.int("process_id", int64(os.Getpid()))
+	w.str("process_supervised", "no")
+	w.str("run_id", srv.RunID)
+	w.int("tcp_port", int64(srv.Port))
+	w.int("server_time_usec", now.UnixMicro())
+	up := int64(now.Sub(srv.Started) / time.Second)
+	w.int("uptime_in_seconds", up)
+	w.int("uptime_in_days", up/86400)
+	w.int("hz", int64(srv.Config.Hz()))
+	w.int("configured_hz", int64(srv.Config.Hz()))
+	w.int("lru_clock", now.Unix()&(1<<24-1))
+	exe, _ := os.Executable()
+	w.str("executable", exe)
+	cfgFile := srv.Config.File()
+	if cfgFile != "" {
+		if abs, err := filepath.Abs(cfgFile); err == nil {
+			cfgFile = abs
+		}
+	}
+	w.str("config_file", cfgFile)
+	w.int("io_threads_active", 0)
+}
+
+// infoOS is uname's "sysname release machine", as Redis prints it.
+func infoOS() string {
+	var u syscall.Utsname
+	if err := syscall.Uname(&u); err != nil {
+		return runtime.GOOS + " " + runtime.GOARCH
+	}
+	field := func(f [65]int8) string {
+		b := make([]byte, 0, len(f))
+		for _, ch := range f {
+			if ch == 0 {
+				break
+			}
+			b = append(b, byte(ch))
+		}
+		return string(b)
+	}
+	return field(u.Sysname) + " " + field(u.Release) + " " + field(u.Machine)
+}
+
+func infoClients(c *Ctx, w *infoWriter) {
+	w.int("connected_clients", int64(c.Srv.Clients.Count()))
+	w.int("cluster_connections", 0)
+	w.int("maxclients", int64(c.Srv.Config.MaxClients()))
+	w.int("client_recent_max_input_buffer", 0)
+	w.int("client_recent_max_output_buffer", 0)
+	w.int("blocked_clients", 0)
+	w.int("tracking_clients", 0)
+	w.int("clients_in_timeout_table", 0)
+}
+
+// storeProperty reads an integer RocksDB property (0 when unavailable).
+func storeProperty(c *Ctx, name string) int64 {
+	n, _ := strconv.ParseInt(strings.TrimSpace(c.Srv.Store.Property(name)), 10, 64)
+	return n
+}
+
+func infoMemory(c *Ctx, w *infoWriter) {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	goUsed := int64(ms.HeapAlloc + ms.StackInuse + ms.MSpanInuse + ms.MCacheInuse + ms.GCSys + ms.OtherSys + ms.BuckHashSys)
+	memtables := storeProperty(c, "rocksdb.cur-size-all-mem-tables")
+	readers := storeProperty(c, "rocksdb.estimate-table-readers-mem")
+	cache := int64(c.Srv.Store.BlockCacheUsage())
+	used := goUsed + memtables + readers + cache
+	peak := c.Srv.memPeak.Load()
+	for used > peak && !c.Srv.memPeak.CompareAndSwap(peak, used) {
+		peak = c.Srv.memPeak.Load()
+	}
+	peak = max(peak, used)
+	rss := infoRSS()
+	w.int("used_memory", used)
+	w.str("used_memory_human", bytesToHuman(used))
+	w.int("used_memory_rss", rss)
+	w.str("used_memory_rss_human", bytesToHuman(rss))
+	w.int("used_memory_peak", peak)
+	w.str("used_memory_peak_human", bytesToHuman(peak))
+	w.str("used_memory_peak_perc", fmt.Sprintf("%.2f%%", float64(used)*100/float64(peak)))
+	w.int("used_memory_go", goUsed)
+	w.int("used_memory_rocksdb_memtables", memtables)
+	w.int("used_memory_rocksdb_table_readers", readers)
+	w.int("used_memory_rocksdb_block_cache", cache)
+	w.int("rocksdb_block_cache_capacity", c.Srv.Config.BlockCacheSize())
+	var si syscall.Sysinfo_t
+	if syscall.Sysinfo(&si) == nil {
+		total := int64(si.Totalram) * int64(si.Unit)
+		w.int("total_system_memory", total)
+		w.str("total_system_memory_human", bytesToHuman(total))
+	}
+	w.int("maxmemory", 0)
+	w.str("maxmemory_human", "0B")
+	w.str("maxmemory_policy", "noeviction")
+	if used > 0 {
+		w.float("mem_fragmentation_ratio", float64(rss)/float64(used), 2)
+	}
+	w.str("mem_allocator", "go+libc")
+	w.int("lazyfree_pending_objects", 0)
+}
+
+// infoRSS reads the resident set size from /proc (0 where there is none).
+func infoRSS() int64 {
+	data, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(data))
+	if len(f) < 2 {
+		return 0
+	}
+	pages, _ := strconv.ParseInt(f[1], 10, 64)
+	return pages * int64(os.Getpagesize())
+}
+
+func infoPersistence(c *Ctx, w *infoWriter) {
+	srv := c.Srv
+	w.int("loading", 0)
+	w.int("async_loading", 0)
+	w.int("rdb_changes_since_last_save", srv.Store.Dirty.Load())
+	running := srv.bgsaveRunning.Load()
+	w.int("rdb_bgsave_in_progress", infoBool(running))
+	w.int("rdb_last_save_time", srv.Store.LastSave.Load())
+	if srv.bgsaveFailed.Load() {
+		w.str("rdb_last_bgsave_status", "err")
+	} else {
+		w.str("rdb_last_bgsave_status", "ok")
+	}
+	if srv.bgsaveEver.Load() {
+		w.int("rdb_last_bgsave_time_sec", srv.bgsaveLastSecs.Load())
+	} else {
+		w.int("rdb_last_bgsave_time_sec", -1)
+	}
+	if running {
+		w.int("rdb_current_bgsave_time_sec", (time.Now().UnixMilli()-srv.bgsaveStarted.Load())/1000)
+	} else {
+		w.int("rdb_current_bgsave_time_sec", -1)
+	}
+	w.int("rdb_saves", srv.saves.Load())
+	w.int("aof_enabled", 1)
+	w.int("aof_rewrite_in_progress", 0)
+	w.int("aof_rewrite_scheduled", 0)
+	w.int("aof_last_rewrite_time_sec", -1)
+	w.int("aof_current_rewrite_time_sec", -1)
+	w.str("aof_last_bgrewrite_status", "ok")
+	w.int("aof_rewrites", 0)
+	w.str("aof_last_write_status", "ok")
+}
+
+func infoBool(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// rateSampler turns INFO's counters into the instantaneous_* rates. shardis has no server
+// cron sampling them, so the rate is measured between INFO calls: over the interval since the
+// previous sample, once it is at least rateMinInterval old.
+type rateSampler struct {
+	mu                   sync.Mutex
+	at                   time.Time
+	ops, in, out         int64
+	opsRate, inKB, outKB float64
+}
+
+const rateMinInterval = 100 * time.Millisecond
+
+func (r *rateSampler) sample(now time.Time, ops, in, out int64) (float64, float64, float64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.at.IsZero() {
+		r.at, r.ops, r.in, r.out = now, ops, in, out
+		return 0, 0, 0
+	}
+	if d := now.Sub(r.at); d >= rateMinInterval {
+		secs := d.Seconds()
+		r.opsRate = float64(max(ops-r.ops, 0)) / secs
+		r.inKB = float64(max(in-r.in, 0)) / secs / 1024
+		r.outKB = float64(max(out-r.out, 0)) / secs / 1024
+		r.at, r.ops, r.in, r.out = now, ops, in, out
+	}
+	return r.opsRate, r.inKB, r.outKB
+}
+
+func infoStats(c *Ctx, w *infoWriter) {
+	st := &c.Srv.Stats
+	ops, in, out := st.CommandsProcessed.Load(), st.NetInputBytes.Load(), st.NetOutputBytes.Load()
+	opsRate, inKB, outKB := c.Srv.rate.sample(time.Now(), ops, in, out)
+	w.int("total_connections_received", st.ConnectionsReceived.Load())
+	w.int("total_commands_processed", ops)
+	w.int("instantaneous_ops_per_sec", int64(opsRate))
+	w.int("total_net_input_bytes", in)
+	w.int("total_net_output_bytes", out)
+	w.int("total_net_repl_input_bytes", 0)
+	w.int("total_net_repl_output_bytes", 0)
+	w.float("instantaneous_input_kbps", inKB, 2)
+	w.float("instantaneous_output_kbps", outKB, 2)
+	w.str("instantaneous_input_repl_kbps", "0.00")
+	w.str("instantaneous_output_repl_kbps", "0.00")
+	w.int("rejected_connections", st.RejectedConnections.Load())
+	w.int("sync_full", 0)
+	w.int("sync_partial_ok", 0)
+	w.int("sync_partial_err", 0)
+	w.int("expired_keys", st.ExpiredKeys.Load())
+	w.str("expired_stale_perc", "0.00")
+	w.int("expired_time_cap_reached_count", 0)
+	w.int("evicted_keys", 0)
+	w.int("evicted_clients", 0)
+	w.int("keyspace_hits", st.KeyspaceHits.Load())
+	w.int("keyspace_misses", st.KeyspaceMisses.Load())
+	w.int("latest_fork_usec", 0)
+	w.int("total_forks", 0)
+	w.int("unexpected_error_replies", 0)
+	w.int("total_error_replies", st.ErrorReplies.Load())
+}
+
+// replID returns the server's replication id, made once (as Redis does at startup).
+func (s *Server) replIDString() string {
+	s.replID.once.Do(func() {
+		b := make([]byte, 20)
+		_, _ = rand.Read(b)
+		s.replID.id = hex.EncodeToString(b)
+	})
+	return s.replID.id
+}
+
+func infoReplication(c *Ctx, w *infoWriter) {
+	var offset uint64
+	st := c.Srv.Store
+	for i := range st.NumShards() {
+		_, last := st.Shard(i).BinlogRange()
+		offset += last
+	}
+	w.str("role", "master")
+	w.int("connected_slaves", 0)
+	w.str("master_failover_state", "no-failover")
+	w.str("master_replid", c.Srv.replIDString())
+	w.str("master_replid2", strings.Repeat("0", 40))
+	// The shards' binlogs are the replication stream: its offset is the sum of their last
+	// sequence numbers.
+	w.str("master_repl_offset", strconv.FormatUint(offset, 10))
+	w.int("second_repl_offset", -1)
+	w.int("repl_backlog_active", 0)
+	w.int("repl_backlog_size", 0)
+	w.int("repl_backlog_first_byte_offset", 0)
+	w.int("repl_backlog_histlen", 0)
+}
+
+func infoCPU(_ *Ctx, w *infoWriter) {
+	secs := func(tv syscall.Timeval) float64 { return float64(tv.Sec) + float64(tv.Usec)/1e6 }
+	var self, children syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &self)
+	_ = syscall.Getrusage(syscall.RUSAGE_CHILDREN, &children)
+	w.float("used_cpu_sys", secs(self.Stime), 6)
+	w.float("used_cpu_user", secs(self.Utime), 6)
+	w.float("used_cpu_sys_children", secs(children.Stime), 6)
+	w.float("used_cpu_user_children", secs(children.Utime), 6)
+}
+
+func infoCommandStats(_ *Ctx, w *infoWriter) {
+	var all []*Command
+	for _, cmd := range table {
+		all = append(all, cmd)
+		for _, sub := range cmd.Subs {
+			all = append(all, sub)
+		}
+	}
+	slices.SortFunc(all, func(a, b *Command) int { return strings.Compare(a.Name, b.Name) })
+	for _, cmd := range all {
+		calls, usec, rejected, failed := cmd.Stats()
+		if calls == 0 && rejected == 0 && failed == 0 {
+			continue
+		}
+		perCall := 0.0
+		if calls > 0 {
+			perCall = float64(usec) / float64(calls)
+		}
+		w.str("cmdstat_"+cmd.Name, fmt.Sprintf("calls=%d,usec=%d,usec_per_call=%.2f,rejected_calls=%d,failed_calls=%d",
+			calls, usec, perCall, rejected, failed))
+	}
+}
+
+func infoKeyspace(c *Ctx, w *infoWriter) {
+	st := c.Srv.Store
+	for db := range st.Databases() {
+		var keys, expires int64
+		for i := range st.NumShards() {
+			sh := st.Shard(i)
+			keys += sh.Keys(db)
+			expires += sh.Expires(db)
+		}
+		if keys > 0 {
+			w.str("db"+strconv.Itoa(db), fmt.Sprintf("keys=%d,expires=%d,avg_ttl=0", keys, expires))
+		}
+	}
+}
+
+// infoShardis describes the shards: how many, how many event loops, and for each shard its
+// key count and the range of binlog sequence numbers it still holds.
+func infoShardis(c *Ctx, w *infoWriter) {
+	st := c.Srv.Store
+	w.int("shards", int64(st.NumShards()))
+	w.int("loops", int64(c.Srv.Config.Loops()))
+	for i := range st.NumShards() {
+		sh := st.Shard(i)
+		var keys int64
+		for db := range st.Databases() {
+			keys += sh.Keys(db)
+		}
+		first, last := sh.BinlogRange()
+		w.str("shard_"+strconv.Itoa(i), fmt.Sprintf("keys=%d,binlog_first_seq=%d,binlog_last_seq=%d", keys, first, last))
+	}
+}

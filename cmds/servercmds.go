@@ -1,0 +1,368 @@
+package cmds
+
+import (
+	"log"
+	"math"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Server administration: CONFIG, TIME, LASTSAVE, SAVE, BGSAVE, SHUTDOWN, SLOWLOG, MONITOR and
+// DEBUG. Those that read server state run as ExecServer, in order after the commands the client
+// pipelined before them; MONITOR and SHUTDOWN act on the connection at once (ExecConn).
+
+func init() {
+	var (
+		adminFlags  = []string{"admin", "noscript", "loading", "stale"}
+		aclAdmin    = []string{"admin", "slow", "dangerous"}
+		helpSummary = "Show helpful text about the different subcommands"
+		srvSub      = func(arity int, flags, acl []string, since, summary, complexity, syntax string, run func(*Ctx)) *Command {
+			return &Command{Arity: arity, Flags: flags, ACL: acl, Since: since, Summary: summary,
+				Complexity: complexity, Syntax: syntax, Exec: ExecServer, Run: run}
+		}
+	)
+	const configCplx = "O(N) when N is the number of configuration parameters provided"
+	register(
+		&Command{Name: "config", Arity: -2, ACL: []string{"slow"}, Group: "server", Since: "2.0.0",
+			Summary: "A container for server configuration commands", Complexity: "Depends on subcommand.",
+			Exec: ExecServer,
+			Subs: map[string]*Command{
+				"get": srvSub(-3, adminFlags, aclAdmin, "2.0.0", "Get the values of configuration parameters",
+					configCplx, "parameter [parameter ...]", configGet),
+				"set": srvSub(-4, adminFlags, aclAdmin, "2.0.0", "Set configuration parameters to the given values",
+					configCplx, "parameter value [parameter value ...]", configSet),
+				"resetstat": srvSub(2, adminFlags, aclAdmin, "2.0.0", "Reset the stats returned by INFO",
+					"O(1)", "", configResetStat),
+				"rewrite": srvSub(2, adminFlags, aclAdmin, "2.8.0",
+					"Rewrite the configuration file with the in memory configuration", "O(1)", "", configRewrite),
+				"help": srvSub(2, []string{"loading", "stale"}, []string{"slow"}, "5.0.0", helpSummary,
+					"O(1)", "", configHelp),
+			}},
+		&Command{Name: "time", Arity: 1, Flags: []string{"loading", "stale", "fast"}, ACL: []string{"fast"},
+			Group: "server", Since: "2.6.0", Summary: "Return the current server time", Complexity: "O(1)",
+			Exec: ExecServer, Run: timeCommand},
+		&Command{Name: "lastsave", Arity: 1, Flags: []string{"loading", "stale", "fast"},
+			ACL: []string{"admin", "fast", "dangerous"}, Group: "server", Since: "1.0.0",
+			Summary: "Get the UNIX time stamp of the last successful save to disk", Complexity: "O(1)",
+			Exec: ExecServer, Run: lastsaveCommand},
+		&Command{Name: "save", Arity: 1, Flags: []string{"admin", "noscript", "no_async_loading", "no_multi"},
+			ACL: aclAdmin, Group: "server", Since: "1.0.0", Summary: "Synchronously save the dataset to disk",
+			Complexity: "O(N) where N is the total number of keys in all databases",
+			Exec:       ExecServer, Run: saveCommand},
+		&Command{Name: "bgsave", Arity: -1, Flags: []string{"admin", "noscript", "no_async_loading"},
+			ACL: aclAdmin, Group: "server", Since: "1.0.0", Summary: "Asynchronously save the dataset to disk",
+			Complexity: "O(1)", Syntax: "[SCHEDULE]", Exec: ExecServer, Run: bgsaveCommand},
+		&Command{Name: "shutdown", Arity: -1,
+			Flags: []string{"admin", "noscript", "loading", "stale", "no_multi", "allow_busy"},
+			ACL:   aclAdmin, Group: "server", Since: "1.0.0",
+			Summary:    "Synchronously save the dataset to disk and then shut down the server",
+			Complexity: "O(N) when saving, where N is the total number of keys in all databases when saving data, otherwise O(1)",
+			Syntax:     "[NOSAVE | SAVE] [NOW] [FORCE] [ABORT]", Exec: ExecConn, Run: shutdownCommand},
+		&Command{Name: "monitor", Arity: 1, Flags: adminFlags, ACL: aclAdmin, Group: "server", Since: "1.0.0",
+			Summary: "Listen for all requests received by the server in real time",
+			Exec:    ExecConn, Run: monitorCommand},
+		&Command{Name: "slowlog", Arity: -2, ACL: []string{"slow"}, Group: "server", Since: "2.2.12",
+			Summary: "A container for slow log commands", Complexity: "Depends on subcommand.",
+			Exec: ExecServer,
+			Subs: map[string]*Command{
+				"get": srvSub(-2, []string{"admin", "loading", "stale"}, aclAdmin, "2.2.12", "Get the slow log's entries",
+					"O(N) where N is the number of entries returned", "[count]", slowlogGet),
+				"len": srvSub(2, []string{"admin", "loading", "stale"}, aclAdmin, "2.2.12", "Get the slow log's length",
+					"O(1)", "", slowlogLen),
+				"reset": srvSub(2, []string{"admin", "loading", "stale"}, aclAdmin, "2.2.12",
+					"Clear all entries from the slow log", "O(N) where N is the number of entries in the slowlog",
+					"", slowlogReset),
+				"help": srvSub(2, []string{"loading", "stale"}, []string{"slow"}, "6.2.0", helpSummary,
+					"O(1)", "", slowlogHelp),
+			}},
+		&Command{Name: "debug", Arity: -2, Flags: adminFlags, ACL: aclAdmin, Group: "server", Since: "1.0.0",
+			Summary: "A container for debugging commands", Complexity: "Depends on subcommand.",
+			Exec: ExecServer, Run: debugCommand},
+	)
+}
+
+// ---- CONFIG ----
+
+func configGet(c *Ctx) {
+	patterns := make([]string, len(c.Args)-2)
+	for i, a := range c.Args[2:] {
+		patterns[i] = string(a)
+	}
+	kvs := c.Srv.Config.GetMulti(patterns)
+	c.W.MapLen(len(kvs))
+	for _, kv := range kvs {
+		c.W.BulkString(kv[0])
+		c.W.BulkString(kv[1])
+	}
+}
+
+func configSet(c *Ctx) {
+	if len(c.Args)%2 != 0 {
+		c.Error(errSyntax)
+		return
+	}
+	pairs := make([][2]string, 0, (len(c.Args)-2)/2)
+	for i := 2; i+1 < len(c.Args); i += 2 {
+		pairs = append(pairs, [2]string{string(c.Args[i]), string(c.Args[i+1])})
+	}
+	if err := c.Srv.Config.Set(pairs); err != nil {
+		c.Error(err.Error())
+		return
+	}
+	c.W.OK()
+}
+
+func configResetStat(c *Ctx) {
+	c.Srv.ResetStats()
+	c.W.OK()
+}
+
+// configRewrite: shardis does not rewrite its config file (values set with CONFIG SET last
+// until restart), so with a file it says so instead of pretending.
+func configRewrite(c *Ctx) {
+	file := c.Srv.Config.File()
+	if file == "" {
+		c.Error("ERR The server is running without a config file")
+		return
+	}
+	c.Error("ERR Rewriting config file: CONFIG REWRITE is not supported by shardis, edit " + file + " instead")
+}
+
+func configHelp(c *Ctx) {
+	helpReply(c,
+		"GET <pattern>",
+		"    Return parameters matching the glob-like <pattern> and their values.",
+		"SET <directive> <value>",
+		"    Set the configuration <directive> to <value>.",
+		"RESETSTAT",
+		"    Reset statistics reported by the INFO command.",
+		"REWRITE",
+		"    Rewrite the configuration file.",
+	)
+}
+
+// ---- TIME, LASTSAVE, SAVE, BGSAVE ----
+
+func timeCommand(c *Ctx) {
+	now := time.Now()
+	c.W.ArrayLen(2)
+	c.W.BulkString(strconv.FormatInt(now.Unix(), 10))
+	c.W.BulkString(strconv.FormatInt(int64(now.Nanosecond()/1000), 10))
+}
+
+func lastsaveCommand(c *Ctx) { c.W.Int(c.Srv.Store.LastSave.Load()) }
+
+// checkpointDir is where SAVE and BGSAVE put the RocksDB checkpoint.
+func checkpointDir(c *Ctx) string { return filepath.Join(c.Srv.Config.Dir(), "checkpoint") }
+
+const errBgsaveRunning = "ERR Background save already in progress"
+
+func saveCommand(c *Ctx) {
+	srv := c.Srv
+	if !srv.bgsave.TryLock() {
+		c.Error(errBgsaveRunning)
+		return
+	}
+	defer srv.bgsave.Unlock()
+	if err := srv.Store.Checkpoint(checkpointDir(c)); err != nil {
+		log.Printf("SAVE: checkpoint failed: %v", err)
+		c.Error("ERR")
+		return
+	}
+	srv.saves.Add(1)
+	c.W.OK()
+}
+
+func bgsaveCommand(c *Ctx) {
+	if len(c.Args) > 1 && !(len(c.Args) == 2 && equalFold(c.Args[1], "schedule")) {
+		c.Error(errSyntax)
+		return
+	}
+	srv := c.Srv
+	if !srv.bgsave.TryLock() {
+		c.Error(errBgsaveRunning)
+		return
+	}
+	dir := checkpointDir(c)
+	start := time.Now()
+	srv.bgsaveStarted.Store(start.UnixMilli())
+	srv.bgsaveRunning.Store(true)
+	go func() {
+		defer srv.bgsave.Unlock()
+		err := srv.Store.Checkpoint(dir)
+		if err != nil {
+			log.Printf("BGSAVE: checkpoint failed: %v", err)
+		} else {
+			srv.saves.Add(1)
+		}
+		srv.bgsaveFailed.Store(err != nil)
+		srv.bgsaveLastSecs.Store(int64(time.Since(start) / time.Second))
+		srv.bgsaveEver.Store(true)
+		srv.bgsaveRunning.Store(false)
+	}()
+	c.W.Simple("Background saving started")
+}
+
+// ---- SHUTDOWN ----
+
+// shutdownCommand stops the server. As in Redis, success sends no reply: the connection just
+// closes. SAVE takes a checkpoint first (every write is already durable in RocksDB, so the
+// default is not to).
+func shutdownCommand(c *Ctx) {
+	var nosave, save, now, force, abort bool
+	for _, a := range c.Args[1:] {
+		switch {
+		case equalFold(a, "nosave"):
+			nosave = true
+		case equalFold(a, "save"):
+			save = true
+		case equalFold(a, "now"):
+			now = true // there are no replicas to wait for: every shutdown is immediate
+		case equalFold(a, "force"):
+			force = true
+		case equalFold(a, "abort"):
+			abort = true
+		default:
+			c.Error(errSyntax)
+			return
+		}
+	}
+	if (abort && (nosave || save || now || force)) || (nosave && save) {
+		c.Error(errSyntax)
+		return
+	}
+	if abort {
+		// A shutdown starts at once and cannot be waited on, so none is ever in progress.
+		c.Error("ERR No shutdown in progress.")
+		return
+	}
+	srv := c.Srv
+	// Wait for a running BGSAVE: the store must not close under its checkpoint.
+	srv.bgsave.Lock()
+	if save {
+		if err := srv.Store.Checkpoint(checkpointDir(c)); err != nil {
+			log.Printf("SHUTDOWN SAVE: checkpoint failed: %v", err)
+			if !force {
+				srv.bgsave.Unlock()
+				c.Error("ERR Errors trying to SHUTDOWN. Check logs.")
+				return
+			}
+		}
+	}
+	if srv.Shutdown == nil {
+		srv.bgsave.Unlock()
+		c.Error("ERR Errors trying to SHUTDOWN. Check logs.")
+		return
+	}
+	// The lock stays held: no BGSAVE may start while the server stops.
+	log.Printf("SHUTDOWN requested by client id=%d addr=%s", c.Client.ID, c.Client.Addr)
+	c.Client.Quitting = true // run nothing the client pipelined after it
+	srv.Shutdown()
+}
+
+// ---- MONITOR ----
+
+// monitorCommand makes the connection receive every command the server runs; a second
+// MONITOR is ignored without a reply, as in Redis.
+func monitorCommand(c *Ctx) {
+	cl := c.Client
+	if cl.Monitor {
+		return
+	}
+	cl.Monitor = true
+	cl.Publish()
+	c.Srv.Clients.AddMonitor(cl)
+	c.W.OK()
+}
+
+// ---- SLOWLOG ----
+
+func slowlogGet(c *Ctx) {
+	if len(c.Args) > 3 {
+		subcommandSyntaxError(c)
+		return
+	}
+	n := 10
+	if len(c.Args) == 3 {
+		v, ok := parseInt(c.Args[2])
+		if !ok || v < -1 {
+			c.Error("ERR count should be greater than or equal to -1")
+			return
+		}
+		n = int(min(v, math.MaxInt32))
+	}
+	entries := c.Srv.Slowlog.Get(n)
+	c.W.ArrayLen(len(entries))
+	for _, e := range entries {
+		c.W.ArrayLen(6)
+		c.W.Int(e.ID)
+		c.W.Int(e.Time)
+		c.W.Int(e.Duration)
+		c.W.ArrayLen(len(e.Args))
+		for _, a := range e.Args {
+			c.W.BulkString(a)
+		}
+		c.W.BulkString(e.Addr)
+		c.W.BulkString(e.Name)
+	}
+}
+
+func slowlogLen(c *Ctx) { c.W.Int(int64(c.Srv.Slowlog.Len())) }
+
+func slowlogReset(c *Ctx) {
+	c.Srv.Slowlog.Reset()
+	c.W.OK()
+}
+
+func slowlogHelp(c *Ctx) {
+	helpReply(c,
+		"GET [<count>]",
+		"    Return top <count> entries from the slowlog (default: 10, -1 mean all).",
+		"    Entries are made of:",
+		"    id, timestamp, time in microseconds, arguments array, client IP and port,",
+		"    client name",
+		"LEN",
+		"    Return the length of the slowlog.",
+		"RESET",
+		"    Reset the slowlog.",
+	)
+}
+
+// ---- DEBUG ----
+
+// debugCommand implements the DEBUG subcommands shardis supports: SLEEP and HELP.
+func debugCommand(c *Ctx) {
+	switch {
+	case len(c.Args) == 2 && equalFold(c.Args[1], "help"):
+		helpReply(c,
+			"SLEEP <seconds>",
+			"    Stop the server for <seconds>. Decimals allowed.",
+		)
+	case len(c.Args) == 3 && equalFold(c.Args[1], "sleep"):
+		secs := debugParseSeconds(c.Args[2])
+		if secs > 0 {
+			d := time.Duration(math.MaxInt64)
+			if secs < float64(math.MaxInt64)/1e9 {
+				d = time.Duration(secs * 1e9)
+			}
+			time.Sleep(d)
+		}
+		c.W.OK()
+	default:
+		subcommandSyntaxError(c)
+	}
+}
+
+// debugParseSeconds reads a number the way C's strtod does for DEBUG SLEEP: the longest
+// numeric prefix counts, and text that is no number at all is 0.
+func debugParseSeconds(b []byte) float64 {
+	s := strings.TrimLeft(string(b), " \t\n\v\f\r")
+	for end := len(s); end > 0; end-- {
+		if v, err := strconv.ParseFloat(s[:end], 64); err == nil {
+			return v
+		}
+	}
+	return 0
+}
