@@ -196,7 +196,7 @@ func infoClients(c *Ctx, w *infoWriter) {
 
 // storeProperty reads an integer RocksDB property (0 when unavailable).
 func storeProperty(c *Ctx, name string) int64 {
-	n, _ := strconv.ParseInt(strings.TrimSpace(c.Srv.Store.Property(name)), 10, 64)
+	n := c.Srv.Store.IntProperty(name)
 	return n
 }
 

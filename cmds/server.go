@@ -27,9 +27,10 @@ type Server struct {
 	Shutdown func()
 
 	// pauseUntil/pauseAll: CLIENT PAUSE state, read by the reactor before dispatching.
-	pauseUntil atomic.Int64 // unix ms; 0: not paused
-	pauseAll   atomic.Bool  // ALL (true) or WRITE (false)
-	pauseMu    sync.Mutex   // serialises Pause's read-modify-write
+	pauseUntil   atomic.Int64 // unix ms; 0: not paused
+	pauseAll     atomic.Bool  // ALL (true) or WRITE (false)
+	pauseMu      sync.Mutex   // serialises Pause's read-modify-write and guards pauseWaiters
+	pauseWaiters []func()
 
 	bgsave sync.Mutex // one checkpoint at a time
 
@@ -145,5 +146,22 @@ func (s *Server) Pause(until int64, all bool) {
 	s.pauseUntil.Store(until)
 }
 
-// Unpause ends a pause (CLIENT UNPAUSE).
-func (s *Server) Unpause() { s.pauseUntil.Store(0) }
+// Unpause ends a pause (CLIENT UNPAUSE) and wakes the connections it held back.
+func (s *Server) Unpause() {
+	s.pauseMu.Lock()
+	s.pauseUntil.Store(0)
+	waiters := s.pauseWaiters
+	s.pauseWaiters = nil
+	s.pauseMu.Unlock()
+	for _, wake := range waiters {
+		wake()
+	}
+}
+
+// WaitUnpause registers wake to be called by Unpause: a connection holding back a command
+// for the pause. (The connection also sets a timer for the pause's end.)
+func (s *Server) WaitUnpause(wake func()) {
+	s.pauseMu.Lock()
+	s.pauseWaiters = append(s.pauseWaiters, wake)
+	s.pauseMu.Unlock()
+}

@@ -199,12 +199,15 @@ func (cn *conn) dispatch(start int) bool {
 	}
 	s := b.addSlot(start)
 	s.db, s.resp3 = cl.DB, cl.RESP3
-	switch cl.ReplyMode {
-	case cmds.ReplyOff:
-		s.suppress = true
-	case cmds.ReplySkip:
-		s.suppress = true
-		cl.ReplyMode = cmds.ReplyOn
+	// CLIENT REPLY ON and RESET always answer (OFF and SKIP silence themselves).
+	if cmd == nil || (cmd.Name != "client|reply" && cmd.Name != "reset") {
+		switch cl.ReplyMode {
+		case cmds.ReplyOff:
+			s.suppress = true
+		case cmds.ReplySkip:
+			s.suppress = true
+			cl.ReplyMode = cmds.ReplyOn
+		}
 	}
 	refuse := func(msg string) bool {
 		w := codec.Writer{Buf: s.reply[:0], RESP3: s.resp3}
@@ -227,7 +230,10 @@ func (cn *conn) dispatch(start int) bool {
 	}
 	s.cmd = cmd
 	cl.Touch(cmd.Name, now)
-	if srv.cmds.Clients.HasMonitors() {
+	// MONITOR sees a command once it ran, as in Redis: a connection command here, the others
+	// when dispatched (they run in order in their shards).
+	feed := srv.cmds.Clients.HasMonitors()
+	if feed && cmd.Exec != cmds.ExecConn {
 		srv.feedMonitors(cl, args)
 	}
 	switch cmd.Exec {
@@ -235,6 +241,9 @@ func (cn *conn) dispatch(start int) bool {
 		var ctx cmds.Ctx
 		b.exec(&ctx, s, nil)
 		s.finished = true
+		if feed {
+			srv.feedMonitors(cl, args)
+		}
 		if cl.Quitting {
 			cn.closeAfterFlush = true // QUIT: nothing after it runs
 		}
@@ -255,8 +264,9 @@ func (cn *conn) dispatch(start int) bool {
 	return true
 }
 
-// wakeAt schedules a wake of the connection at unix ms until (CLIENT PAUSE).
+// wakeAt schedules a wake of the connection at unix ms until, or at CLIENT UNPAUSE.
 func (cn *conn) wakeAt(until int64) {
+	cn.srv.cmds.WaitUnpause(cn.wake)
 	time.AfterFunc(time.Until(time.UnixMilli(until))+time.Millisecond, cn.wake)
 }
 

@@ -242,9 +242,7 @@ func (s *Server) feedMonitors(cl *cmds.Client, args [][]byte) {
 	}
 	line := monitorLine(cl, args)
 	for _, m := range s.cmds.Clients.Monitors() {
-		if m != cl {
-			_ = m.Write(line)
-		}
+		_ = m.Write(line)
 	}
 }
 

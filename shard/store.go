@@ -16,6 +16,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -72,6 +74,7 @@ type Store struct {
 	workers sync.WaitGroup // TTL, binlog retention and WAL sync workers
 	running sync.WaitGroup // shard goroutines
 	closed  atomic.Bool
+	saving  sync.Mutex // held by Checkpoint; Close waits for it
 
 	// LastSave is the unix time of the last successful checkpoint (SAVE/BGSAVE) or of Open.
 	LastSave atomic.Int64
@@ -245,11 +248,28 @@ func (s *Store) SetBlockCacheSize(n int64) { s.cache.SetCapacity(uint64(max(n, 1
 // BlockCacheUsage returns the bytes held by the block cache.
 func (s *Store) BlockCacheUsage() uint64 { return s.cache.GetUsage() }
 
-// Property returns a RocksDB property summed over the shards' column families.
+// Property returns a RocksDB property of the whole database (the default column family for
+// per-column-family properties).
 func (s *Store) Property(name string) string { return s.db.GetProperty(name) }
+
+// IntProperty returns an integer RocksDB property summed over every shard's column family,
+// e.g. "rocksdb.cur-size-all-mem-tables".
+func (s *Store) IntProperty(name string) int64 {
+	var sum int64
+	for _, sh := range s.shards {
+		n, _ := strconv.ParseInt(strings.TrimSpace(s.db.GetPropertyCF(name, sh.cf)), 10, 64)
+		sum += n
+	}
+	return sum
+}
 
 // Checkpoint writes a consistent copy of the database to dir (SAVE / BGSAVE).
 func (s *Store) Checkpoint(dir string) error {
+	s.saving.Lock() // one at a time, and Close waits for it
+	defer s.saving.Unlock()
+	if s.closed.Load() {
+		return errors.New("store is closed")
+	}
 	cp, err := s.db.NewCheckpoint()
 	if err != nil {
 		return err
@@ -276,6 +296,8 @@ func (s *Store) Close() error {
 	if !s.closed.CompareAndSwap(false, true) {
 		return nil
 	}
+	s.saving.Lock() // a SAVE/BGSAVE in progress finishes first
+	defer s.saving.Unlock()
 	s.cancel()
 	s.workers.Wait() // they post to the shards: stop them before the inboxes close
 	for _, sh := range s.shards {
