@@ -64,11 +64,24 @@ type shardJob struct {
 	ctx   cmds.Ctx
 }
 
+// Buffers a batch keeps for reuse are dropped when one request made them larger than this,
+// so a single big value does not stay pinned to the connection.
+const (
+	maxKeptArena = 1 << 20
+	maxKeptReply = 64 << 10
+)
+
 func (b *batch) reset() {
 	b.arena = b.arena[:0]
+	if cap(b.arena) > maxKeptArena {
+		b.arena = nil
+	}
 	b.argv = b.argv[:0]
 	b.adopted = 0
 	for i := range b.slots {
+		if cap(b.slots[i].reply) > maxKeptReply {
+			b.slots[i].reply = nil
+		}
 		b.slots[i].reply = b.slots[i].reply[:0]
 	}
 	b.slots = b.slots[:0]
@@ -91,19 +104,30 @@ func (b *batch) addSlot(start int) *slot {
 	return &b.slots[len(b.slots)-1]
 }
 
-// plan groups the slots into steps.
+// plan groups the slots into steps. Consecutive commands that each need several shards
+// share one coordinated step holding the union of their shards: a pipeline of MSETs acquires
+// the shards once and commits once, and each command is still atomic (the step is). A command
+// that holds no shard (ExecServer) always has a step of its own.
 func (b *batch) plan(nShards int) {
+	srv := b.conn.srv
 	for i := range b.slots {
 		s := &b.slots[i]
+		last := len(b.steps) - 1
 		if s.finished || s.shard >= 0 {
-			if n := len(b.steps); n > 0 && !b.steps[n-1].coordinated {
-				b.steps[n-1].to = i + 1
+			if last >= 0 && (!b.steps[last].coordinated || s.finished && b.steps[last].shards != nil) {
+				b.steps[last].to = i + 1
 				continue
 			}
 			b.steps = append(b.steps, step{from: i, to: i + 1})
 			continue
 		}
-		b.steps = append(b.steps, step{from: i, to: i + 1, coordinated: true, shards: b.conn.srv.shardsOf(b, s)})
+		shards := srv.shardsOf(b, s)
+		if last >= 0 && b.steps[last].coordinated && b.steps[last].shards != nil && shards != nil {
+			b.steps[last].to = i + 1
+			b.steps[last].shards = append(b.steps[last].shards, shards...)
+			continue
+		}
+		b.steps = append(b.steps, step{from: i, to: i + 1, coordinated: true, shards: shards})
 	}
 }
 
@@ -211,18 +235,28 @@ func (b *batch) failSlot(s *slot, err error) {
 	s.reply = w.Buf
 }
 
-// runCoordinated runs a step's one command holding its shards (none for ExecServer).
+// runCoordinated runs a coordinated step's commands holding its shards (none for
+// ExecServer), and commits them as one atomic batch.
 func (b *batch) runCoordinated(st *step) {
-	s := &b.slots[st.from]
 	var ctx cmds.Ctx
-	if len(st.shards) == 0 {
-		b.exec(&ctx, s, nil)
+	if st.shards == nil {
+		b.exec(&ctx, &b.slots[st.from], nil)
 		return
 	}
 	held := b.conn.srv.store.Acquire(st.shards)
-	b.exec(&ctx, s, held.Tx())
+	tx := held.Tx()
+	for i := st.from; i < st.to; i++ {
+		if s := &b.slots[i]; !s.finished {
+			tx.StartCommand()
+			b.exec(&ctx, s, tx)
+		}
+	}
 	if err := held.Release(); err != nil {
-		b.failSlot(s, err)
+		for i := st.from; i < st.to; i++ {
+			if s := &b.slots[i]; !s.finished {
+				b.failSlot(s, err)
+			}
+		}
 	}
 }
 

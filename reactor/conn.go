@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/panjf2000/gnet/v2"
+	"github.com/valyala/bytebufferpool"
 
 	"shardis/cmds"
 	"shardis/codec"
@@ -28,7 +29,6 @@ type conn struct {
 	need   int  // bytes the input must hold before parsing can progress
 	argv   [][]byte
 	parser codec.Parser // resumes a partly received command where it stopped
-	out    []byte
 	// closeAfterFlush: a protocol error or QUIT ends the connection once replies are out.
 	closeAfterFlush bool
 	protoErr        string
@@ -56,26 +56,25 @@ func (cn *conn) onTraffic() gnet.Action {
 	}
 }
 
-// flush writes the replies of the finished batch.
+// flush writes the replies of the finished batch in one write. The buffer comes from a pool
+// shared by all connections, so an idle connection holds no output memory; gnet copies what
+// the socket does not take at once.
 func (cn *conn) flush() gnet.Action {
 	b := &cn.b
-	out := cn.out[:0]
+	out := bytebufferpool.Get()
 	for i := range b.slots {
 		if s := &b.slots[i]; !s.suppress {
-			out = append(out, s.reply...)
+			out.B = append(out.B, s.reply...)
 		}
 	}
 	if cn.protoErr != "" {
-		out = codec.AppendError(out, "ERR "+cn.protoErr)
+		out.B = codec.AppendError(out.B, "ERR "+cn.protoErr)
 	}
-	if len(out) > 0 {
-		_, _ = cn.gc.Write(out)
-		cn.srv.cmds.Stats.NetOutputBytes.Add(int64(len(out)))
+	if len(out.B) > 0 {
+		_, _ = cn.gc.Write(out.B)
+		cn.srv.cmds.Stats.NetOutputBytes.Add(int64(len(out.B)))
 	}
-	if cap(out) > 1<<20 {
-		out = nil // do not keep a huge reply's buffer for the connection's life
-	}
-	cn.out = out
+	bytebufferpool.Put(out)
 	b.reset()
 	cn.busy = false
 	if cn.closeAfterFlush {
