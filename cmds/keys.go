@@ -128,20 +128,22 @@ func typeCommand(c *Ctx) {
 	c.W.Simple(m.Type.String())
 }
 
-// copyKeyValue writes the whole value described by m (the meta of some live key, possibly in
-// another db) as key dst of dstDB, replacing whatever dst held and keeping m's expire and
-// encoding flag, and logs the write in dst's shard. RENAME, RENAMENX, COPY and MOVE all copy
-// through it, as their first write: when it cannot copy the value it writes nothing and
+// copyKeyValue writes the whole value of key src of srcDB (meta m) as key dst of dstDB,
+// replacing whatever dst held and keeping m's expire and encoding flag, and logs the write in
+// dst's shard. RENAME, RENAMENX, COPY and MOVE all copy through it, as their first write; it
 // returns the error to reply ("" on success).
 //
-// Only strings exist so far, and a string's whole value is its meta. Collections will extend
-// this function: they must copy their data keys under a fresh version (Tx.NewVersion), not
-// just the meta, or two keys would share (and corrupt) one set of data keys. Until then every
-// other type is refused with an error that says so.
-func copyKeyValue(c *Ctx, m *codec.Meta, dstDB int, dst []byte) string {
+// A string's whole value is its meta. A collection's elements are copied to data keys under a
+// fresh version (two keys must never share data keys), O(elements), and the destination is
+// logged as a rebuild (logCollection), since the source may live in another shard.
+func copyKeyValue(c *Ctx, srcDB int, src []byte, m *codec.Meta, dstDB int, dst []byte) string {
 	if m.Type != codec.TypeString {
-		return "ERR " + c.Cmd.Name + " of a " + m.Type.String() +
-			" value is not supported yet: only string values can be copied, renamed or moved"
+		out := *m
+		out.Version = c.Tx.NewVersion(dst)
+		c.Tx.CopyData(srcDB, src, m.Version, dstDB, dst, out.Version)
+		c.Tx.SetMeta(dstDB, dst, &out)
+		c.logCollection(dstDB, dst, &out)
+		return ""
 	}
 	out := codec.Meta{Type: codec.TypeString, Raw: m.Raw, Expire: m.Expire, Value: m.Value}
 	c.Tx.SetMeta(dstDB, dst, &out)
@@ -173,7 +175,7 @@ func renameGeneric(c *Ctx, nx bool) {
 		c.W.Int(0)
 		return
 	}
-	if msg := copyKeyValue(c, &m, c.DB, dst); msg != "" {
+	if msg := copyKeyValue(c, c.DB, src, &m, c.DB, dst); msg != "" {
 		c.Error(msg)
 		return
 	}
@@ -237,7 +239,7 @@ func copyCommand(c *Ctx) {
 		c.W.Int(0)
 		return
 	}
-	if msg := copyKeyValue(c, &m, dstDB, dst); msg != "" {
+	if msg := copyKeyValue(c, c.DB, src, &m, dstDB, dst); msg != "" {
 		c.Error(msg)
 		return
 	}
@@ -259,7 +261,7 @@ func moveCommand(c *Ctx) {
 		c.W.Int(0)
 		return
 	}
-	if msg := copyKeyValue(c, &m, dstDB, key); msg != "" {
+	if msg := copyKeyValue(c, c.DB, key, &m, dstDB, key); msg != "" {
 		c.Error(msg)
 		return
 	}

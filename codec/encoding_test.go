@@ -3,6 +3,7 @@ package codec
 import (
 	"bytes"
 	"encoding/hex"
+	"math"
 	"strings"
 	"testing"
 )
@@ -70,5 +71,21 @@ func TestDecodeMeta_Corrupt(t *testing.T) {
 		if err := DecodeMeta(v, &m); err == nil {
 			t.Errorf("DecodeMeta(% x) accepted", v)
 		}
+	}
+}
+
+func TestSortableScore_OrderIsNumeric(t *testing.T) {
+	scores := []float64{math.Inf(-1), -1e300, -2.5, -1, -math.SmallestNonzeroFloat64, 0, math.SmallestNonzeroFloat64, 1, 2.5, 1e300, math.Inf(1)}
+	for i := 1; i < len(scores); i++ {
+		a, b := AppendSortableScore(nil, scores[i-1]), AppendSortableScore(nil, scores[i])
+		if bytes.Compare(a, b) >= 0 {
+			t.Errorf("%v does not sort before %v", scores[i-1], scores[i])
+		}
+		if got := SortableScore(b); got != scores[i] {
+			t.Errorf("round trip %v -> %v", scores[i], got)
+		}
+	}
+	if !bytes.Equal(AppendSortableScore(nil, math.Copysign(0, -1)), AppendSortableScore(nil, 0)) {
+		t.Error("-0 and 0 encode differently")
 	}
 }

@@ -14,17 +14,18 @@ import (
 // Key and Value alias memory that is valid until the next call to Next; Close must be called
 // (RocksDB aborts at shutdown on a leaked iterator).
 type Iter struct {
-	tx      *Tx
-	p       int
-	reverse bool
-	ro      *grocksdb.ReadOptions
-	it      *grocksdb.Iterator
-	pending []pendingKV // dirty overlay entries in range, in walk order
-	next    int
-	key     []byte
-	val     []byte
-	valid   bool
-	fromDB  bool // the current entry is the RocksDB iterator's, which Next must step past
+	tx        *Tx
+	p         int
+	reverse   bool
+	ro        *grocksdb.ReadOptions
+	it        *grocksdb.Iterator
+	pending   []pendingKV // dirty overlay entries in range, in walk order
+	next      int
+	key       []byte
+	val       []byte
+	valid     bool
+	fromDB    bool // the current entry is the RocksDB iterator's, which Next must step past
+	prefixLen int  // IterateData: length of the collection's prefix (see Elem)
 }
 
 type pendingKV struct {

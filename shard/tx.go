@@ -253,6 +253,12 @@ func (tx *Tx) SetMeta(db int, key []byte, m *codec.Meta) {
 		part.keys[pdb]++
 		part.countsDirty = true
 	}
+	if existed && codec.MetaType(old) != codec.TypeString {
+		var om codec.Meta
+		if codec.DecodeMeta(old, &om) == nil && (om.Type != m.Type || om.Version != m.Version) {
+			tx.dropData(p, pdb, key, old) // overwritten by a new value: its elements go
+		}
+	}
 	if oldExpire != m.Expire {
 		if oldExpire != 0 {
 			tx.deleteRaw(p, ttl.AppendKey(nil, oldExpire, pdb, key))
@@ -291,6 +297,7 @@ func (tx *Tx) removeKey(p, pdb int, mk, key, val []byte) {
 	}
 	part.keys[pdb]--
 	part.countsDirty = true
+	tx.dropData(p, pdb, key, val)
 	tx.deleteRaw(p, mk)
 }
 

@@ -1,0 +1,121 @@
+package cmds
+
+import (
+	"shardis/codec"
+)
+
+// Shared plumbing of the collection families (hash.go, list.go, set.go, zset.go).
+//
+// A collection is a meta value (type, version, count, expire; head and tail for lists) and one
+// data key per element under codec.AppendDataPrefix(db, key, version). Commands read the meta
+// with collectionMeta, change data keys with c.Tx.PutData/DeleteData, and finish with
+// saveCollection, which writes the new count or removes the key when it became empty (Redis
+// never keeps an empty collection).
+
+// collectionMeta loads key's meta for a command on type t. exists is false for a missing key
+// (m is then a fresh, unsaved collection of type t with a new version). ok is false when the key
+// holds another type; the WRONGTYPE error has been replied.
+func (c *Ctx) collectionMeta(key []byte, t codec.Type) (m codec.Meta, exists, ok bool) {
+	m, exists = c.Tx.Meta(c.DB, key)
+	if !exists {
+		return c.newCollection(key, t), false, true
+	}
+	if m.Type != t {
+		c.Error(errWrongType)
+		return m, true, false
+	}
+	return m, true, true
+}
+
+// readCollection is collectionMeta for read-only commands: it never allocates a version.
+// exists false means the key is missing (reply the empty answer).
+func (c *Ctx) readCollection(key []byte, t codec.Type) (m codec.Meta, exists, ok bool) {
+	m, exists = c.Tx.Meta(c.DB, key)
+	if exists && m.Type != t {
+		c.Error(errWrongType)
+		return m, true, false
+	}
+	return m, exists, true
+}
+
+// newCollection returns the meta of a new, empty collection of type t stored under key.
+func (c *Ctx) newCollection(key []byte, t codec.Type) codec.Meta {
+	m := codec.Meta{Type: t, Version: c.Tx.NewVersion(key)}
+	if t == codec.TypeList {
+		m.Head, m.Tail = codec.ListInitialSeq, codec.ListInitialSeq
+	}
+	return m
+}
+
+// saveCollection writes m as key's meta, or deletes key when the collection is empty.
+func (c *Ctx) saveCollection(key []byte, m *codec.Meta) {
+	if m.Count == 0 {
+		c.Tx.Delete(c.DB, key)
+		return
+	}
+	c.Tx.SetMeta(c.DB, key, m)
+}
+
+// dataKey returns the data key of element elem of collection (key, m) in the context's db.
+// The result is freshly allocated.
+func (c *Ctx) dataKey(key []byte, m *codec.Meta, elem []byte) []byte {
+	return append(c.Tx.DataPrefix(c.DB, key, m.Version), elem...)
+}
+
+// dumpChunk bounds the arguments of one binlog record that rebuilds a collection.
+const dumpChunk = 512
+
+// logCollection appends binlog records that rebuild collection dst (logical db) from scratch
+// as it is in the transaction now: DEL, then HSET/RPUSH/SADD/ZADD in chunks, then PEXPIREAT.
+// RENAME, COPY and MOVE use it for a destination that may live in another shard, so a replica
+// (or a replay) rebuilds it without the source.
+func (c *Ctx) logCollection(db int, dst []byte, m *codec.Meta) {
+	c.Tx.Log(db, dst, keysDEL, dst)
+	var name string
+	switch m.Type {
+	case codec.TypeHash:
+		name = "HSET"
+	case codec.TypeList:
+		name = "RPUSH"
+	case codec.TypeSet:
+		name = "SADD"
+	case codec.TypeZSet:
+		name = "ZADD"
+	default:
+		return
+	}
+	args := [][]byte{[]byte(name), dst}
+	flush := func() {
+		if len(args) > 2 {
+			c.Tx.Log(db, dst, args...)
+			args = args[:2]
+		}
+	}
+	lower, upper := []byte(nil), []byte(nil)
+	if m.Type == codec.TypeZSet { // only the member -> score entries
+		lower, upper = []byte{codec.ZSetMemberTag}, []byte{codec.ZSetMemberTag + 1}
+	}
+	it := c.Tx.IterateData(db, dst, m.Version, lower, upper, false)
+	for ; it.Valid(); it.Next() {
+		elem, val := it.Elem(), it.Value()
+		switch m.Type {
+		case codec.TypeHash:
+			args = append(args, append([]byte(nil), elem...), append([]byte(nil), val...))
+		case codec.TypeList, codec.TypeSet:
+			if m.Type == codec.TypeSet {
+				val = elem
+			}
+			args = append(args, append([]byte(nil), val...))
+		case codec.TypeZSet:
+			args = append(args, codec.FormatDouble(nil, codec.ScoreValue(val)), append([]byte(nil), elem[1:]...))
+		}
+		if len(args) >= 2+dumpChunk {
+			flush()
+		}
+	}
+	it.Close()
+	flush()
+	if m.Expire != 0 {
+		c.Tx.Log(db, dst, []byte("PEXPIREAT"), dst, itoa(m.Expire))
+	}
+}
