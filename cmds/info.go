@@ -345,7 +345,7 @@ func infoStats(c *Ctx, w *infoWriter) {
 	w.int("sync_full", 0)
 	w.int("sync_partial_ok", 0)
 	w.int("sync_partial_err", 0)
-	w.int("expired_keys", st.ExpiredKeys.Load())
+	w.int("expired_keys", c.Srv.Store.ExpiredKeys.Load()-st.ExpiredAtReset.Load())
 	w.str("expired_stale_perc", "0.00")
 	w.int("expired_time_cap_reached_count", 0)
 	w.int("evicted_keys", 0)

@@ -71,7 +71,7 @@ type Stats struct {
 	CommandsProcessed   atomic.Int64
 	NetInputBytes       atomic.Int64
 	NetOutputBytes      atomic.Int64
-	ExpiredKeys         atomic.Int64
+	ExpiredAtReset      atomic.Int64 // Store.ExpiredKeys when CONFIG RESETSTAT ran
 	KeyspaceHits        atomic.Int64
 	KeyspaceMisses      atomic.Int64
 	ErrorReplies        atomic.Int64
@@ -114,10 +114,11 @@ func (s *Server) ResetStats() {
 	}
 	st := &s.Stats
 	for _, c := range []*atomic.Int64{&st.ConnectionsReceived, &st.RejectedConnections, &st.CommandsProcessed,
-		&st.NetInputBytes, &st.NetOutputBytes, &st.ExpiredKeys, &st.KeyspaceHits, &st.KeyspaceMisses, &st.ErrorReplies} {
+		&st.NetInputBytes, &st.NetOutputBytes, &st.KeyspaceHits, &st.KeyspaceMisses, &st.ErrorReplies} {
 		c.Store(0)
 	}
 	st.ResetAt.Store(time.Now().UnixMilli())
+	st.ExpiredAtReset.Store(s.Store.ExpiredKeys.Load())
 	s.memPeak.Store(0)
 }
 

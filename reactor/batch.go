@@ -1,6 +1,9 @@
 package reactor
 
 import (
+	"fmt"
+	"log"
+	"runtime/debug"
 	"sync/atomic"
 	"time"
 
@@ -273,8 +276,26 @@ func (b *batch) exec(ctx *cmds.Ctx, s *slot, tx *shard.Tx) {
 		Cmd:    s.cmd,
 	}
 	start := time.Now()
-	s.cmd.Run(ctx)
+	runGuarded(ctx)
 	d := time.Since(start)
 	s.reply = ctx.W.Buf
 	srv.account(s.cmd, ctx.Args, d, len(s.reply) > 0 && s.reply[0] == '-', b.conn.client)
+}
+
+// runGuarded runs the command; a panic (a bug, never a client's fault) becomes an error reply
+// and fails the command's transaction, so the half-done writes of the group are not committed
+// and every command of the group is answered with the error: nothing unacknowledged lands.
+func runGuarded(ctx *cmds.Ctx) {
+	defer func() {
+		if r := recover(); r != nil {
+			log.Printf("panic in %s: %v\n%s", ctx.Cmd.Name, r, debug.Stack())
+			err := fmt.Errorf("internal error in '%s'", ctx.Cmd.Name)
+			if ctx.Tx != nil {
+				ctx.Tx.Fail(err)
+			}
+			ctx.W.Buf = ctx.W.Buf[:0]
+			ctx.W.Error("ERR " + err.Error())
+		}
+	}()
+	ctx.Cmd.Run(ctx)
 }

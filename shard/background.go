@@ -52,6 +52,7 @@ func (sh *Shard) ExpireDue(limit int) (n int, err error) {
 			if ok && codec.MetaExpire(v) == d.at {
 				tx.removeKey(0, d.pdb, mk, d.key, v) // deletes the index entry too
 				tx.logPart(0, sh.logicalDB(d.pdb), cmdDEL, d.key)
+				sh.store.ExpiredKeys.Add(1)
 			} else {
 				tx.deleteRaw(0, d.raw) // stale hint
 			}

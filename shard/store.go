@@ -80,6 +80,8 @@ type Store struct {
 	LastSave atomic.Int64
 	// Dirty counts writes since the last save, as Redis's rdb_changes_since_last_save.
 	Dirty atomic.Int64
+	// ExpiredKeys counts keys deleted because their time came (lazily or by the TTL worker).
+	ExpiredKeys atomic.Int64
 }
 
 // Open opens or creates the data directory and starts every shard and its workers.

@@ -106,6 +106,9 @@ func (tx *Tx) Shards() []int {
 // Err returns the first storage error the transaction met; the commit will fail with it.
 func (tx *Tx) Err() error { return tx.err }
 
+// Fail makes the commit fail with err: for a command that cannot finish what it started.
+func (tx *Tx) Fail(err error) { tx.fail(err) }
+
 func (tx *Tx) fail(err error) {
 	if tx.err == nil {
 		tx.err = err
@@ -222,6 +225,7 @@ func (tx *Tx) Meta(db int, key []byte) (m codec.Meta, ok bool) {
 	if m.Expire != 0 && m.Expire <= tx.nowMs {
 		tx.removeKey(p, pdb, mk, key, v)
 		tx.logPart(p, db, cmdDEL, key)
+		tx.store.ExpiredKeys.Add(1)
 		return codec.Meta{}, false
 	}
 	return m, true

@@ -3,6 +3,7 @@ package crashtest
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -64,6 +65,9 @@ func TestExpiry_UntouchedKeysLeaveMemoryAndDisk(t *testing.T) {
 	}
 	if e := expires(); e != 0 {
 		t.Errorf("expire counters say %d keys still have a TTL", e)
+	}
+	if info, err := c.Info(ctx, "stats").Result(); err != nil || !strings.Contains(info, "expired_keys:1000\r\n") {
+		t.Errorf("INFO stats should count 1000 expired keys: %v\n%s", err, info)
 	}
 
 	s.Stop()
