@@ -55,6 +55,7 @@ func run(args []string) error {
 		return err
 	}
 	cfg.OnChange("block-cache-size", func() { store.SetBlockCacheSize(cfg.BlockCacheSize()) })
+	cfg.OnChange("key-cache-size", func() { store.SetKeyCacheSize(cfg.KeyCacheSize()) })
 	srv := reactor.New(cfg, store)
 	log.Printf("data in %s opened in %v", cfg.Dir(), time.Since(started).Round(time.Millisecond))
 
@@ -85,6 +86,7 @@ func storeOptions(cfg *config.Config) shard.Options {
 		Shards:          cfg.Shards(),
 		Databases:       cfg.Databases(),
 		BlockCacheSize:  cfg.BlockCacheSize(),
+		KeyCacheSize:    cfg.KeyCacheSize(),
 		WriteBufferSize: cfg.WriteBufferSize(),
 		Fsync:           cfg.AppendFsync,
 		Binlog:          func() (int64, time.Duration) { return cfg.BinlogMaxEntries(), cfg.BinlogMaxAge() },

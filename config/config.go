@@ -420,6 +420,10 @@ func (c *Config) AppendFsync() string { return c.cur.Load().appendFsync }
 // (block-cache-size).
 func (c *Config) BlockCacheSize() int64 { return c.cur.Load().blockCacheSize }
 
+// KeyCacheSize is the budget of the shards' caches of hot keys, split evenly between them
+// (key-cache-size).
+func (c *Config) KeyCacheSize() int64 { return c.cur.Load().keyCacheSize }
+
 // WriteBufferSize returns the total memtable budget in bytes shared by all
 // shards (write-buffer-size).
 func (c *Config) WriteBufferSize() int64 { return c.cur.Load().writeBufferSize }

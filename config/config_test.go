@@ -21,6 +21,7 @@ var defaults = map[string]string{
 	"binlog-max-age":            "3600",
 	"binlog-max-entries":        "1000000",
 	"block-cache-size":          "268435456",
+	"key-cache-size":            "67108864",
 	"client-query-buffer-limit": "1073741824",
 	"cpu-pin":                   "yes",
 	"daemonize":                 "no",
@@ -584,7 +585,7 @@ func TestGet_Patterns(t *testing.T) {
 			{"binlog-max-age", "3600"}, {"binlog-max-entries", "1000000"}, {"block-cache-size", "268435456"},
 		}},
 		{"d*", [][2]string{{"daemonize", "no"}, {"databases", "16"}, {"dir", "./data"}}},
-		{"*-size", [][2]string{{"block-cache-size", "268435456"}, {"write-buffer-size", "268435456"}}},
+		{"*-size", [][2]string{{"block-cache-size", "268435456"}, {"key-cache-size", "67108864"}, {"write-buffer-size", "268435456"}}},
 	}
 	for _, tc := range tests {
 		if got := c.Get(tc.pattern); !reflect.DeepEqual(got, tc.want) {

@@ -21,6 +21,7 @@ type values struct {
 	timeout                int64 // seconds
 	appendFsync            string
 	blockCacheSize         int64
+	keyCacheSize           int64
 	writeBufferSize        int64
 	protoMaxBulkLen        int64
 	clientQueryBufferLimit int64
@@ -293,6 +294,7 @@ var paramList = []*param{
 		get: func(v *values) string { return strconv.FormatInt(v.hz, 10) },
 	},
 
+	memParam("key-cache-size", true, 64*mb, 0, llMax, func(v *values) *int64 { return &v.keyCacheSize }),
 	strParam("logfile", false, "", func(v *values) *string { return &v.logFile }, nil),
 	enumParam("loglevel", true, "notice", []string{"debug", "verbose", "notice", "warning"},
 		func(v *values) *string { return &v.logLevel }),

@@ -50,6 +50,7 @@ type Shard struct {
 
 	// ---- owned by the holder ----
 	dbmap   []int // logical db -> physical db (SWAPDB swaps entries)
+	cache   *keyCache
 	version uint64
 	tx      *Tx // reused for every group
 }
@@ -63,6 +64,7 @@ func newShard(s *Store, id int, cf *grocksdb.ColumnFamilyHandle) *Shard {
 		expires:  make([]atomic.Int64, n),
 		dbmapPub: make([]atomic.Int32, n),
 		dbmap:    make([]int, n),
+		cache:    newKeyCache(s.opts.KeyCacheSize / int64(s.opts.Shards)),
 	}
 	for i := range sh.dbmap {
 		sh.dbmap[i] = i

@@ -36,6 +36,7 @@ type Options struct {
 	Shards          int
 	Databases       int   // logical databases (SELECT 0..Databases-1), at most 256
 	BlockCacheSize  int64 // one LRU block cache shared by all shards
+	KeyCacheSize    int64 // hot-key caches, split evenly between the shards (0: off)
 	WriteBufferSize int64 // one memtable budget shared by all shards
 	// Fsync returns the current appendfsync policy: "always", "everysec" or "no".
 	Fsync func() string
@@ -246,6 +247,15 @@ func (s *Store) ShardOf(key []byte) int {
 
 // SetBlockCacheSize resizes the shared block cache (CONFIG SET block-cache-size).
 func (s *Store) SetBlockCacheSize(n int64) { s.cache.SetCapacity(uint64(max(n, 1<<20))) }
+
+// SetKeyCacheSize changes the hot-key caches' budget (CONFIG SET key-cache-size). Each shard
+// applies it in its own goroutine, the owner of its cache.
+func (s *Store) SetKeyCacheSize(n int64) {
+	for _, sh := range s.shards {
+		per := n / int64(len(s.shards))
+		_ = s.Do(sh.id, func(*Tx) { sh.cache.setBudget(per) })
+	}
+}
 
 // BlockCacheUsage returns the bytes held by the block cache.
 func (s *Store) BlockCacheUsage() uint64 { return s.cache.GetUsage() }

@@ -151,13 +151,22 @@ func (tx *Tx) getRaw(p int, raw []byte) ([]byte, bool) {
 		return nil, false
 	}
 	sh := tx.shards[p]
+	if v, exists, hit := sh.cache.get(raw); hit {
+		return v, exists
+	}
 	v, err := tx.store.db.GetPinnedCF(tx.store.ro, sh.cf, raw)
 	if err != nil {
 		tx.fail(fmt.Errorf("read shard %d: %w", sh.id, err))
 		return nil, false
 	}
 	defer v.Destroy()
-	if !v.Exists() {
+	exists := v.Exists()
+	if sh.cache.put(raw, v.Data(), exists, true) {
+		val, _, _ := sh.cache.get(raw)
+		return val, exists
+	}
+	// Not cached (caches off, or a huge value): remember it for the rest of the group.
+	if !exists {
 		tx.overlay[string(tx.overlayKey(p, raw))] = entry{}
 		return nil, false
 	}
@@ -381,6 +390,7 @@ func (tx *Tx) commit() error {
 	if err := tx.store.db.Write(tx.store.writeOptions(), tx.wb); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
+	tx.writeThrough()
 	for i, sh := range tx.shards {
 		p := &tx.parts[i]
 		for pdb := range p.keys {
@@ -403,6 +413,25 @@ func (tx *Tx) commit() error {
 		}
 	}
 	return nil
+}
+
+// writeThrough brings the shards' key caches up to date with what was just committed: a range
+// delete of meta keys (FLUSHDB) empties the cache; every written key is updated, and meta keys
+// are added (a key just written is likely to be read). Data keys of dropped collection versions
+// may stay cached: reads build keys from the current version, so they are never asked for again.
+func (tx *Tx) writeThrough() {
+	for _, r := range tx.ranges {
+		if len(r.lower) > 0 && r.lower[0] == codec.PrefixMeta {
+			tx.shards[r.part].cache.clear()
+		}
+	}
+	for k, e := range tx.overlay {
+		if !e.dirty {
+			continue
+		}
+		p, raw := int(k[0])<<8|int(k[1]), k[2:]
+		tx.shards[p].cache.put([]byte(raw), e.val, e.exists, raw[0] == codec.PrefixMeta)
+	}
 }
 
 func (tx *Tx) reset() {

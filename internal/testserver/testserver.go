@@ -46,7 +46,7 @@ func StartIn(t testing.TB, dir string, flags ...string) *Server {
 	}
 	store, err := shard.Open(shard.Options{
 		Dir: cfg.Dir(), Shards: cfg.Shards(), Databases: cfg.Databases(),
-		BlockCacheSize: cfg.BlockCacheSize(), WriteBufferSize: 32 << 20,
+		BlockCacheSize: cfg.BlockCacheSize(), KeyCacheSize: cfg.KeyCacheSize(), WriteBufferSize: 32 << 20,
 		Fsync: cfg.AppendFsync, Hz: cfg.Hz,
 		Binlog: func() (int64, time.Duration) { return cfg.BinlogMaxEntries(), cfg.BinlogMaxAge() },
 	})

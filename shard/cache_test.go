@@ -1,0 +1,104 @@
+package shard
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+func TestKeyCache_StaysWithinBudget(t *testing.T) {
+	c := newKeyCache(10 * (cacheEntryOverhead + 10))
+	for i := range 1000 {
+		c.put(fmt.Appendf(nil, "key%05d", i), []byte("v"), true, true)
+		if c.used > c.budget {
+			t.Fatalf("used %d over budget %d after %d puts", c.used, c.budget, i+1)
+		}
+	}
+	if len(c.index) == 0 || len(c.index) > 10 {
+		t.Fatalf("%d entries cached", len(c.index))
+	}
+}
+
+func TestKeyCache_ReturnedValueIsPrivate(t *testing.T) {
+	c := newKeyCache(1 << 20)
+	src := []byte("hello")
+	c.put([]byte("k"), src, true, true)
+	src[0] = 'j'
+	v, _, _ := c.get([]byte("k"))
+	if string(v) != "hello" || cap(v) != len(v) {
+		t.Fatalf("cached %q cap %d: must be a private copy with no room to append into", v, cap(v))
+	}
+}
+
+func TestKeyCache_UpdateOnlyDoesNotInsert(t *testing.T) {
+	c := newKeyCache(1 << 20)
+	if c.put([]byte("d1"), []byte("x"), true, false) {
+		t.Fatal("insert=false added a new entry")
+	}
+	if _, _, hit := c.get([]byte("d1")); hit {
+		t.Fatal("entry present")
+	}
+}
+
+// Random writes, deletes, expiries and FLUSHDBs through transactions on a store whose cache is
+// tiny (constant eviction) must read back exactly what a plain map model says.
+func TestKeyCache_MatchesModelUnderChurn(t *testing.T) {
+	s, err := Open(Options{Dir: t.TempDir(), Shards: 1, Databases: 16, KeyCacheSize: 2048})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	model := map[string]string{}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for round := range 300 {
+		_ = s.Do(0, func(tx *Tx) {
+			for range 1 + rng.IntN(8) {
+				k := fmt.Sprintf("k%d", rng.IntN(40))
+				switch op := rng.IntN(10); {
+				case op < 5:
+					v := fmt.Sprintf("v%d", rng.IntN(1000))
+					tx.SetMeta(0, []byte(k), str(v))
+					model[k] = v
+				case op < 8:
+					tx.Delete(0, []byte(k))
+					delete(model, k)
+				case op < 9 && round%50 == 0:
+					tx.FlushDB(0, 0)
+					clear(model)
+				default:
+					m, ok := tx.Meta(0, []byte(k))
+					if want, inModel := model[k]; ok != inModel || (ok && string(m.Value) != want) {
+						t.Errorf("round %d: in-group read of %s = %v %q, model %v %q", round, k, ok, m.Value, inModel, want)
+					}
+				}
+			}
+		})
+		_ = s.Do(0, func(tx *Tx) {
+			for i := range 40 {
+				k := fmt.Sprintf("k%d", i)
+				m, ok := tx.Meta(0, []byte(k))
+				if want, inModel := model[k]; ok != inModel || (ok && string(m.Value) != want) {
+					t.Fatalf("round %d: %s = %v %q, model %v %q", round, k, ok, m.Value, inModel, want)
+				}
+			}
+		})
+	}
+	if got := s.Shard(0).Keys(0); got != int64(len(model)) {
+		t.Fatalf("key count %d, model %d", got, len(model))
+	}
+}
+
+// A commit that fails leaves the cache as it was: it must never serve uncommitted values.
+func TestKeyCache_FailedCommitNotCached(t *testing.T) {
+	s := openTestStore(t, t.TempDir(), 1)
+	_ = s.Do(0, func(tx *Tx) { tx.SetMeta(0, []byte("a"), str("committed")) })
+	_ = s.Do(0, func(tx *Tx) {
+		tx.SetMeta(0, []byte("a"), str("doomed"))
+		tx.Fail(fmt.Errorf("injected"))
+	})
+	_ = s.Do(0, func(tx *Tx) {
+		if m, ok := tx.Meta(0, []byte("a")); !ok || string(m.Value) != "committed" {
+			t.Fatalf("read %v %q after a failed commit", ok, m.Value)
+		}
+	})
+}
