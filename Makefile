@@ -26,10 +26,12 @@ run: build
 	./bin/shardis --port $(PORT) --bind 127.0.0.1 --dir $(DIR)
 
 # The whole suite: vet, unit and integration tests (crash and restart tests use bin/shardis),
-# a short fuzz run of the RESP parser, and difftest against a real redis-server.
+# the concurrent core again under the race detector, a short fuzz run of the RESP parser, and
+# difftest against a real redis-server.
 test: build
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 15m ./...
+	$(GO) test -race -count=1 -timeout 10m ./reactor ./shard
 	$(GO) test -run=NONE -fuzz=FuzzParseCommand -fuzztime=15s ./codec
 	./.ci/difftest.sh
 

@@ -192,16 +192,23 @@ func (b *batch) postFanout(st *step, fromShard bool) bool {
 		return false
 	}
 	b.pending.Store(posted)
+	// Once the last job is posted the step may finish at any moment and the next step reuse
+	// b.jobs, so nothing of b is read after the last post.
 	for i := range b.jobs {
 		j := &b.jobs[i]
 		if len(j.slots) == 0 {
 			continue
 		}
+		posted--
+		last := posted == 0
 		sh := srv.store.Shard(i)
 		if !fromShard {
 			sh.Post(j)
 		} else if !sh.TryPost(j) {
 			go sh.Post(j)
+		}
+		if last {
+			break
 		}
 	}
 	return true
