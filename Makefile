@@ -21,6 +21,7 @@ deps:
 
 build: deps
 	$(GO) build -o bin/shardis .
+	$(GO) build -o bin/shardis-bench ./bench/cmd/shardis-bench
 
 run: build
 	./bin/shardis --port $(PORT) --bind 127.0.0.1 --dir $(DIR)
@@ -43,6 +44,13 @@ fuzz: deps
 
 difftest: build
 	./.ci/difftest.sh
+
+BENCH_TIME ?= 8
+BENCH_RUNS ?= 2
+# The side-by-side suite against redis-server (appendonly yes, everysec): about 7 minutes
+# (BENCH_TIME=2 for a quick pass); writes BENCHMARKS.md and docs/bench-pipeline.svg.
+bench: deps
+	GO="$(GO)" $(GO) run ./bench/cmd/suite -time $(BENCH_TIME) -runs $(BENCH_RUNS)
 
 clean:
 	rm -rf bin

@@ -1,0 +1,432 @@
+// Command suite is `make bench`: it builds bin/shardis and bin/shardis-bench, starts shardis
+// and redis-server on free loopback ports with equivalent durability (fsync once a second),
+// runs every profile with --vs (A = shardis, B = redis-server), stops both, and writes
+// BENCHMARKS.md and docs/bench-pipeline.svg.
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"shardis/bench"
+)
+
+// profile is one load of the suite.
+type profile struct {
+	id    string
+	title string
+	args  []string // shardis-bench load options (servers, time and runs are added)
+	// smallCache restarts shardis with a block cache far below the dataset (and empties
+	// redis-server) before the profile.
+	smallCache bool
+	// depth > 0: a point of the pipeline chart.
+	depth int
+	note  string
+}
+
+func profiles() []profile {
+	mix := func(depth int, extra ...string) []string {
+		a := []string{"--ratio", "1:10", "-d", "32", "--key-minimum", "1", "--key-maximum", "100000",
+			"--key-pattern", "R:R", "--pipeline", strconv.Itoa(depth)}
+		return append(a, extra...)
+	}
+	coll := func(prefix string, cmds ...string) []string {
+		a := []string{"-R", "-d", "16", "--key-prefix", prefix, "--key-minimum", "1", "--key-maximum", "10000", "--pipeline", "1"}
+		for _, c := range cmds {
+			a = append(a, "--command", c)
+		}
+		return a
+	}
+	return []profile{
+		{id: "mix-p1", title: "SET:GET 1:10, 32 B values, 100 connections, pipeline 1", depth: 1,
+			args: mix(1, "--prefill"), note: "Every key of the range is written once before measuring (--prefill), so GETs hit."},
+		{id: "mix-p4", title: "SET:GET 1:10, 32 B values, 100 connections, pipeline 4", depth: 4, args: mix(4)},
+		{id: "mix-p16", title: "SET:GET 1:10, 32 B values, 100 connections, pipeline 16", depth: 16, args: mix(16)},
+		{id: "mix-p64", title: "SET:GET 1:10, 32 B values, 100 connections, pipeline 64", depth: 64, args: mix(64)},
+		{id: "set-1k", title: "SET only, 1 KiB values, 100 connections, pipeline 1",
+			args: []string{"--ratio", "1:0", "-d", "1024", "--key-prefix", "set1k-", "--key-minimum", "1", "--key-maximum", "100000", "--pipeline", "1"}},
+		{id: "hset", title: "HSET (random 16 B field and value), 10k hashes, pipeline 1",
+			args: coll("hash-", "HSET __key__ __data__ __data__")},
+		{id: "lpush-rpop", title: "LPUSH / RPOP 1:1, 16 B values, 10k lists, pipeline 1",
+			args: coll("list-", "LPUSH __key__ __data__", "RPOP __key__")},
+		{id: "sadd", title: "SADD (random 16 B members), 10k sets, pipeline 1",
+			args: coll("set-", "SADD __key__ __data__")},
+		{id: "zadd", title: "ZADD (random 16 B members), 10k sorted sets, pipeline 1",
+			args: coll("zset-", "ZADD __key__ 1 __data__")},
+		{id: "zrange", title: "ZRANGE key 0 9 over the sorted sets ZADD built, pipeline 1",
+			args: coll("zset-", "ZRANGE __key__ 0 9")},
+		{id: "big-get", title: "Random GETs over 200k × 1 KiB keys (~200 MB) with an 8 MB block cache, pipeline 1",
+			smallCache: true,
+			args: []string{"--ratio", "0:1", "-d", "1024", "--key-prefix", "big-", "--key-minimum", "1", "--key-maximum", "200000",
+				"--key-pattern", "R:R", "--pipeline", "1", "--prefill"},
+			note: "shardis restarted on a fresh directory with `--block-cache-size 8mb --write-buffer-size 16mb` (the small " +
+				"write buffer makes the prefill reach SST files instead of staying in memtables); redis-server FLUSHALLed " +
+				"first. redis-server keeps everything in memory, so this shows the cost of reading through RocksDB."},
+	}
+}
+
+// server is a running server process.
+type server struct {
+	name string
+	args []string
+	addr string
+	dir  string
+	log  string
+	cmd  *exec.Cmd
+	done chan error
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// command sends one command on a fresh connection and returns the first reply line.
+func command(addr string, args ...string) (string, error) {
+	c, err := net.DialTimeout("tcp", addr, 2*time.Second)
+	if err != nil {
+		return "", err
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(60 * time.Second))
+	var b strings.Builder
+	fmt.Fprintf(&b, "*%d\r\n", len(args))
+	for _, a := range args {
+		fmt.Fprintf(&b, "$%d\r\n%s\r\n", len(a), a)
+	}
+	if _, err := io.WriteString(c, b.String()); err != nil {
+		return "", err
+	}
+	line, err := bufio.NewReader(c).ReadString('\n')
+	return strings.TrimSpace(line), err
+}
+
+func startServer(name, bin string, args []string, dir string) (*server, error) {
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	s := &server{name: name, addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), dir: dir,
+		log: dir + ".log", done: make(chan error, 1)}
+	s.args = append([]string{bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--dir", dir}, args...)
+	logf, err := os.Create(s.log)
+	if err != nil {
+		return nil, err
+	}
+	s.cmd = exec.Command(s.args[0], s.args[1:]...)
+	s.cmd.Stdout, s.cmd.Stderr = logf, logf
+	if err := s.cmd.Start(); err != nil {
+		logf.Close()
+		return nil, err
+	}
+	go func() { s.done <- s.cmd.Wait(); logf.Close() }()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if r, err := command(s.addr, "PING"); err == nil && r == "+PONG" {
+			return s, nil
+		}
+		select {
+		case err := <-s.done:
+			s.done <- err
+			return nil, fmt.Errorf("%s exited at startup (%v); log %s:\n%s", name, err, s.log, tail(s.log, 10))
+		case <-time.After(100 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			s.stop()
+			return nil, fmt.Errorf("%s did not answer PING within 30 s; log %s", name, s.log)
+		}
+	}
+}
+
+func (s *server) alive() bool {
+	select {
+	case err := <-s.done:
+		s.done <- err
+		return false
+	default:
+	}
+	r, err := command(s.addr, "PING")
+	return err == nil && r == "+PONG"
+}
+
+// stop asks the server to exit (SIGTERM: both shut down gracefully) and kills it after 30 s.
+func (s *server) stop() {
+	if s == nil || s.cmd == nil || s.cmd.Process == nil {
+		return
+	}
+	select {
+	case err := <-s.done:
+		s.done <- err
+		return
+	default:
+	}
+	s.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-s.done:
+		s.done <- err
+	case <-time.After(30 * time.Second):
+		s.cmd.Process.Kill()
+		s.done <- <-s.done
+	}
+}
+
+func tail(path string, n int) string {
+	b, _ := os.ReadFile(path)
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// shellJoin renders a command line so it can be pasted into a shell.
+func shellJoin(args []string) string {
+	var out []string
+	for _, a := range args {
+		if a != "" && strings.IndexFunc(a, func(r rune) bool {
+			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=,@+", r))
+		}) < 0 {
+			out = append(out, a)
+			continue
+		}
+		out = append(out, "'"+strings.ReplaceAll(a, "'", `'\''`)+"'")
+	}
+	return strings.Join(out, " ")
+}
+
+// result is what the suite keeps of one profile.
+type result struct {
+	p       profile
+	command string
+	report  *bench.Report
+	problem string // a failure of the run itself (exit status, server crash)
+}
+
+type machine struct {
+	CPUs      int
+	CPUModel  string
+	MemoryGB  float64
+	Kernel    string
+	Date      time.Time
+	GoVersion string
+	Redis     string
+	Revision  string
+}
+
+func machineInfo(root string) machine {
+	m := machine{CPUs: runtime.NumCPU(), Date: time.Now().UTC(), GoVersion: runtime.Version()}
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, l := range strings.Split(string(b), "\n") {
+			if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "model name" {
+				m.CPUModel = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
+		for _, l := range strings.Split(string(b), "\n") {
+			if f := strings.Fields(l); len(f) >= 2 && f[0] == "MemTotal:" {
+				kb, _ := strconv.ParseFloat(f[1], 64)
+				m.MemoryGB = kb / 1024 / 1024
+			}
+		}
+	}
+	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
+		m.Kernel = strings.TrimSpace(string(b))
+	}
+	if out, err := exec.Command("redis-server", "--version").Output(); err == nil {
+		for _, f := range strings.Fields(string(out)) {
+			if v, ok := strings.CutPrefix(f, "v="); ok {
+				m.Redis = v
+			}
+		}
+	}
+	if out, err := exec.Command("git", "-C", root, "rev-parse", "--short", "HEAD").Output(); err == nil {
+		m.Revision = strings.TrimSpace(string(out))
+		if st, err := exec.Command("git", "-C", root, "status", "--porcelain", "--untracked-files=no").Output(); err == nil && len(st) > 0 {
+			m.Revision += " (with uncommitted changes)"
+		}
+	}
+	return m
+}
+
+func main() {
+	benchTime := flag.Float64("time", 8, "seconds per measured run (BENCH_TIME)")
+	runs := flag.Int("runs", 2, "runs per server and profile, alternating A B B A")
+	root := flag.String("root", ".", "repository root")
+	threads := flag.Int("threads", 2, "load generator threads")
+	clients := flag.Int("clients", 50, "connections per thread")
+	only := flag.String("only", "", "comma-separated profile ids to run (default: all)")
+	flag.Parse()
+	if *benchTime <= 0 || *runs < 1 {
+		fmt.Fprintln(os.Stderr, "suite: -time and -runs must be positive")
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := suite(ctx, *root, *benchTime, *runs, *threads, *clients, *only); err != nil {
+		fmt.Fprintf(os.Stderr, "suite: %v\n", err)
+		if errors.Is(err, context.Canceled) {
+			os.Exit(130)
+		}
+		os.Exit(1)
+	}
+}
+
+func suite(ctx context.Context, root string, benchTime float64, runs, threads, clients int, only string) error {
+	root, err := filepath.Abs(root)
+	if err != nil {
+		return err
+	}
+	goBin := os.Getenv("GO")
+	if goBin == "" {
+		goBin = "go"
+	}
+	shardisBin := filepath.Join(root, "bin", "shardis")
+	benchBin := filepath.Join(root, "bin", "shardis-bench")
+	for _, b := range [][]string{{"-o", shardisBin, "."}, {"-o", benchBin, "./bench/cmd/shardis-bench"}} {
+		cmd := exec.CommandContext(ctx, goBin, append([]string{"build"}, b...)...)
+		cmd.Dir, cmd.Stdout, cmd.Stderr = root, os.Stdout, os.Stderr
+		fmt.Printf("suite: %s\n", shellJoin(cmd.Args))
+		if err := cmd.Run(); err != nil {
+			return fmt.Errorf("build: %w", err)
+		}
+	}
+	redisBin, err := exec.LookPath("redis-server")
+	if err != nil {
+		return fmt.Errorf("redis-server not installed (make deps installs it)")
+	}
+	tmp, err := os.MkdirTemp("", "shardis-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	mach := machineInfo(root)
+
+	shardisArgs := []string{"--appendfsync", "everysec", "--cpu-pin", "no"}
+	redisArgs := []string{"--appendonly", "yes", "--appendfsync", "everysec", "--save", ""}
+	gen := 0
+	startShardis := func(extra ...string) (*server, error) {
+		gen++
+		return startServer("shardis", shardisBin, append(append([]string{}, shardisArgs...), extra...),
+			filepath.Join(tmp, fmt.Sprintf("shardis-%d", gen)))
+	}
+	a, err := startShardis()
+	if err != nil {
+		return err
+	}
+	defer func() { a.stop() }()
+	b, err := startServer("redis-server", redisBin, redisArgs, filepath.Join(tmp, "redis"))
+	if err != nil {
+		return err
+	}
+	defer b.stop()
+	serverCmds := []string{shellJoin(a.args), shellJoin(b.args)}
+
+	var results []result
+	want := map[string]bool{}
+	for _, id := range strings.Split(only, ",") {
+		if id != "" {
+			want[id] = true
+		}
+	}
+	start := time.Now()
+	for _, p := range profiles() {
+		if len(want) > 0 && !want[p.id] {
+			continue
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if p.smallCache {
+			a.stop()
+			if a, err = startShardis("--block-cache-size", "8mb", "--write-buffer-size", "16mb"); err != nil {
+				return err
+			}
+			serverCmds = append(serverCmds, shellJoin(a.args))
+			if r, err := command(b.addr, "FLUSHALL"); err != nil || r != "+OK" {
+				return fmt.Errorf("redis-server FLUSHALL: %q %v", r, err)
+			}
+		}
+		host, port, _ := net.SplitHostPort(a.addr)
+		jsonPath := filepath.Join(tmp, p.id+".json")
+		args := append([]string{benchBin, "-s", host, "-p", port, "--vs", b.addr, "-t", strconv.Itoa(threads),
+			"-c", strconv.Itoa(clients), "--test-time", strconv.FormatFloat(benchTime, 'f', -1, 64),
+			"--runs", strconv.Itoa(runs), "--hide-histogram", "--json-out", jsonPath}, p.args...)
+		res := result{p: p, command: shellJoin(args)}
+		fmt.Printf("\n=== %s: %s\n%s\n", p.id, p.title, res.command)
+		cmd := exec.CommandContext(ctx, args[0], args[1:]...)
+		cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+		cmd.WaitDelay = 10 * time.Second
+		cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+		runErr := cmd.Run()
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if runErr != nil {
+			res.problem = fmt.Sprintf("shardis-bench: %v", runErr)
+		}
+		if raw, err := os.ReadFile(jsonPath); err == nil {
+			var rep bench.Report
+			if err := json.Unmarshal(raw, &rep); err == nil {
+				res.report = &rep
+				if rep.Error != "" {
+					res.problem = strings.TrimPrefix(res.problem+"; "+rep.Error, "; ")
+				}
+			}
+		}
+		// A server that died is reported and replaced, so the remaining profiles still run.
+		if !a.alive() {
+			res.problem = strings.TrimPrefix(res.problem+"; shardis exited: "+tail(a.log, 3), "; ")
+			a.stop()
+			if a, err = startShardis(); err != nil {
+				return err
+			}
+			serverCmds = append(serverCmds, shellJoin(a.args))
+		}
+		if !b.alive() {
+			return fmt.Errorf("redis-server exited during %s; log:\n%s", p.id, tail(b.log, 10))
+		}
+		results = append(results, res)
+	}
+	elapsed := time.Since(start)
+	a.stop()
+	b.stop()
+
+	md := renderMarkdown(mach, benchTime, runs, threads, clients, serverCmds, results, elapsed)
+	if err := os.WriteFile(filepath.Join(root, "BENCHMARKS.md"), []byte(md), 0o644); err != nil {
+		return err
+	}
+	if pts := chartPoints(results); len(pts) > 0 {
+		if err := os.MkdirAll(filepath.Join(root, "docs"), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(root, "docs", "bench-pipeline.svg"), []byte(renderSVG(pts, mach)), 0o644); err != nil {
+			return err
+		}
+	}
+	fmt.Printf("\nsuite: wrote %s and docs/bench-pipeline.svg in %s\n", filepath.Join(root, "BENCHMARKS.md"), elapsed.Round(time.Second))
+	return nil
+}
