@@ -8,13 +8,13 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"log"
 	"net"
 	"strconv"
 	"sync"
 	"time"
 
 	"github.com/panjf2000/gnet/v2"
-	"github.com/panjf2000/gnet/v2/pkg/logging"
 
 	"shardis/cmds"
 	"shardis/config"
@@ -71,7 +71,7 @@ func (s *Server) Serve() error {
 		gnet.WithTCPNoDelay(gnet.TCPNoDelay),
 		gnet.WithTicker(true),
 		gnet.WithLoadBalancing(gnet.LeastConnections),
-		gnet.WithLogLevel(logging.WarnLevel), // we log our own start-up line
+		gnet.WithLogger(gnetLogger{}), // we log our own start-up line
 	}
 	if len(addrs) == 1 {
 		return gnet.Run(s, addrs[0], opts...)
@@ -253,3 +253,14 @@ func (s *Server) Addr() string { return s.addr }
 func (s *Server) String() string {
 	return fmt.Sprintf("shardis on %s, %d loops, %d shards", s.addr, s.cfg.Loops(), s.store.NumShards())
 }
+
+// gnetLogger passes gnet's warnings and errors to the standard logger and drops its chatter.
+type gnetLogger struct{}
+
+func (gnetLogger) Debugf(string, ...any)            {}
+func (gnetLogger) Infof(string, ...any)             {}
+func (gnetLogger) Warnf(format string, args ...any) { log.Printf("gnet: "+format, args...) }
+func (gnetLogger) Errorf(format string, args ...any) {
+	log.Printf("gnet: "+format, args...)
+}
+func (gnetLogger) Fatalf(format string, args ...any) { log.Fatalf("gnet: "+format, args...) }
