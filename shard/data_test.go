@@ -1,0 +1,81 @@
+package shard
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"shardis/codec"
+)
+
+// buildHash writes a hash of n fields under key straight through transactions.
+func buildHash(t *testing.T, s *Store, key []byte, n int) {
+	t.Helper()
+	var version uint64
+	_ = s.Do(0, func(tx *Tx) { version = tx.NewVersion(key) })
+	for start := 0; start < n; start += 10000 {
+		err := s.Do(0, func(tx *Tx) {
+			for i := start; i < min(start+10000, n); i++ {
+				tx.PutData(key, append(tx.DataPrefix(0, key, version), fmt.Sprintf("field:%08d", i)...), []byte("value-value-value"))
+			}
+			tx.SetMeta(0, key, &codec.Meta{Type: codec.TypeHash, Version: version, Count: uint64(min(start+10000, n))})
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// Deleting a big collection writes one range delete, so it is as cheap as deleting a string,
+// and after compaction the space is back.
+func TestDelete_BigCollection_O1AndSpaceReclaimed(t *testing.T) {
+	s := openTestStore(t, t.TempDir(), 1)
+	key := []byte("big")
+	buildHash(t, s, key, 200_000)
+	s.Compact()
+	before := s.LiveDataBytes(0)
+	start := time.Now()
+	if err := s.Do(0, func(tx *Tx) {
+		if !tx.Delete(0, key) {
+			t.Error("big hash not found")
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > 200*time.Millisecond { // generous: the point is O(1), not O(n)
+		t.Errorf("deleting 200k elements took %v", d)
+	}
+	_ = s.Do(0, func(tx *Tx) {
+		it := tx.Iterate(key, []byte{codec.PrefixData}, []byte{codec.PrefixData + 1}, false)
+		defer it.Close()
+		if it.Valid() {
+			t.Errorf("a data key is still visible: %q", it.Key())
+		}
+	})
+	s.Compact()
+	after := s.LiveDataBytes(0)
+	t.Logf("live data %d bytes before, %d after DEL and compaction", before, after)
+	if before < 100<<10 || after > before/20 {
+		t.Fatalf("space not reclaimed: %d bytes before, %d after", before, after)
+	}
+}
+
+// A small collection is dropped key by key: no range tombstones for everyday deletes.
+func TestDelete_SmallCollection_PointDeletes(t *testing.T) {
+	s := openTestStore(t, t.TempDir(), 1)
+	key := []byte("small")
+	buildHash(t, s, key, 10)
+	_ = s.Do(0, func(tx *Tx) {
+		tx.Delete(0, key)
+		if len(tx.ranges) != 0 {
+			t.Errorf("small collection dropped with %d range deletes", len(tx.ranges))
+		}
+	})
+	_ = s.Do(0, func(tx *Tx) {
+		it := tx.Iterate(key, []byte{codec.PrefixData}, []byte{codec.PrefixData + 1}, false)
+		defer it.Close()
+		if it.Valid() {
+			t.Errorf("a data key survived: %q", it.Key())
+		}
+	})
+}
