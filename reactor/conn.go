@@ -29,6 +29,7 @@ type conn struct {
 	need   int  // bytes the input must hold before parsing can progress
 	argv   [][]byte
 	parser codec.Parser // resumes a partly received command where it stopped
+	iov    [][]byte     // flush's writev list, reused
 	// closeAfterFlush: a protocol error or QUIT ends the connection once replies are out.
 	closeAfterFlush bool
 	protoErr        string
@@ -56,25 +57,57 @@ func (cn *conn) onTraffic() gnet.Action {
 	}
 }
 
-// flush writes the replies of the finished batch in one write. The buffer comes from a pool
-// shared by all connections, so an idle connection holds no output memory; gnet copies what
-// the socket does not take at once.
+// Replies up to this size are copied into one pooled buffer and written at once; larger ones
+// go out with writev straight from the command buffers, so a big reply (HGETALL of a large
+// hash) is never held twice.
+const copyRepliesBelow = 64 << 10
+
+// flush writes the replies of the finished batch. gnet copies what the socket does not take
+// at once, so the buffers are free for reuse afterwards.
 func (cn *conn) flush() gnet.Action {
 	b := &cn.b
-	out := bytebufferpool.Get()
+	var total int
 	for i := range b.slots {
 		if s := &b.slots[i]; !s.suppress {
-			out.B = append(out.B, s.reply...)
+			total += len(s.reply)
 		}
 	}
+	var tail []byte
 	if cn.protoErr != "" {
-		out.B = codec.AppendError(out.B, "ERR "+cn.protoErr)
+		tail = codec.AppendError(nil, "ERR "+cn.protoErr)
+		total += len(tail)
 	}
-	if len(out.B) > 0 {
+	switch {
+	case total == 0:
+	case total < copyRepliesBelow:
+		out := bytebufferpool.Get()
+		for i := range b.slots {
+			if s := &b.slots[i]; !s.suppress {
+				out.B = append(out.B, s.reply...)
+			}
+		}
+		out.B = append(out.B, tail...)
 		_, _ = cn.gc.Write(out.B)
-		cn.srv.cmds.Stats.NetOutputBytes.Add(int64(len(out.B)))
+		bytebufferpool.Put(out)
+	default:
+		iov := cn.iov[:0]
+		for i := range b.slots {
+			if s := &b.slots[i]; !s.suppress && len(s.reply) > 0 {
+				iov = append(iov, s.reply)
+			}
+		}
+		if tail != nil {
+			iov = append(iov, tail)
+		}
+		for rest := iov; len(rest) > 0; { // writev takes at most IOV_MAX (1024) buffers
+			n := min(len(rest), 1024)
+			_, _ = cn.gc.Writev(rest[:n])
+			rest = rest[n:]
+		}
+		clear(iov)
+		cn.iov = iov[:0]
 	}
-	bytebufferpool.Put(out)
+	cn.srv.cmds.Stats.NetOutputBytes.Add(int64(total))
 	b.reset()
 	cn.busy = false
 	if cn.closeAfterFlush {

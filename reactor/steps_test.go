@@ -3,6 +3,7 @@ package reactor_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 
@@ -46,4 +47,30 @@ func TestSteps_FanoutAndCoordinatedInterleaved(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+// A pipeline whose replies are large in total and many in number goes out with writev in
+// chunks of at most IOV_MAX buffers; every reply must arrive, in order.
+func TestFlush_ManyLargeReplies(t *testing.T) {
+	s := testserver.Start(t)
+	ctx := context.Background()
+	c := s.Client(t)
+	value := strings.Repeat("v", 200)
+	if err := c.Set(ctx, "big", value, 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	pipe := c.Pipeline()
+	var gets []interface{ Val() string }
+	for range 3000 { // 3000 replies of 200 bytes: over the copy threshold and over IOV_MAX
+		gets = append(gets, pipe.Get(ctx, "big"))
+		pipe.Echo(ctx, "e")
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for i, g := range gets {
+		if g.Val() != value {
+			t.Fatalf("reply %d: %d bytes", i, len(g.Val()))
+		}
+	}
 }
