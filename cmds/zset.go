@@ -1,0 +1,796 @@
+package cmds
+
+import (
+	"math"
+	"strconv"
+
+	"shardis/codec"
+)
+
+// The sorted-set family. Every member has two data keys (codec/elements.go):
+//
+//	0x00 · member                  -> score       point reads: ZSCORE, ZADD, ZREM
+//	0x01 · sortable score · member -> empty       (score, member) order: ranges, ranks, pops
+//
+// Ranges by score or lex seek into the order entries; ranges by rank walk them from the nearer
+// end. There is no rank index, so rank-based work (ZRANK, ZRANGE by index, ZCOUNT) costs what
+// it skips, where Redis's skiplist spans make it O(log N); each command's comment says so.
+// This file has the registrations, the score parsers and the point commands; zset_range.go
+// the range, pop, random and scan commands; zset_store.go the multi-key operations.
+
+func init() {
+	zc := func(name string, arity int, flags, acl []string, first, last, step int, since, summary, complexity, syntax string, run func(*Ctx)) *Command {
+		return &Command{Name: name, Arity: arity, Flags: flags, ACL: acl, FirstKey: first, LastKey: last, Step: step,
+			Group: "sorted-set", Since: since, Summary: summary, Complexity: complexity, Syntax: syntax, Run: run}
+	}
+	var (
+		roFast    = []string{"readonly", "fast"}
+		ro        = []string{"readonly"}
+		wDenyFast = []string{"write", "denyoom", "fast"}
+		wDeny     = []string{"write", "denyoom"}
+		wFast     = []string{"write", "fast"}
+		w         = []string{"write"}
+		aclRFast  = []string{"read", "sortedset", "fast"}
+		aclRSlow  = []string{"read", "sortedset", "slow"}
+		aclWFast  = []string{"write", "sortedset", "fast"}
+		aclWSlow  = []string{"write", "sortedset", "slow"}
+	)
+	const (
+		rangeCplx    = "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements returned."
+		rangeByCplx  = "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements being returned. If M is constant (e.g. always asking for the first 10 elements with LIMIT), you can consider it O(log(N))."
+		remRangeCplx = "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements removed by the operation."
+		popCplx      = "O(log(N)*M) with N being the number of elements in the sorted set, and M being the number of elements popped."
+		unionCplx    = "O(N)+O(M*log(M)) with N being the sum of the sizes of the input sorted sets, and M being the number of elements in the resulting sorted set."
+		interCplx    = "O(N*K)+O(M*log(M)) worst case with N being the smallest input sorted set, K being the number of input sorted sets and M being the number of elements in the resulting sorted set."
+		diffCplx     = "O(L + (N-K)log(N)) worst case where L is the total number of elements in all the sets, N is the size of the first set, and K is the size of the result set."
+		opts         = "[WEIGHTS weight [weight ...]] [AGGREGATE <SUM | MIN | MAX>]"
+	)
+	storeCmd := func(name, since, summary, complexity, syntax string, run func(*Ctx)) *Command {
+		cmd := zc(name, -4, wDeny, aclWSlow, 1, 1, 1, since, summary, complexity, syntax, run)
+		cmd.Keys = zsetStoreKeys
+		return cmd
+	}
+	opCmd := func(name string, arity int, since, summary, complexity, syntax string, run func(*Ctx)) *Command {
+		cmd := zc(name, arity, ro, aclRSlow, 0, 0, 0, since, summary, complexity, syntax, run)
+		cmd.Keys = zsetNumKeys
+		return cmd
+	}
+	zmpop := zc("zmpop", -4, w, aclWSlow, 0, 0, 0, "7.0.0", "Remove and return members with scores in a sorted set",
+		"O(K) + O(M*log(N)) where K is the number of provided keys, N being the number of elements in the sorted set, and M being the number of elements popped.",
+		"numkeys key [key ...] <MIN | MAX> [COUNT count]", zmpopCmd)
+	zmpop.Keys = zsetNumKeys
+	register(
+		zc("zadd", -4, wDenyFast, aclWFast, 1, 1, 1, "1.2.0",
+			"Add one or more members to a sorted set, or update its score if it already exists",
+			"O(log(N)) for each item added, where N is the number of elements in the sorted set.",
+			"key [NX | XX] [GT | LT] [CH] [INCR] score member [score member ...]", func(c *Ctx) { zsetAddGeneric(c, false) }),
+		zc("zincrby", 4, wDenyFast, aclWFast, 1, 1, 1, "1.2.0", "Increment the score of a member in a sorted set",
+			"O(log(N)) where N is the number of elements in the sorted set.", "key increment member",
+			func(c *Ctx) { zsetAddGeneric(c, true) }),
+		zc("zrem", -3, wFast, aclWFast, 1, 1, 1, "1.2.0", "Remove one or more members from a sorted set",
+			"O(M*log(N)) with N being the number of elements in the sorted set and M the number of elements to be removed.",
+			"key member [member ...]", zremCmd),
+		zc("zcard", 2, roFast, aclRFast, 1, 1, 1, "1.2.0", "Get the number of members in a sorted set", "O(1)", "key", zcardCmd),
+		zc("zscore", 3, roFast, aclRFast, 1, 1, 1, "1.2.0", "Get the score associated with the given member in a sorted set",
+			"O(1)", "key member", zscoreCmd),
+		zc("zmscore", -3, roFast, aclRFast, 1, 1, 1, "6.2.0", "Get the score associated with the given members in a sorted set",
+			"O(N) where N is the number of members being requested.", "key member [member ...]", zmscoreCmd),
+		zc("zrank", 3, roFast, aclRFast, 1, 1, 1, "2.0.0", "Determine the index of a member in a sorted set", "O(log(N))",
+			"key member", func(c *Ctx) { zrankCmd(c, false) }),
+		zc("zrevrank", 3, roFast, aclRFast, 1, 1, 1, "2.0.0",
+			"Determine the index of a member in a sorted set, with scores ordered from high to low", "O(log(N))",
+			"key member", func(c *Ctx) { zrankCmd(c, true) }),
+		zc("zrange", -4, ro, aclRSlow, 1, 1, 1, "1.2.0", "Return a range of members in a sorted set", rangeCplx,
+			"key start stop [BYSCORE | BYLEX] [REV] [LIMIT offset count] [WITHSCORES]",
+			func(c *Ctx) { zrangeGeneric(c, zsByAuto, false, false) }),
+		zc("zrangestore", -5, wDeny, aclWSlow, 1, 2, 1, "6.2.0", "Store a range of members from sorted set into another key",
+			"O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements stored into the destination key.",
+			"dst src min max [BYSCORE | BYLEX] [REV] [LIMIT offset count]", zrangestoreCmd),
+		zc("zrangebyscore", -4, ro, aclRSlow, 1, 1, 1, "1.0.5", "Return a range of members in a sorted set, by score", rangeByCplx,
+			"key min max [WITHSCORES] [LIMIT offset count]", func(c *Ctx) { zrangeGeneric(c, zsByScore, false, true) }),
+		zc("zrevrangebyscore", -4, ro, aclRSlow, 1, 1, 1, "2.2.0",
+			"Return a range of members in a sorted set, by score, with scores ordered from high to low", rangeByCplx,
+			"key max min [WITHSCORES] [LIMIT offset count]", func(c *Ctx) { zrangeGeneric(c, zsByScore, true, true) }),
+		zc("zrangebylex", -4, ro, aclRSlow, 1, 1, 1, "2.8.9", "Return a range of members in a sorted set, by lexicographical range",
+			rangeByCplx, "key min max [LIMIT offset count]", func(c *Ctx) { zrangeGeneric(c, zsByLex, false, true) }),
+		zc("zrevrangebylex", -4, ro, aclRSlow, 1, 1, 1, "2.8.9",
+			"Return a range of members in a sorted set, by lexicographical range, ordered from higher to lower strings.",
+			rangeByCplx, "key max min [LIMIT offset count]", func(c *Ctx) { zrangeGeneric(c, zsByLex, true, true) }),
+		zc("zrevrange", -4, ro, aclRSlow, 1, 1, 1, "1.2.0",
+			"Return a range of members in a sorted set, by index, with scores ordered from high to low", rangeCplx,
+			"key start stop [WITHSCORES]", func(c *Ctx) { zrangeGeneric(c, zsByRank, true, true) }),
+		zc("zcount", 4, roFast, aclRFast, 1, 1, 1, "2.0.0", "Count the members in a sorted set with scores within the given values",
+			"O(log(N)) with N being the number of elements in the sorted set.", "key min max", zcountCmd),
+		zc("zlexcount", 4, roFast, aclRFast, 1, 1, 1, "2.8.9",
+			"Count the number of members in a sorted set between a given lexicographical range",
+			"O(log(N)) with N being the number of elements in the sorted set.", "key min max", zlexcountCmd),
+		zc("zpopmin", -2, wFast, aclWFast, 1, 1, 1, "5.0.0", "Remove and return members with the lowest scores in a sorted set",
+			popCplx, "key [count]", func(c *Ctx) { zpopCmd(c, false) }),
+		zc("zpopmax", -2, wFast, aclWFast, 1, 1, 1, "5.0.0", "Remove and return members with the highest scores in a sorted set",
+			popCplx, "key [count]", func(c *Ctx) { zpopCmd(c, true) }),
+		zmpop,
+		zc("zremrangebyrank", 4, w, aclWSlow, 1, 1, 1, "2.0.0", "Remove all members in a sorted set within the given indexes",
+			remRangeCplx, "key start stop", func(c *Ctx) { zremrangeGeneric(c, zsByRank) }),
+		zc("zremrangebyscore", 4, w, aclWSlow, 1, 1, 1, "1.2.0", "Remove all members in a sorted set within the given scores",
+			remRangeCplx, "key min max", func(c *Ctx) { zremrangeGeneric(c, zsByScore) }),
+		zc("zremrangebylex", 4, w, aclWSlow, 1, 1, 1, "2.8.9",
+			"Remove all members in a sorted set between the given lexicographical range", remRangeCplx, "key min max",
+			func(c *Ctx) { zremrangeGeneric(c, zsByLex) }),
+		opCmd("zunion", -3, "6.2.0", "Add multiple sorted sets", unionCplx,
+			"numkeys key [key ...] "+opts+" [WITHSCORES]", func(c *Ctx) { zsetOpCmd(c, zsOpUnion, false, false) }),
+		opCmd("zinter", -3, "6.2.0", "Intersect multiple sorted sets", interCplx,
+			"numkeys key [key ...] "+opts+" [WITHSCORES]", func(c *Ctx) { zsetOpCmd(c, zsOpInter, false, false) }),
+		opCmd("zdiff", -3, "6.2.0", "Subtract multiple sorted sets", diffCplx,
+			"numkeys key [key ...] [WITHSCORES]", func(c *Ctx) { zsetOpCmd(c, zsOpDiff, false, false) }),
+		opCmd("zintercard", -3, "7.0.0", "Intersect multiple sorted sets and return the cardinality of the result",
+			"O(N*K) worst case with N being the smallest input sorted set, K being the number of input sorted sets.",
+			"numkeys key [key ...] [LIMIT limit]", func(c *Ctx) { zsetOpCmd(c, zsOpInter, false, true) }),
+		storeCmd("zunionstore", "2.0.0", "Add multiple sorted sets and store the resulting sorted set in a new key",
+			"O(N)+O(M log(M)) with N being the sum of the sizes of the input sorted sets, and M being the number of elements in the resulting sorted set.",
+			"destination numkeys key [key ...] "+opts, func(c *Ctx) { zsetOpCmd(c, zsOpUnion, true, false) }),
+		storeCmd("zinterstore", "2.0.0", "Intersect multiple sorted sets and store the resulting sorted set in a new key", interCplx,
+			"destination numkeys key [key ...] "+opts, func(c *Ctx) { zsetOpCmd(c, zsOpInter, true, false) }),
+		storeCmd("zdiffstore", "6.2.0", "Subtract multiple sorted sets and store the resulting sorted set in a new key", diffCplx,
+			"destination numkeys key [key ...]", func(c *Ctx) { zsetOpCmd(c, zsOpDiff, true, false) }),
+		zc("zrandmember", -2, ro, aclRSlow, 1, 1, 1, "6.2.0", "Get one or multiple random elements from a sorted set",
+			"O(N) where N is the number of elements returned", "key [count [WITHSCORES]]", zrandmemberCmd),
+		zc("zscan", -3, ro, aclRSlow, 1, 1, 1, "2.8.0", "Incrementally iterate sorted sets elements and associated scores",
+			"O(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to return back to 0. N is the number of elements inside the collection..",
+			"key cursor [MATCH pattern] [COUNT count]", zscanCmd),
+	)
+}
+
+// Binlog command names and reply errors of the family.
+var (
+	zsetZADD = []byte("ZADD")
+	zsetZREM = []byte("ZREM")
+	zsetDEL  = []byte("DEL")
+)
+
+const (
+	errZsetNaN         = "ERR resulting score is not a number (NaN)"
+	errZsetMinMax      = "ERR min or max is not a float"
+	errZsetLexRange    = "ERR min or max not valid string range item"
+	errZsetNXXX        = "ERR XX and NX options at the same time are not compatible"
+	errZsetGTLTNX      = "ERR GT, LT, and/or NX options at the same time are not compatible"
+	errZsetIncrPair    = "ERR INCR option supports a single increment-element pair"
+	errZsetPositive    = "ERR value is out of range, must be positive"
+	errZsetWeight      = "ERR weight value is not a float"
+	errZsetLimitRank   = "ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX"
+	errZsetScoresLex   = "ERR syntax error, WITHSCORES not supported in combination with BYLEX"
+	errZsetNumkeysPos  = "ERR numkeys should be greater than 0"
+	errZsetCountPos    = "ERR count should be greater than 0"
+	errZsetLimitNeg    = "ERR LIMIT can't be negative"
+	errZsetRandRange   = "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807"
+	errZsetRandOverflw = "ERR value is out of range"
+)
+
+// ---- score parsing ----
+
+// zsetIsSpace is C's isspace in the C locale.
+func zsetIsSpace(b byte) bool { return b == ' ' || (b >= '\t' && b <= '\r') }
+
+func zsetIsDigit(b byte) bool { return b >= '0' && b <= '9' }
+
+func zsetIsHex(b byte) bool {
+	return zsetIsDigit(b) || (b|0x20 >= 'a' && b|0x20 <= 'f')
+}
+
+// zsetHasPrefixFold reports whether s starts with the lower-case word p, ignoring case.
+func zsetHasPrefixFold(s []byte, p string) bool {
+	return len(s) >= len(p) && equalFold(s[:len(p)], p)
+}
+
+// zsetStrtod parses the longest prefix of s that glibc's strtod accepts: leading white space,
+// a sign, decimal digits with an optional fraction and exponent, hexadecimal ("0x1.8p3",
+// "0x10"), "inf", "infinity" or "nan" with an optional "(chars)". n is the number of bytes
+// consumed, 0 when nothing converts (strtod then leaves its end pointer at the start). erange
+// is strtod's ERANGE that Redis refuses: overflow to ±inf, or a non-zero number rounding to 0.
+func zsetStrtod(s []byte) (v float64, n int, erange bool) {
+	i := 0
+	for i < len(s) && zsetIsSpace(s[i]) {
+		i++
+	}
+	neg := false
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		neg = s[i] == '-'
+		i++
+	}
+	sign := func(f float64) float64 {
+		if neg {
+			return -f
+		}
+		return f
+	}
+	switch rest := s[i:]; {
+	case zsetHasPrefixFold(rest, "infinity"):
+		return sign(math.Inf(1)), i + 8, false
+	case zsetHasPrefixFold(rest, "inf"):
+		return sign(math.Inf(1)), i + 3, false
+	case zsetHasPrefixFold(rest, "nan"):
+		j := i + 3
+		if j < len(s) && s[j] == '(' {
+			k := j + 1
+			for k < len(s) && (zsetIsDigit(s[k]) || (s[k]|0x20 >= 'a' && s[k]|0x20 <= 'z') || s[k] == '_') {
+				k++
+			}
+			if k < len(s) && s[k] == ')' {
+				j = k + 1
+			}
+		}
+		return math.NaN(), j, false
+	}
+	if i+1 < len(s) && s[i] == '0' && s[i+1]|0x20 == 'x' {
+		if f, end, er, ok := zsetStrtodHex(s, i+2); ok {
+			return sign(f), end, er
+		}
+		// "0x" with no hex digit after it: the number is the "0".
+	}
+	start, digits, nonzero := i, 0, false
+	for i < len(s) && zsetIsDigit(s[i]) {
+		digits++
+		nonzero = nonzero || s[i] != '0'
+		i++
+	}
+	if i < len(s) && s[i] == '.' {
+		j := i + 1
+		for j < len(s) && zsetIsDigit(s[j]) {
+			digits++
+			nonzero = nonzero || s[j] != '0'
+			j++
+		}
+		if digits > 0 {
+			i = j
+		}
+	}
+	if digits == 0 {
+		return 0, 0, false
+	}
+	i = zsetExponent(s, i, 'e')
+	f, err := strconv.ParseFloat(string(s[start:i]), 64)
+	if err != nil && !math.IsInf(f, 0) {
+		return 0, 0, false // cannot happen: the text was checked above
+	}
+	return sign(f), i, math.IsInf(f, 0) || (f == 0 && nonzero)
+}
+
+// zsetExponent returns where a number ending at i ends once an exponent introduced by mark
+// ('e' or 'p', any case) is taken: only when at least one digit follows the optional sign.
+func zsetExponent(s []byte, i int, mark byte) int {
+	if i >= len(s) || s[i]|0x20 != mark {
+		return i
+	}
+	j := i + 1
+	if j < len(s) && (s[j] == '+' || s[j] == '-') {
+		j++
+	}
+	if j >= len(s) || !zsetIsDigit(s[j]) {
+		return i
+	}
+	for j < len(s) && zsetIsDigit(s[j]) {
+		j++
+	}
+	return j
+}
+
+// zsetStrtodHex parses the hexadecimal float whose digits start at s[i] (after "0x"). ok is
+// false when no hex digit follows.
+func zsetStrtodHex(s []byte, i int) (v float64, end int, erange, ok bool) {
+	mant := []byte("0x")
+	digits, nonzero := 0, false
+	for i < len(s) && zsetIsHex(s[i]) {
+		mant = append(mant, s[i])
+		digits++
+		nonzero = nonzero || s[i] != '0'
+		i++
+	}
+	if i < len(s) && s[i] == '.' {
+		j, frac := i+1, 0
+		for j < len(s) && zsetIsHex(s[j]) {
+			frac++
+			nonzero = nonzero || s[j] != '0'
+			j++
+		}
+		if digits+frac > 0 {
+			mant = append(mant, s[i:j]...)
+			digits += frac
+			i = j
+		}
+	}
+	if digits == 0 {
+		return 0, 0, false, false
+	}
+	e := zsetExponent(s, i, 'p')
+	if e > i {
+		mant = append(mant, s[i:e]...)
+	} else {
+		mant = append(mant, "p0"...)
+	}
+	f, err := strconv.ParseFloat(string(mant), 64)
+	if err != nil && !math.IsInf(f, 0) {
+		return 0, 0, false, false
+	}
+	return f, e, math.IsInf(f, 0) || (f == 0 && nonzero), true
+}
+
+// zsetParseScore parses a score, weight or increment as Redis's getDoubleFromObject: the
+// whole argument must be a number (no white space, no trailing bytes), not NaN, and neither
+// overflow nor underflow to zero.
+func zsetParseScore(b []byte) (float64, bool) {
+	if len(b) == 0 || zsetIsSpace(b[0]) {
+		return 0, false
+	}
+	v, n, erange := zsetStrtod(b)
+	if n != len(b) || erange || math.IsNaN(v) {
+		return 0, false
+	}
+	return v, true
+}
+
+// zsetCString returns b up to its first NUL: range bounds are read as C strings by Redis.
+func zsetCString(b []byte) []byte {
+	for i, ch := range b {
+		if ch == 0 {
+			return b[:i]
+		}
+	}
+	return b
+}
+
+// zsetParseBound parses a score range bound as Redis's zslParseRange: "(" makes it exclusive;
+// strtod's rules are looser here (leading white space, an empty string is 0, overflow is ±inf)
+// but NaN and trailing bytes are refused.
+func zsetParseBound(b []byte) (v float64, ex, ok bool) {
+	s := zsetCString(b)
+	if len(s) > 0 && s[0] == '(' {
+		ex, s = true, s[1:]
+	}
+	v, n, _ := zsetStrtod(s)
+	if n != len(s) || math.IsNaN(v) {
+		return 0, false, false
+	}
+	return v, ex, true
+}
+
+// zsetNormScore stores -0 as 0, as Redis's compact encoding does for the small sets clients
+// mostly see (the two are equal scores either way).
+func zsetNormScore(f float64) float64 {
+	if f == 0 {
+		return 0
+	}
+	return f
+}
+
+// ---- data keys of one sorted set ----
+
+// zsetRef addresses the data keys of one sorted set in the command's db.
+type zsetRef struct {
+	c      *Ctx
+	key    []byte
+	m      codec.Meta
+	prefix []byte // data-key prefix of (key, m.Version); never appended to in place
+}
+
+func (c *Ctx) zsetRefOf(key []byte, m codec.Meta) *zsetRef {
+	p := c.Tx.DataPrefix(c.DB, key, m.Version)
+	return &zsetRef{c: c, key: key, m: m, prefix: p[:len(p):len(p)]}
+}
+
+// memberKey returns the raw data key of member's score entry.
+func (z *zsetRef) memberKey(member []byte) []byte { return codec.AppendZSetMember(z.prefix, member) }
+
+// orderKey returns the raw data key of the (score, member) order entry.
+func (z *zsetRef) orderKey(score float64, member []byte) []byte {
+	return codec.AppendZSetScore(z.prefix, score, member)
+}
+
+// score returns member's score.
+func (z *zsetRef) score(member []byte) (float64, bool) {
+	v, ok := z.c.Tx.GetData(z.key, z.memberKey(member))
+	if !ok {
+		return 0, false
+	}
+	return codec.ScoreValue(v), true
+}
+
+// put gives member score; old is its current score when exists. The count is kept.
+func (z *zsetRef) put(member []byte, score float64, old float64, exists bool) {
+	var sv [8]byte
+	if exists {
+		z.c.Tx.DeleteData(z.key, z.orderKey(old, member))
+	} else {
+		z.m.Count++
+	}
+	z.c.Tx.PutData(z.key, z.memberKey(member), codec.AppendScoreValue(sv[:0], score))
+	z.c.Tx.PutData(z.key, z.orderKey(score, member), nil)
+}
+
+// remove deletes member, whose score is score.
+func (z *zsetRef) remove(member []byte, score float64) {
+	z.c.Tx.DeleteData(z.key, z.memberKey(member))
+	z.c.Tx.DeleteData(z.key, z.orderKey(score, member))
+	z.m.Count--
+}
+
+// zsetOrderLower and zsetOrderUpper bound the order entries.
+var (
+	zsetOrderLower = []byte{codec.ZSetScoreTag}
+	zsetOrderUpper = []byte{codec.ZSetScoreTag + 1}
+	zsetMemberLow  = []byte{codec.ZSetMemberTag}
+	zsetMemberUp   = []byte{codec.ZSetMemberTag + 1}
+)
+
+// zsetOrderElem splits the element part of an order entry.
+func zsetOrderElem(elem []byte) (member []byte, score float64) {
+	return elem[9:], codec.SortableScore(elem[1:9])
+}
+
+// load reads key for a command on a sorted set: z is nil when the key is missing; ok is false
+// after a WRONGTYPE reply.
+func (c *Ctx) zsetLoad(key []byte) (z *zsetRef, ok bool) {
+	m, exists, ok := c.readCollection(key, codec.TypeZSet)
+	if !ok || !exists {
+		return nil, ok
+	}
+	return c.zsetRefOf(key, m), true
+}
+
+// save writes the set's meta (or deletes the key when it became empty).
+func (z *zsetRef) save() { z.c.saveCollection(z.key, &z.m) }
+
+// ---- reply helpers ----
+
+// zsetReplyLen writes the header of a reply of n elements, flat pairs in RESP2 and [member,
+// score] arrays in RESP3 when scores are included.
+func zsetReplyLen(c *Ctx, n int, withScores bool) {
+	if withScores && !c.W.RESP3 {
+		n *= 2
+	}
+	c.W.ArrayLen(n)
+}
+
+// zsetReplyElem writes one element of a reply headed by zsetReplyLen.
+func zsetReplyElem(c *Ctx, member []byte, score float64, withScores bool) {
+	if withScores && c.W.RESP3 {
+		c.W.ArrayLen(2)
+	}
+	c.W.Bulk(member)
+	if withScores {
+		c.W.Double(score)
+	}
+}
+
+// zsetDeferLen inserts, at offset start of the reply buffer, the header of an array of n
+// elements written after start: for replies whose length is only known once written.
+func zsetDeferLen(c *Ctx, start, n int) {
+	var hb [24]byte
+	h := codec.AppendArrayLen(hb[:0], n)
+	end := len(c.W.Buf)
+	c.W.Buf = append(c.W.Buf, h...)
+	copy(c.W.Buf[start+len(h):], c.W.Buf[start:end])
+	copy(c.W.Buf[start:], h)
+}
+
+// zsetLogMembers logs the removal of members from key: "DEL key" when it is now gone,
+// otherwise ZREM records of at most dumpChunk members.
+func zsetLogRemoved(c *Ctx, key []byte, members [][]byte, gone bool) {
+	if len(members) == 0 {
+		return
+	}
+	if gone {
+		c.Tx.Log(c.DB, key, zsetDEL, key)
+		return
+	}
+	for len(members) > 0 {
+		n := min(len(members), dumpChunk)
+		args := make([][]byte, 0, n+2)
+		args = append(args, zsetZREM, key)
+		args = append(args, members[:n]...)
+		c.Tx.Log(c.DB, key, args...)
+		members = members[n:]
+	}
+}
+
+// ---- ZADD ZINCRBY ----
+
+// ZADD option flags.
+const (
+	zsetNX = 1 << iota
+	zsetXX
+	zsetGT
+	zsetLT
+	zsetCH
+	zsetINCR
+)
+
+// zsetAddGeneric is ZADD and (incr) ZINCRBY, which Redis parses the same way: options after
+// the key, then score/member pairs. Only members whose score changed are logged, with their
+// resulting absolute score, so the record replays without the options.
+func zsetAddGeneric(c *Ctx, incrCmd bool) {
+	flags := 0
+	if incrCmd {
+		flags = zsetINCR
+	}
+	j := 2
+opts:
+	for ; j < len(c.Args); j++ {
+		a := c.Args[j]
+		switch {
+		case equalFold(a, "nx"):
+			flags |= zsetNX
+		case equalFold(a, "xx"):
+			flags |= zsetXX
+		case equalFold(a, "ch"):
+			flags |= zsetCH
+		case equalFold(a, "incr"):
+			flags |= zsetINCR
+		case equalFold(a, "gt"):
+			flags |= zsetGT
+		case equalFold(a, "lt"):
+			flags |= zsetLT
+		default:
+			break opts
+		}
+	}
+	elems := len(c.Args) - j
+	if elems == 0 || elems%2 != 0 {
+		c.Error(errSyntax)
+		return
+	}
+	n := elems / 2
+	switch {
+	case flags&zsetNX != 0 && flags&zsetXX != 0:
+		c.Error(errZsetNXXX)
+		return
+	case flags&zsetNX != 0 && flags&(zsetGT|zsetLT) != 0, flags&zsetGT != 0 && flags&zsetLT != 0:
+		c.Error(errZsetGTLTNX)
+		return
+	case flags&zsetINCR != 0 && n > 1:
+		c.Error(errZsetIncrPair)
+		return
+	}
+	scores := make([]float64, n)
+	for i := range scores {
+		v, ok := zsetParseScore(c.Args[j+2*i])
+		if !ok {
+			c.Error(errNotFloat)
+			return
+		}
+		scores[i] = v
+	}
+	key := c.Args[1]
+	m, exists, ok := c.collectionMeta(key, codec.TypeZSet)
+	if !ok {
+		return
+	}
+	incr := flags&zsetINCR != 0
+	if !exists && flags&zsetXX != 0 {
+		if incr {
+			c.W.Null()
+		} else {
+			c.W.Int(0)
+		}
+		return
+	}
+	z := c.zsetRefOf(key, m)
+	var (
+		added, updated int64
+		processed      bool
+		result         float64
+		logArgs        = [][]byte{zsetZADD, key}
+	)
+	for i, score := range scores {
+		member := c.Args[j+2*i+1]
+		cur, found := z.score(member)
+		if found {
+			if flags&zsetNX != 0 {
+				continue
+			}
+			if incr {
+				score += cur
+				if math.IsNaN(score) {
+					c.Error(errZsetNaN)
+					return // nothing was written: INCR takes one pair
+				}
+			}
+			if (flags&zsetLT != 0 && score >= cur) || (flags&zsetGT != 0 && score <= cur) {
+				continue
+			}
+			processed, result = true, score
+			if score != cur {
+				score = zsetNormScore(score)
+				z.put(member, score, cur, true)
+				updated++
+				logArgs = append(logArgs, codec.FormatDouble(nil, score), member)
+			}
+			continue
+		}
+		if flags&zsetXX != 0 {
+			continue
+		}
+		score = zsetNormScore(score)
+		processed, result = true, score
+		z.put(member, score, 0, false)
+		added++
+		logArgs = append(logArgs, codec.FormatDouble(nil, score), member)
+	}
+	if added > 0 {
+		z.save()
+	}
+	if len(logArgs) > 2 {
+		c.Tx.Log(c.DB, key, logArgs...)
+	}
+	switch {
+	case incr && processed:
+		c.W.Double(result)
+	case incr:
+		c.W.Null()
+	case flags&zsetCH != 0:
+		c.W.Int(added + updated)
+	default:
+		c.W.Int(added)
+	}
+}
+
+// ---- point commands ----
+
+func zremCmd(c *Ctx) {
+	key := c.Args[1]
+	z, ok := c.zsetLoad(key)
+	if !ok {
+		return
+	}
+	if z == nil {
+		c.W.Int(0)
+		return
+	}
+	var n int64
+	for _, member := range c.Args[2:] {
+		if score, found := z.score(member); found {
+			z.remove(member, score)
+			n++
+		}
+	}
+	if n > 0 {
+		z.save()
+		c.Tx.Log(c.DB, key, c.Args...)
+	}
+	c.W.Int(n)
+}
+
+func zcardCmd(c *Ctx) {
+	m, exists, ok := c.readCollection(c.Args[1], codec.TypeZSet)
+	if !ok {
+		return
+	}
+	if !exists {
+		c.W.Int(0)
+		return
+	}
+	c.W.Int(int64(m.Count))
+}
+
+func zscoreCmd(c *Ctx) {
+	z, ok := c.zsetLoad(c.Args[1])
+	if !ok {
+		return
+	}
+	if z == nil {
+		c.W.Null()
+		return
+	}
+	if score, found := z.score(c.Args[2]); found {
+		c.W.Double(score)
+	} else {
+		c.W.Null()
+	}
+}
+
+func zmscoreCmd(c *Ctx) {
+	z, ok := c.zsetLoad(c.Args[1])
+	if !ok {
+		return
+	}
+	c.W.ArrayLen(len(c.Args) - 2)
+	for _, member := range c.Args[2:] {
+		if z == nil {
+			c.W.Null()
+			continue
+		}
+		if score, found := z.score(member); found {
+			c.W.Double(score)
+		} else {
+			c.W.Null()
+		}
+	}
+}
+
+// zrankCmd is ZRANK and ZREVRANK. Cost: O(min(rank, N-rank)) steps here (the order entries
+// are walked from both ends at once until one reaches the member) against Redis's O(log N).
+func zrankCmd(c *Ctx, rev bool) {
+	z, ok := c.zsetLoad(c.Args[1])
+	if !ok {
+		return
+	}
+	if z == nil {
+		c.W.Null()
+		return
+	}
+	member := c.Args[2]
+	score, found := z.score(member)
+	if !found {
+		c.W.Null()
+		return
+	}
+	rank := z.rankOf(codec.AppendZSetScore(nil, score, member))
+	if rev {
+		rank = int64(z.m.Count) - 1 - rank
+	}
+	c.W.Int(rank)
+}
+
+// rankOf returns the 0-based ascending rank of the order entry elem (which exists), walking
+// from both ends at once so the cost is the distance to the nearer end.
+func (z *zsetRef) rankOf(elem []byte) int64 {
+	c := z.c
+	fwd := c.Tx.IterateData(c.DB, z.key, z.m.Version, zsetOrderLower, zsetOrderUpper, false)
+	defer fwd.Close()
+	if z.m.Count <= zsetSmall {
+		var rank int64
+		for ; fwd.Valid() && string(fwd.Elem()) != string(elem); fwd.Next() {
+			rank++
+		}
+		return rank
+	}
+	bwd := c.Tx.IterateData(c.DB, z.key, z.m.Version, zsetOrderLower, zsetOrderUpper, true)
+	defer bwd.Close()
+	var before, after int64
+	for fwd.Valid() || bwd.Valid() {
+		if fwd.Valid() {
+			if string(fwd.Elem()) == string(elem) {
+				return before
+			}
+			before++
+			fwd.Next()
+		}
+		if bwd.Valid() {
+			if string(bwd.Elem()) == string(elem) {
+				return int64(z.m.Count) - 1 - after
+			}
+			after++
+			bwd.Next()
+		}
+	}
+	return 0
+}
+
+// ---- numkeys key positions ----
+
+// zsetNumKeysAt returns the n keys that follow the numkeys argument at args[idx], or nil
+// when numkeys is not a positive integer that fits the arguments (the command then replies an
+// error without touching any key).
+func zsetNumKeysAt(args [][]byte, idx int) [][]byte {
+	if idx >= len(args) {
+		return nil
+	}
+	n, ok := parseInt(args[idx])
+	if !ok || n < 1 || n > int64(len(args)-idx-1) {
+		return nil
+	}
+	return args[idx+1 : idx+1+int(n)]
+}
+
+// zsetNumKeys finds the keys of ZUNION, ZINTER, ZDIFF, ZINTERCARD and ZMPOP: numkeys key ...
+func zsetNumKeys(args [][]byte) [][]byte { return zsetNumKeysAt(args, 1) }
+
+// zsetStoreKeys finds the keys of Z*STORE: the destination, then numkeys keys.
+func zsetStoreKeys(args [][]byte) [][]byte {
+	if len(args) < 2 {
+		return nil
+	}
+	src := zsetNumKeysAt(args, 2)
+	if src == nil {
+		return nil
+	}
+	return append([][]byte{args[1]}, src...)
+}
