@@ -1,0 +1,893 @@
+package cmds
+
+import (
+	"bytes"
+	"container/heap"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+
+	"shardis/codec"
+	"shardis/shard"
+)
+
+// The set family. A set is a collection meta (count exact) and one data key per member, the
+// member being the element part and the value empty (docs/ENCODING.md). Members are therefore
+// stored in byte order, which the multi-key commands use: SUNION is a k-way merge and SDIFF a
+// merge join, both streaming; SINTER walks the smallest set and probes the others with point
+// reads, as Redis does.
+//
+// Cost note for the random commands (SPOP, SRANDMEMBER): storage keeps no rank index, so
+// picking a member uniformly walks the set to a random position, O(N) (N/2 steps on average
+// for one member) where Redis is O(1); no more than the reply's members are ever held in
+// memory.
+
+func init() {
+	setCmd := func(name string, arity int, flags, acl []string, first, last, step int, since, summary, complexity, syntax string, run func(*Ctx)) *Command {
+		return &Command{Name: name, Arity: arity, Flags: flags, ACL: acl, FirstKey: first, LastKey: last, Step: step,
+			Group: "set", Since: since, Summary: summary, Complexity: complexity, Syntax: syntax, Run: run}
+	}
+	var (
+		roFast   = []string{"readonly", "fast"}
+		ro       = []string{"readonly"}
+		wDenyF   = []string{"write", "denyoom", "fast"}
+		wDeny    = []string{"write", "denyoom"}
+		wFast    = []string{"write", "fast"}
+		aclRFast = []string{"read", "set", "fast"}
+		aclRSlow = []string{"read", "set", "slow"}
+		aclWFast = []string{"write", "set", "fast"}
+		aclWSlow = []string{"write", "set", "slow"}
+	)
+	const (
+		interCplx = "O(N*M) worst case where N is the cardinality of the smallest set and M is the number of sets."
+		totalCplx = "O(N) where N is the total number of elements in all given sets."
+	)
+	sintercard := setCmd("sintercard", -3, ro, aclRSlow, 0, 0, 0, "7.0.0",
+		"Intersect multiple sets and return the cardinality of the result", interCplx,
+		"numkeys key [key ...] [LIMIT limit]", sintercardCmd)
+	sintercard.Keys = setNumKeys
+	register(
+		setCmd("sadd", -3, wDenyF, aclWFast, 1, 1, 1, "1.0.0", "Add one or more members to a set",
+			"O(1) for each element added, so O(N) to add N elements when the command is called with multiple arguments.",
+			"key member [member ...]", sadd),
+		setCmd("srem", -3, wFast, aclWFast, 1, 1, 1, "1.0.0", "Remove one or more members from a set",
+			"O(N) where N is the number of members to be removed.", "key member [member ...]", srem),
+		setCmd("scard", 2, roFast, aclRFast, 1, 1, 1, "1.0.0", "Get the number of members in a set", "O(1)",
+			"key", scard),
+		setCmd("sismember", 3, roFast, aclRFast, 1, 1, 1, "1.0.0", "Determine if a given value is a member of a set", "O(1)",
+			"key member", sismember),
+		setCmd("smismember", -3, roFast, aclRFast, 1, 1, 1, "6.2.0", "Returns the membership associated with the given elements for a set",
+			"O(N) where N is the number of elements being checked for membership", "key member [member ...]", smismember),
+		setCmd("smembers", 2, ro, aclRSlow, 1, 1, 1, "1.0.0", "Get all the members in a set",
+			"O(N) where N is the set cardinality.", "key", smembers),
+		setCmd("spop", -2, wFast, aclWFast, 1, 1, 1, "1.0.0", "Remove and return one or multiple random members from a set",
+			"Without the count argument O(1), otherwise O(N) where N is the value of the passed count.", "key [count]", spop),
+		setCmd("srandmember", -2, ro, aclRSlow, 1, 1, 1, "1.0.0", "Get one or multiple random members from a set",
+			"Without the count argument O(1), otherwise O(N) where N is the absolute value of the passed count.", "key [count]", srandmember),
+		setCmd("smove", 4, wFast, aclWFast, 1, 2, 1, "1.0.0", "Move a member from one set to another", "O(1)",
+			"source destination member", smove),
+		setCmd("sinter", -2, ro, aclRSlow, 1, -1, 1, "1.0.0", "Intersect multiple sets", interCplx,
+			"key [key ...]", func(c *Ctx) { setOpCommand(c, setOpInter, nil) }),
+		setCmd("sunion", -2, ro, aclRSlow, 1, -1, 1, "1.0.0", "Add multiple sets", totalCplx,
+			"key [key ...]", func(c *Ctx) { setOpCommand(c, setOpUnion, nil) }),
+		setCmd("sdiff", -2, ro, aclRSlow, 1, -1, 1, "1.0.0", "Subtract multiple sets", totalCplx,
+			"key [key ...]", func(c *Ctx) { setOpCommand(c, setOpDiff, nil) }),
+		setCmd("sinterstore", -3, wDeny, aclWSlow, 1, -1, 1, "1.0.0", "Intersect multiple sets and store the resulting set in a key",
+			interCplx, "destination key [key ...]", func(c *Ctx) { setOpCommand(c, setOpInter, c.Args[1]) }),
+		setCmd("sunionstore", -3, wDeny, aclWSlow, 1, -1, 1, "1.0.0", "Add multiple sets and store the resulting set in a key",
+			totalCplx, "destination key [key ...]", func(c *Ctx) { setOpCommand(c, setOpUnion, c.Args[1]) }),
+		setCmd("sdiffstore", -3, wDeny, aclWSlow, 1, -1, 1, "1.0.0", "Subtract multiple sets and store the resulting set in a key",
+			totalCplx, "destination key [key ...]", func(c *Ctx) { setOpCommand(c, setOpDiff, c.Args[1]) }),
+		sintercard,
+		setCmd("sscan", -3, ro, aclRSlow, 1, 1, 1, "2.8.0", "Incrementally iterate Set elements",
+			"O(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to return back to 0. N is the number of elements inside the collection..",
+			"key cursor [MATCH pattern] [COUNT count]", sscan),
+	)
+}
+
+// Binlog command names of the set family.
+var (
+	setSADD = []byte("SADD")
+	setSREM = []byte("SREM")
+)
+
+const (
+	errSetPositive = "ERR value is out of range, must be positive"
+	errSetRandRng  = "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807"
+	errSetNumkeys  = "ERR numkeys should be greater than 0"
+	errSetTooMany  = "ERR Number of keys can't be greater than number of args"
+	errSetLimit    = "ERR LIMIT can't be negative"
+)
+
+// setKeys builds the data keys of one set: its prefix, then a member, in one reused buffer
+// (the Tx copies the keys it keeps).
+type setKeys struct {
+	buf []byte
+	n   int
+}
+
+func (c *Ctx) setKeysOf(key []byte, m *codec.Meta) setKeys {
+	p := c.Tx.DataPrefix(c.DB, key, m.Version)
+	return setKeys{buf: p, n: len(p)}
+}
+
+func (k *setKeys) of(member []byte) []byte {
+	k.buf = append(k.buf[:k.n], member...)
+	return k.buf
+}
+
+// setHas reports whether member is in the set stored at key.
+func (c *Ctx) setHas(key []byte, k *setKeys, member []byte) bool {
+	_, ok := c.Tx.GetData(key, k.of(member))
+	return ok
+}
+
+// setIter walks the members of set (key, m) from member lower (inclusive; nil: the first).
+func (c *Ctx) setIter(key []byte, m *codec.Meta, lower []byte) *shard.Iter {
+	return c.Tx.IterateData(c.DB, key, m.Version, lower, nil, false)
+}
+
+// setLog logs name key members... in records of at most dumpChunk members.
+func (c *Ctx) setLog(name, key []byte, members [][]byte) {
+	for len(members) > 0 {
+		n := min(len(members), dumpChunk)
+		args := make([][]byte, 0, n+2)
+		args = append(args, name, key)
+		args = append(args, members[:n]...)
+		c.Tx.Log(c.DB, key, args...)
+		members = members[n:]
+	}
+}
+
+func sadd(c *Ctx) {
+	key := c.Args[1]
+	m, _, ok := c.collectionMeta(key, codec.TypeSet)
+	if !ok {
+		return
+	}
+	k := c.setKeysOf(key, &m)
+	var added [][]byte
+	for _, member := range c.Args[2:] {
+		raw := k.of(member)
+		if _, found := c.Tx.GetData(key, raw); found {
+			continue
+		}
+		c.Tx.PutData(key, raw, nil)
+		added = append(added, member)
+	}
+	if len(added) > 0 {
+		m.Count += uint64(len(added))
+		c.saveCollection(key, &m)
+		c.setLog(setSADD, key, added)
+	}
+	c.W.Int(int64(len(added)))
+}
+
+func srem(c *Ctx) {
+	key := c.Args[1]
+	m, exists, ok := c.readCollection(key, codec.TypeSet)
+	if !ok {
+		return
+	}
+	if !exists {
+		c.W.Int(0)
+		return
+	}
+	k := c.setKeysOf(key, &m)
+	var removed [][]byte
+	for _, member := range c.Args[2:] {
+		raw := k.of(member)
+		if _, found := c.Tx.GetData(key, raw); !found {
+			continue
+		}
+		c.Tx.DeleteData(key, raw)
+		removed = append(removed, member)
+	}
+	if len(removed) > 0 {
+		m.Count -= uint64(len(removed))
+		c.saveCollection(key, &m)
+		c.setLog(setSREM, key, removed)
+	}
+	c.W.Int(int64(len(removed)))
+}
+
+func scard(c *Ctx) {
+	m, exists, ok := c.readCollection(c.Args[1], codec.TypeSet)
+	switch {
+	case !ok:
+	case !exists:
+		c.W.Int(0)
+	default:
+		c.W.Int(int64(m.Count))
+	}
+}
+
+func sismember(c *Ctx) {
+	key := c.Args[1]
+	m, exists, ok := c.readCollection(key, codec.TypeSet)
+	if !ok {
+		return
+	}
+	if !exists {
+		c.W.Int(0)
+		return
+	}
+	k := c.setKeysOf(key, &m)
+	c.W.Int(setBool(c.setHas(key, &k, c.Args[2])))
+}
+
+func smismember(c *Ctx) {
+	key := c.Args[1]
+	m, exists, ok := c.readCollection(key, codec.TypeSet)
+	if !ok {
+		return
+	}
+	members := c.Args[2:]
+	c.W.ArrayLen(len(members))
+	k := c.setKeysOf(key, &m)
+	for _, member := range members {
+		c.W.Int(setBool(exists && c.setHas(key, &k, member)))
+	}
+}
+
+func setBool(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func smembers(c *Ctx) {
+	key := c.Args[1]
+	m, exists, ok := c.readCollection(key, codec.TypeSet)
+	if !ok {
+		return
+	}
+	if !exists {
+		c.W.SetLen(0)
+		return
+	}
+	c.W.SetLen(int(m.Count))
+	it := c.setIter(key, &m, nil)
+	for ; it.Valid(); it.Next() {
+		c.W.Bulk(it.Elem())
+	}
+	it.Close()
+}
+
+// ---- random members ----
+
+// setAt returns copies of the members at positions pos (ascending, repeats allowed) of set
+// (key, m), in the same order, walking forward from the first member to the last position.
+// (Walking backward to positions in the upper half was tried: a reverse step costs several
+// forward ones in RocksDB, so it lost on average.)
+func (c *Ctx) setAt(key []byte, m *codec.Meta, pos []uint64) [][]byte {
+	out := make([][]byte, len(pos))
+	it := c.setIter(key, m, nil)
+	i := 0
+	for p := uint64(0); it.Valid() && i < len(pos); it.Next() {
+		if pos[i] == p {
+			member := bytes.Clone(it.Elem())
+			for ; i < len(pos) && pos[i] == p; i++ {
+				out[i] = member
+			}
+		}
+		p++
+	}
+	it.Close()
+	return out
+}
+
+// setRandom returns a copy of a member of set (key, m) chosen uniformly.
+func (c *Ctx) setRandom(key []byte, m *codec.Meta) []byte {
+	return c.setAt(key, m, []uint64{rand.Uint64N(m.Count)})[0]
+}
+
+// setSample returns k distinct members of set (key, m), 0 < k < m.Count, chosen uniformly
+// (positions drawn with Floyd's algorithm), in random order.
+func (c *Ctx) setSample(key []byte, m *codec.Meta, k uint64) [][]byte {
+	chosen := make(map[uint64]struct{}, k)
+	pos := make([]uint64, 0, k)
+	for j := m.Count - k; j < m.Count; j++ {
+		t := rand.Uint64N(j + 1)
+		if _, dup := chosen[t]; dup {
+			t = j
+		}
+		chosen[t] = struct{}{}
+		pos = append(pos, t)
+	}
+	slices.Sort(pos)
+	out := c.setAt(key, m, pos)
+	rand.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+	return out
+}
+
+// setRepeatSample replies k members of set (key, m) drawn independently (repeats allowed), as
+// SRANDMEMBER with a negative count. When k >= the set's size the reply outweighs the set, so
+// the set is read once; otherwise only the drawn positions are kept.
+func (c *Ctx) setRepeatSample(key []byte, m *codec.Meta, k uint64) {
+	var out [][]byte
+	if k >= m.Count {
+		all := make([][]byte, 0, m.Count)
+		it := c.setIter(key, m, nil)
+		for ; it.Valid(); it.Next() {
+			all = append(all, bytes.Clone(it.Elem()))
+		}
+		it.Close()
+		c.W.ArrayLen(int(k))
+		for range k {
+			c.W.Bulk(all[rand.IntN(len(all))])
+		}
+		return
+	}
+	pos := make([]uint64, k)
+	for i := range pos {
+		pos[i] = rand.Uint64N(m.Count)
+	}
+	slices.Sort(pos)
+	// Independent draws, sorted and then shuffled, are again independent draws.
+	out = c.setAt(key, m, pos)
+	rand.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+	c.W.ArrayLen(len(out))
+	for _, member := range out {
+		c.W.Bulk(member)
+	}
+}
+
+// spop pops random members. Its binlog record is the effect: SREM of the members popped, or
+// DEL when the whole set went. Cost: O(N) walk to the random positions (see setAt), where
+// Redis is O(1) per member; popping the whole set is one pass.
+func spop(c *Ctx) {
+	key := c.Args[1]
+	if len(c.Args) > 3 {
+		c.Error(errSyntax)
+		return
+	}
+	if len(c.Args) == 3 {
+		spopCount(c)
+		return
+	}
+	m, exists, ok := c.readCollection(key, codec.TypeSet)
+	if !ok {
+		return
+	}
+	if !exists {
+		c.W.Null()
+		return
+	}
+	member := c.setRandom(key, &m)
+	c.W.Bulk(member)
+	if m.Count == 1 {
+		c.Tx.Delete(c.DB, key)
+		c.Tx.Log(c.DB, key, keysDEL, key)
+		return
+	}
+	k := c.setKeysOf(key, &m)
+	c.Tx.DeleteData(key, k.of(member))
+	m.Count--
+	c.saveCollection(key, &m)
+	c.Tx.Log(c.DB, key, setSREM, key, member)
+}
+
+func spopCount(c *Ctx) {
+	key := c.Args[1]
+	n, ok := parseInt(c.Args[2])
+	if !ok || n < 0 {
+		c.Error(errSetPositive)
+		return
+	}
+	m, exists, ok := c.readCollection(key, codec.TypeSet)
+	if !ok {
+		return
+	}
+	if !exists || n == 0 {
+		c.W.SetLen(0)
+		return
+	}
+	count := uint64(n)
+	if count >= m.Count {
+		// The whole set goes: reply it as it streams by, then drop the key.
+		c.W.SetLen(int(m.Count))
+		it := c.setIter(key, &m, nil)
+		for ; it.Valid(); it.Next() {
+			c.W.Bulk(it.Elem())
+		}
+		it.Close()
+		c.Tx.Delete(c.DB, key)
+		c.Tx.Log(c.DB, key, keysDEL, key)
+		return
+	}
+	popped := c.setSample(key, &m, count)
+	c.W.SetLen(len(popped))
+	k := c.setKeysOf(key, &m)
+	for _, member := range popped {
+		c.W.Bulk(member)
+		c.Tx.DeleteData(key, k.of(member))
+	}
+	m.Count -= uint64(len(popped))
+	c.saveCollection(key, &m)
+	c.setLog(setSREM, key, popped)
+}
+
+// srandmember replies random members without changing the set. Cost: as SPOP, a walk to the
+// drawn positions, O(N) where Redis is O(1) per member; it holds only the reply's members.
+func srandmember(c *Ctx) {
+	key := c.Args[1]
+	if len(c.Args) > 3 {
+		c.Error(errSyntax)
+		return
+	}
+	if len(c.Args) == 2 {
+		m, exists, ok := c.readCollection(key, codec.TypeSet)
+		switch {
+		case !ok:
+		case !exists:
+			c.W.Null()
+		default:
+			c.W.Bulk(c.setRandom(key, &m))
+		}
+		return
+	}
+	n, ok := c.intArg(2)
+	if !ok {
+		return
+	}
+	if n == -1<<63 {
+		c.Error(errSetRandRng)
+		return
+	}
+	m, exists, ok := c.readCollection(key, codec.TypeSet)
+	if !ok {
+		return
+	}
+	if !exists || n == 0 {
+		c.W.ArrayLen(0)
+		return
+	}
+	switch {
+	case n < 0:
+		c.setRepeatSample(key, &m, uint64(-n))
+	case uint64(n) >= m.Count:
+		c.W.ArrayLen(int(m.Count))
+		it := c.setIter(key, &m, nil)
+		for ; it.Valid(); it.Next() {
+			c.W.Bulk(it.Elem())
+		}
+		it.Close()
+	default:
+		picked := c.setSample(key, &m, uint64(n))
+		c.W.ArrayLen(len(picked))
+		for _, member := range picked {
+			c.W.Bulk(member)
+		}
+	}
+}
+
+// smove logs the removal from the source and the addition to the destination as separate
+// records, each in its key's shard.
+func smove(c *Ctx) {
+	src, dst, member := c.Args[1], c.Args[2], c.Args[3]
+	sm, srcExists := c.Tx.Meta(c.DB, src)
+	dm, dstExists := c.Tx.Meta(c.DB, dst)
+	if !srcExists {
+		c.W.Int(0)
+		return
+	}
+	if sm.Type != codec.TypeSet || (dstExists && dm.Type != codec.TypeSet) {
+		c.Error(errWrongType)
+		return
+	}
+	sk := c.setKeysOf(src, &sm)
+	if string(src) == string(dst) {
+		c.W.Int(setBool(c.setHas(src, &sk, member)))
+		return
+	}
+	if !c.setHas(src, &sk, member) {
+		c.W.Int(0)
+		return
+	}
+	c.Tx.DeleteData(src, sk.of(member))
+	sm.Count--
+	c.saveCollection(src, &sm)
+	c.Tx.Log(c.DB, src, setSREM, src, member)
+	if !dstExists {
+		dm = c.newCollection(dst, codec.TypeSet)
+	}
+	dk := c.setKeysOf(dst, &dm)
+	if !c.setHas(dst, &dk, member) {
+		c.Tx.PutData(dst, dk.of(member), nil)
+		dm.Count++
+		c.saveCollection(dst, &dm)
+		c.Tx.Log(c.DB, dst, setSADD, dst, member)
+	}
+	c.W.Int(1)
+}
+
+// ---- SINTER, SUNION, SDIFF and their STORE forms ----
+
+type setOp uint8
+
+const (
+	setOpInter setOp = iota
+	setOpUnion
+	setOpDiff
+)
+
+// setSource is one input set of a set operation; exists is false for a missing key.
+type setSource struct {
+	key    []byte
+	m      codec.Meta
+	exists bool
+}
+
+// setLoadSources reads the metas of keys, replying WRONGTYPE (and returning false) when any of
+// them holds another type, as Redis checks every key before computing anything.
+func (c *Ctx) setLoadSources(keys [][]byte) ([]setSource, bool) {
+	srcs := make([]setSource, len(keys))
+	for i, key := range keys {
+		m, exists, ok := c.readCollection(key, codec.TypeSet)
+		if !ok {
+			return nil, false
+		}
+		srcs[i] = setSource{key: key, m: m, exists: exists}
+	}
+	return srcs, true
+}
+
+// setCompute streams the result of op over srcs to emit, in no particular order, until emit
+// returns false. The member passed to emit is valid only during the call.
+func (c *Ctx) setCompute(op setOp, srcs []setSource, emit func(member []byte) bool) {
+	switch op {
+	case setOpInter:
+		c.setInter(srcs, emit)
+	case setOpUnion:
+		c.setUnion(srcs, emit)
+	case setOpDiff:
+		c.setDiff(srcs, emit)
+	}
+}
+
+// setInter walks the smallest set and probes the others with point reads.
+func (c *Ctx) setInter(srcs []setSource, emit func([]byte) bool) {
+	small := 0
+	for i := range srcs {
+		if !srcs[i].exists {
+			return // the intersection with an empty set
+		}
+		if srcs[i].m.Count < srcs[small].m.Count {
+			small = i
+		}
+	}
+	type probe struct {
+		key []byte
+		k   setKeys
+	}
+	var probes []probe
+	for i := range srcs {
+		if i != small && string(srcs[i].key) != string(srcs[small].key) {
+			probes = append(probes, probe{srcs[i].key, c.setKeysOf(srcs[i].key, &srcs[i].m)})
+		}
+	}
+	it := c.setIter(srcs[small].key, &srcs[small].m, nil)
+	defer it.Close()
+next:
+	for ; it.Valid(); it.Next() {
+		member := it.Elem()
+		for i := range probes {
+			if !c.setHas(probes[i].key, &probes[i].k, member) {
+				continue next
+			}
+		}
+		if !emit(member) {
+			return
+		}
+	}
+}
+
+// setMergeHeap orders the current members of several set iterators (a k-way merge).
+type setMergeHeap []*shard.Iter
+
+func (h setMergeHeap) Len() int           { return len(h) }
+func (h setMergeHeap) Less(i, j int) bool { return bytes.Compare(h[i].Elem(), h[j].Elem()) < 0 }
+func (h setMergeHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *setMergeHeap) Push(x any)        { *h = append(*h, x.(*shard.Iter)) }
+func (h *setMergeHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// setUnion merges the sets' ordered members, emitting each distinct member once.
+func (c *Ctx) setUnion(srcs []setSource, emit func([]byte) bool) {
+	var h setMergeHeap
+	var all []*shard.Iter
+	defer func() {
+		for _, it := range all {
+			it.Close()
+		}
+	}()
+	for i := range srcs {
+		if !srcs[i].exists {
+			continue
+		}
+		it := c.setIter(srcs[i].key, &srcs[i].m, nil)
+		all = append(all, it)
+		if it.Valid() {
+			h = append(h, it)
+		}
+	}
+	heap.Init(&h)
+	var cur []byte
+	for len(h) > 0 {
+		cur = append(cur[:0], h[0].Elem()...)
+		if !emit(cur) {
+			return
+		}
+		for len(h) > 0 && bytes.Equal(h[0].Elem(), cur) {
+			h[0].Next()
+			if h[0].Valid() {
+				heap.Fix(&h, 0)
+			} else {
+				heap.Pop(&h)
+			}
+		}
+	}
+}
+
+// setDiffLag is how many steps a lagging iterator of SDIFF takes before it seeks instead: a
+// few steps are cheaper than a seek when the sets interleave, a seek is cheaper across a gap.
+const setDiffLag = 8
+
+// setDiff walks the first set and moves an iterator over each other set along with it (a
+// merge join), emitting the members none of the others has.
+func (c *Ctx) setDiff(srcs []setSource, emit func([]byte) bool) {
+	if !srcs[0].exists {
+		return
+	}
+	type other struct {
+		it   *shard.Iter
+		seek setKeys
+	}
+	var others []other
+	defer func() {
+		for _, o := range others {
+			o.it.Close()
+		}
+	}()
+	for i := 1; i < len(srcs); i++ {
+		if !srcs[i].exists {
+			continue
+		}
+		it := c.setIter(srcs[i].key, &srcs[i].m, nil)
+		if !it.Valid() {
+			it.Close()
+			continue
+		}
+		others = append(others, other{it, c.setKeysOf(srcs[i].key, &srcs[i].m)})
+	}
+	it := c.setIter(srcs[0].key, &srcs[0].m, nil)
+	defer it.Close()
+	for ; it.Valid(); it.Next() {
+		member := it.Elem()
+		found := false
+		for i := range others {
+			o := &others[i]
+			for steps := 0; o.it.Valid(); steps++ {
+				cmp := bytes.Compare(o.it.Elem(), member)
+				if cmp >= 0 {
+					found = cmp == 0
+					break
+				}
+				if steps < setDiffLag {
+					o.it.Next()
+				} else {
+					o.it.Seek(o.seek.of(member))
+				}
+			}
+			if found {
+				break
+			}
+		}
+		if !found && !emit(member) {
+			return
+		}
+	}
+}
+
+// setOpCommand runs SINTER/SUNION/SDIFF (dst nil) or their STORE forms (dst: the destination,
+// overwritten whatever its type; the sources follow it).
+func setOpCommand(c *Ctx, op setOp, dst []byte) {
+	keys := c.Args[1:]
+	if dst != nil {
+		keys = c.Args[2:]
+	}
+	srcs, ok := c.setLoadSources(keys)
+	if !ok {
+		return
+	}
+	if dst == nil {
+		reply := c.setDeferredLen()
+		c.setCompute(op, srcs, func(member []byte) bool {
+			c.W.Bulk(member)
+			reply.n++
+			return true
+		})
+		reply.finish()
+		return
+	}
+	// The result goes to a new version of dst: sources (dst among them, maybe) are read at
+	// their own versions, so writing while reading is safe, and the old dst is dropped when the
+	// new meta is written.
+	out := c.newCollection(dst, codec.TypeSet)
+	k := c.setKeysOf(dst, &out)
+	c.setCompute(op, srcs, func(member []byte) bool {
+		c.Tx.PutData(dst, k.of(member), nil)
+		out.Count++
+		return true
+	})
+	if out.Count == 0 {
+		if c.Tx.Delete(c.DB, dst) {
+			c.Tx.Log(c.DB, dst, keysDEL, dst)
+		}
+		c.W.Int(0)
+		return
+	}
+	c.Tx.SetMeta(c.DB, dst, &out)
+	c.logCollection(c.DB, dst, &out)
+	c.W.Int(int64(out.Count))
+}
+
+// setDeferred is a set reply whose length is learned while its elements are written.
+type setDeferred struct {
+	c     *Ctx
+	start int
+	n     int
+}
+
+func (c *Ctx) setDeferredLen() *setDeferred { return &setDeferred{c: c, start: len(c.W.Buf)} }
+
+// finish puts the set header in front of the elements written since the reply started.
+func (d *setDeferred) finish() {
+	hdr := codec.Writer{RESP3: d.c.W.RESP3}
+	hdr.SetLen(d.n)
+	buf := append(d.c.W.Buf, hdr.Buf...)
+	copy(buf[d.start+len(hdr.Buf):], buf[d.start:len(buf)-len(hdr.Buf)])
+	copy(buf[d.start:], hdr.Buf)
+	d.c.W.Buf = buf
+}
+
+// setNumKeys returns the keys of SINTERCARD numkeys key [key ...]: none when numkeys is not
+// a valid count of the arguments that follow it.
+func setNumKeys(args [][]byte) [][]byte {
+	if len(args) < 3 {
+		return nil
+	}
+	n, ok := parseInt(args[1])
+	if !ok || n < 1 || n > int64(len(args)-2) {
+		return nil
+	}
+	return args[2 : 2+n]
+}
+
+func sintercardCmd(c *Ctx) {
+	n, ok := parseInt(c.Args[1])
+	if !ok || n < 1 {
+		c.Error(errSetNumkeys)
+		return
+	}
+	if n > int64(len(c.Args)-2) {
+		c.Error(errSetTooMany)
+		return
+	}
+	limit := int64(0)
+	for i := 2 + int(n); i < len(c.Args); i++ {
+		if equalFold(c.Args[i], "limit") && i+1 < len(c.Args) {
+			i++
+			v, ok := parseInt(c.Args[i])
+			if !ok || v < 0 {
+				c.Error(errSetLimit)
+				return
+			}
+			limit = v
+			continue
+		}
+		c.Error(errSyntax)
+		return
+	}
+	srcs, ok := c.setLoadSources(c.Args[2 : 2+n])
+	if !ok {
+		return
+	}
+	count := int64(0)
+	c.setInter(srcs, func([]byte) bool {
+		count++
+		return limit == 0 || count < limit
+	})
+	c.W.Int(count)
+}
+
+// ---- SSCAN ----
+
+// setScanTag starts every SSCAN position saved in the cursor table.
+const setScanTag = 's'
+
+// sscan iterates in member order. The cursor names the last member returned (kept by
+// c.Srv.Cursors); an unknown cursor restarts the scan, which SCAN's guarantees allow.
+func sscan(c *Ctx) {
+	key := c.Args[1]
+	cursor, ok := keysParseCursor(c.Args[2])
+	if !ok {
+		c.Error(errKeysCursor)
+		return
+	}
+	m, exists, ok := c.readCollection(key, codec.TypeSet)
+	if !ok {
+		return
+	}
+	if !exists {
+		setScanReply(c, 0, nil)
+		return
+	}
+	count := int64(10)
+	match := keysMatcher([]byte("*"))
+	for i := 3; i < len(c.Args); i += 2 {
+		more := i+1 < len(c.Args)
+		switch {
+		case equalFold(c.Args[i], "count") && more:
+			v, ok := c.intArg(i + 1)
+			if !ok {
+				return
+			}
+			if v < 1 {
+				c.Error(errSyntax)
+				return
+			}
+			count = v
+		case equalFold(c.Args[i], "match") && more:
+			match = keysMatcher(c.Args[i+1])
+		default:
+			c.Error(errSyntax)
+			return
+		}
+	}
+	var lower []byte
+	if cursor != 0 {
+		// A position is setScanTag then the last member visited (the tag keeps the empty
+		// member apart from "no position"); the scan resumes right after that member.
+		if _, pos := c.Srv.Cursors.Load(cursor); len(pos) > 0 && pos[0] == setScanTag {
+			lower = append(append(make([]byte, 0, len(pos)), pos[1:]...), 0)
+		}
+	}
+	var found [][]byte
+	last := []byte{setScanTag}
+	more := false
+	it := c.setIter(key, &m, lower)
+	for visited := int64(0); it.Valid(); it.Next() {
+		if visited == count {
+			more = true
+			break
+		}
+		visited++
+		member := it.Elem()
+		last = append(last[:1], member...)
+		if match(member) {
+			found = append(found, bytes.Clone(member))
+		}
+	}
+	it.Close()
+	next := uint64(0)
+	if more {
+		next = c.Srv.Cursors.Save(0, last)
+	}
+	setScanReply(c, next, found)
+}
+
+func setScanReply(c *Ctx, cursor uint64, members [][]byte) {
+	c.W.ArrayLen(2)
+	c.W.Bulk(strconv.AppendUint(nil, cursor, 10))
+	c.W.ArrayLen(len(members))
+	for _, member := range members {
+		c.W.Bulk(member)
+	}
+}
