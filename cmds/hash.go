@@ -1,0 +1,597 @@
+package cmds
+
+import (
+	"bytes"
+	"math"
+	"math/big"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+
+	"shardis/codec"
+	"shardis/internal/glob"
+)
+
+// The hash family. A hash is a collection (see collection.go) whose data keys are its fields
+// and whose data values are the field values: HGET, HSET and friends are point reads and
+// writes, HGETALL/HKEYS/HVALS/HSCAN stream the fields in byte order.
+
+func init() {
+	hashCmd := func(name string, arity int, flags, acl []string, since, summary, complexity, syntax string, run func(*Ctx)) *Command {
+		return &Command{Name: name, Arity: arity, Flags: flags, ACL: acl, FirstKey: 1, LastKey: 1, Step: 1,
+			Group: "hash", Since: since, Summary: summary, Complexity: complexity, Syntax: syntax, Run: run}
+	}
+	var (
+		roFast  = []string{"readonly", "fast"}
+		ro      = []string{"readonly"}
+		wDenyF  = []string{"write", "denyoom", "fast"}
+		wFast   = []string{"write", "fast"}
+		aclRF   = []string{"read", "hash", "fast"}
+		aclRS   = []string{"read", "hash", "slow"}
+		aclWF   = []string{"write", "hash", "fast"}
+		sizeOfN = "O(N) where N is the size of the hash."
+	)
+	register(
+		hashCmd("hset", -4, wDenyF, aclWF, "2.0.0", "Set the string value of a hash field",
+			"O(1) for each field/value pair added, so O(N) to add N field/value pairs when the command is called with multiple field/value pairs.",
+			"key field value [field value ...]", func(c *Ctx) { hashSet(c, false) }),
+		hashCmd("hmset", -4, wDenyF, aclWF, "2.0.0", "Set multiple hash fields to multiple values",
+			"O(N) where N is the number of fields being set.",
+			"key field value [field value ...]", func(c *Ctx) { hashSet(c, true) }),
+		hashCmd("hsetnx", 4, wDenyF, aclWF, "2.0.0", "Set the value of a hash field, only if the field does not exist",
+			"O(1)", "key field value", hsetnx),
+		hashCmd("hget", 3, roFast, aclRF, "2.0.0", "Get the value of a hash field", "O(1)", "key field", hget),
+		hashCmd("hmget", -3, roFast, aclRF, "2.0.0", "Get the values of all the given hash fields",
+			"O(N) where N is the number of fields being requested.", "key field [field ...]", hmget),
+		hashCmd("hdel", -3, wFast, aclWF, "2.0.0", "Delete one or more hash fields",
+			"O(N) where N is the number of fields to be removed.", "key field [field ...]", hdel),
+		hashCmd("hlen", 2, roFast, aclRF, "2.0.0", "Get the number of fields in a hash", "O(1)", "key", hlen),
+		hashCmd("hstrlen", 3, roFast, aclRF, "3.2.0", "Get the length of the value of a hash field", "O(1)",
+			"key field", hstrlen),
+		hashCmd("hexists", 3, roFast, aclRF, "2.0.0", "Determine if a hash field exists", "O(1)", "key field", hexists),
+		hashCmd("hkeys", 2, ro, aclRS, "2.0.0", "Get all the fields in a hash", sizeOfN, "key",
+			func(c *Ctx) { hashGetAll(c, true, false) }),
+		hashCmd("hvals", 2, ro, aclRS, "2.0.0", "Get all the values in a hash", sizeOfN, "key",
+			func(c *Ctx) { hashGetAll(c, false, true) }),
+		hashCmd("hgetall", 2, ro, aclRS, "2.0.0", "Get all the fields and values in a hash", sizeOfN, "key",
+			func(c *Ctx) { hashGetAll(c, true, true) }),
+		hashCmd("hincrby", 4, wDenyF, aclWF, "2.0.0", "Increment the integer value of a hash field by the given number",
+			"O(1)", "key field increment", hincrby),
+		hashCmd("hincrbyfloat", 4, wDenyF, aclWF, "2.6.0", "Increment the float value of a hash field by the given amount",
+			"O(1)", "key field increment", hincrbyfloat),
+		hashCmd("hscan", -3, ro, aclRS, "2.8.0", "Incrementally iterate hash fields and associated values",
+			"O(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to return back to 0. N is the number of elements inside the collection..",
+			"key cursor [MATCH pattern] [COUNT count]", hscan),
+		hashCmd("hrandfield", -2, ro, aclRS, "6.2.0", "Get one or multiple random fields from a hash",
+			"O(N) where N is the number of fields returned", "key [count [WITHVALUES]]", hrandfield),
+	)
+}
+
+// Binlog command names of the hash family.
+var (
+	hashHSET = []byte("HSET")
+	hashHDEL = []byte("HDEL")
+)
+
+const (
+	errHashNotInt     = "ERR hash value is not an integer"
+	errHashNotFloat   = "ERR hash value is not a float"
+	errHashIncrNaN    = "ERR value is NaN or Infinity"
+	errHashOutOfRange = "ERR value is out of range"
+)
+
+// hashField is a reusable data key buffer: the collection's prefix followed by one field, so
+// a command touching many fields builds each key without allocating.
+type hashField struct {
+	buf    []byte
+	prefix int
+}
+
+func (c *Ctx) hashFields(key []byte, m *codec.Meta) hashField {
+	p := c.Tx.DataPrefix(c.DB, key, m.Version)
+	return hashField{buf: p, prefix: len(p)}
+}
+
+// of returns the data key of field; valid until the next call.
+func (h *hashField) of(field []byte) []byte {
+	h.buf = append(h.buf[:h.prefix], field...)
+	return h.buf
+}
+
+// hashSet is HSET (replies the number of new fields) and HMSET (replies OK). Both are logged
+// as HSET, which a replay applies the same way.
+func hashSet(c *Ctx, hmset bool) {
+	if len(c.Args)%2 == 1 {
+		name := "hset"
+		if hmset {
+			name = "hmset"
+		}
+		c.Error("ERR wrong number of arguments for '" + name + "' command")
+		return
+	}
+	key := c.Args[1]
+	m, _, ok := c.collectionMeta(key, codec.TypeHash)
+	if !ok {
+		return
+	}
+	fk := c.hashFields(key, &m)
+	var added int64
+	for j := 2; j < len(c.Args); j += 2 {
+		dk := fk.of(c.Args[j])
+		if _, found := c.Tx.GetData(key, dk); !found {
+			added++
+			m.Count++
+		}
+		c.Tx.PutData(key, dk, c.Args[j+1])
+	}
+	c.saveCollection(key, &m)
+	rec := make([][]byte, len(c.Args))
+	copy(rec, c.Args)
+	rec[0] = hashHSET
+	c.Tx.Log(c.DB, key, rec...)
+	if hmset {
+		c.W.OK()
+	} else {
+		c.W.Int(added)
+	}
+}
+
+func hsetnx(c *Ctx) {
+	key, field, val := c.Args[1], c.Args[2], c.Args[3]
+	m, _, ok := c.collectionMeta(key, codec.TypeHash)
+	if !ok {
+		return
+	}
+	dk := c.dataKey(key, &m, field)
+	if _, found := c.Tx.GetData(key, dk); found {
+		c.W.Int(0)
+		return
+	}
+	c.Tx.PutData(key, dk, val)
+	m.Count++
+	c.saveCollection(key, &m)
+	c.Tx.Log(c.DB, key, hashHSET, key, field, val)
+	c.W.Int(1)
+}
+
+// hashGet reads one field of the hash at key. ok is false after a WRONGTYPE reply.
+func hashGet(c *Ctx, key, field []byte) (val []byte, found, ok bool) {
+	m, exists, ok := c.readCollection(key, codec.TypeHash)
+	if !ok || !exists {
+		return nil, false, ok
+	}
+	val, found = c.Tx.GetData(key, c.dataKey(key, &m, field))
+	return val, found, true
+}
+
+func hget(c *Ctx) {
+	val, found, ok := hashGet(c, c.Args[1], c.Args[2])
+	switch {
+	case !ok:
+	case !found:
+		c.W.Null()
+	default:
+		c.W.Bulk(val)
+	}
+}
+
+func hmget(c *Ctx) {
+	key := c.Args[1]
+	m, exists, ok := c.readCollection(key, codec.TypeHash)
+	if !ok {
+		return
+	}
+	c.W.ArrayLen(len(c.Args) - 2)
+	fk := c.hashFields(key, &m)
+	for _, field := range c.Args[2:] {
+		if !exists {
+			c.W.Null()
+			continue
+		}
+		if val, found := c.Tx.GetData(key, fk.of(field)); found {
+			c.W.Bulk(val)
+		} else {
+			c.W.Null()
+		}
+	}
+}
+
+func hdel(c *Ctx) {
+	key := c.Args[1]
+	m, exists, ok := c.readCollection(key, codec.TypeHash)
+	if !ok {
+		return
+	}
+	if !exists {
+		c.W.Int(0)
+		return
+	}
+	fk := c.hashFields(key, &m)
+	var deleted int64
+	for _, field := range c.Args[2:] {
+		dk := fk.of(field)
+		if _, found := c.Tx.GetData(key, dk); found {
+			c.Tx.DeleteData(key, dk)
+			m.Count--
+			deleted++
+		}
+	}
+	if deleted > 0 {
+		c.saveCollection(key, &m)
+		rec := make([][]byte, len(c.Args))
+		copy(rec, c.Args)
+		rec[0] = hashHDEL
+		c.Tx.Log(c.DB, key, rec...)
+	}
+	c.W.Int(deleted)
+}
+
+func hlen(c *Ctx) {
+	m, _, ok := c.readCollection(c.Args[1], codec.TypeHash)
+	if ok {
+		c.W.Int(int64(m.Count)) // zero for a missing key
+	}
+}
+
+func hstrlen(c *Ctx) {
+	val, _, ok := hashGet(c, c.Args[1], c.Args[2])
+	if ok {
+		c.W.Int(int64(len(val)))
+	}
+}
+
+func hexists(c *Ctx) {
+	_, found, ok := hashGet(c, c.Args[1], c.Args[2])
+	if !ok {
+		return
+	}
+	if found {
+		c.W.Int(1)
+	} else {
+		c.W.Int(0)
+	}
+}
+
+// hashGetAll is HKEYS, HVALS and HGETALL: the length comes from the meta, so the reply is
+// written while the fields stream by.
+func hashGetAll(c *Ctx, fields, values bool) {
+	key := c.Args[1]
+	m, exists, ok := c.readCollection(key, codec.TypeHash)
+	if !ok {
+		return
+	}
+	n := 0
+	if exists {
+		n = int(m.Count)
+	}
+	if fields && values {
+		c.W.MapLen(n)
+	} else {
+		c.W.ArrayLen(n)
+	}
+	if !exists {
+		return
+	}
+	it := c.Tx.IterateData(c.DB, key, m.Version, nil, nil, false)
+	defer it.Close()
+	for ; it.Valid(); it.Next() {
+		if fields {
+			c.W.Bulk(it.Elem())
+		}
+		if values {
+			c.W.Bulk(it.Value())
+		}
+	}
+}
+
+func hincrby(c *Ctx) {
+	key, field := c.Args[1], c.Args[2]
+	incr, ok := c.intArg(3)
+	if !ok {
+		return
+	}
+	m, _, ok := c.collectionMeta(key, codec.TypeHash)
+	if !ok {
+		return
+	}
+	dk := c.dataKey(key, &m, field)
+	cur, found := c.Tx.GetData(key, dk)
+	var v int64
+	if found {
+		if v, ok = parseInt(cur); !ok {
+			c.Error(errHashNotInt)
+			return
+		}
+	}
+	if (incr < 0 && v < 0 && incr < math.MinInt64-v) || (incr > 0 && v > 0 && incr > math.MaxInt64-v) {
+		c.Error(errOverflow)
+		return
+	}
+	v += incr
+	val := itoa(v)
+	hashPutField(c, key, &m, dk, found, field, val)
+	c.W.Int(v)
+}
+
+// hashPutField writes one field's new value (counting it when new), saves the meta and logs
+// the effect as HSET of the value.
+func hashPutField(c *Ctx, key []byte, m *codec.Meta, dk []byte, existed bool, field, val []byte) {
+	c.Tx.PutData(key, dk, val)
+	if !existed {
+		m.Count++
+	}
+	c.saveCollection(key, m)
+	c.Tx.Log(c.DB, key, hashHSET, key, field, val)
+}
+
+// hincrbyfloat computes in long double exactly as INCRBYFLOAT does (strings.go's parser and
+// formatter) and is logged as HSET of the result, so replicas never redo float arithmetic.
+func hincrbyfloat(c *Ctx) {
+	key, field := c.Args[1], c.Args[2]
+	incr, incrInf, ok := strParseLongDouble(c.Args[3])
+	if !ok {
+		c.Error(errNotFloat)
+		return
+	}
+	if incrInf {
+		c.Error(errHashIncrNaN)
+		return
+	}
+	m, _, ok := c.collectionMeta(key, codec.TypeHash)
+	if !ok {
+		return
+	}
+	dk := c.dataKey(key, &m, field)
+	raw, found := c.Tx.GetData(key, dk)
+	cur := new(big.Float).SetPrec(strLDPrec)
+	if found {
+		var curInf bool
+		if cur, curInf, ok = strParseLongDouble(raw); !ok {
+			c.Error(errHashNotFloat)
+			return
+		}
+		if curInf {
+			c.Error(errStrFloatNaN) // inf + any finite increment stays infinite
+			return
+		}
+	}
+	sum := new(big.Float).SetPrec(strLDPrec).Add(cur, incr)
+	if sum.MantExp(nil) > strLDMaxExp {
+		c.Error(errStrFloatNaN)
+		return
+	}
+	val := strFormatLongDouble(sum)
+	hashPutField(c, key, &m, dk, found, field, val)
+	c.W.Bulk(val)
+}
+
+// hscan walks the fields in byte order from the one after the cursor's saved position. The
+// cursor names the last field visited (Cursors), so fields added or removed between calls
+// never make the walk repeat or skip the others. The saved position carries a leading byte so
+// that the empty field is told apart from a forgotten cursor (which restarts the walk).
+func hscan(c *Ctx) {
+	cursor, ok := keysParseCursor(c.Args[2])
+	if !ok {
+		c.Error(errKeysCursor)
+		return
+	}
+	key := c.Args[1]
+	m, exists, ok := c.readCollection(key, codec.TypeHash)
+	if !ok {
+		return
+	}
+	if !exists {
+		hashScanReply(c, 0, nil)
+		return
+	}
+	count := int64(10)
+	var pattern []byte
+	for i := 3; i < len(c.Args); i += 2 {
+		opt := strCString(c.Args[i])
+		more := i+1 < len(c.Args)
+		switch {
+		case equalFold(opt, "count") && more:
+			n, ok := c.intArg(i + 1)
+			if !ok {
+				return
+			}
+			if n < 1 {
+				c.Error(errSyntax)
+				return
+			}
+			count = n
+		case equalFold(opt, "match") && more:
+			pattern = c.Args[i+1]
+			if string(pattern) == "*" {
+				pattern = nil // always matches, as Redis short-cuts it
+			}
+		default:
+			c.Error(errSyntax)
+			return
+		}
+	}
+	var lower []byte
+	if cursor != 0 {
+		if _, pos := c.Srv.Cursors.Load(cursor); len(pos) > 0 {
+			lower = append(append([]byte(nil), pos[1:]...), 0) // the first field after pos
+		}
+	}
+	it := c.Tx.IterateData(c.DB, key, m.Version, lower, nil, false)
+	defer it.Close()
+	var out [][]byte
+	var last []byte
+	for visited := int64(0); it.Valid() && visited < count; it.Next() {
+		visited++
+		last = append(last[:0], it.Elem()...)
+		if pattern == nil || glob.Match(pattern, last, false) {
+			out = append(out, bytes.Clone(last), bytes.Clone(it.Value()))
+		}
+	}
+	var next uint64
+	if it.Valid() {
+		next = c.Srv.Cursors.Save(0, append([]byte{'f'}, last...))
+	}
+	hashScanReply(c, next, out)
+}
+
+func hashScanReply(c *Ctx, cursor uint64, items [][]byte) {
+	c.W.ArrayLen(2)
+	c.W.Bulk(strconv.AppendUint(nil, cursor, 10))
+	c.W.ArrayLen(len(items))
+	for _, b := range items {
+		c.W.Bulk(b)
+	}
+}
+
+// hrandfield streams through the hash once instead of loading it: positions are drawn first
+// (uniformly, distinct for a positive count), then the walk picks them up. Cost: O(N) for
+// the hash size N even when few fields are asked for, where Redis is O(count).
+func hrandfield(c *Ctx) {
+	key := c.Args[1]
+	if len(c.Args) == 2 {
+		m, exists, ok := c.readCollection(key, codec.TypeHash)
+		if !ok {
+			return
+		}
+		if !exists {
+			c.W.Null()
+			return
+		}
+		pos := rand.Uint64N(m.Count)
+		it := c.Tx.IterateData(c.DB, key, m.Version, nil, nil, false)
+		defer it.Close()
+		for i := uint64(0); it.Valid(); it.Next() {
+			if i == pos {
+				c.W.Bulk(it.Elem())
+				return
+			}
+			i++
+		}
+		c.W.Null() // Count disagreed with the data: never expected
+		return
+	}
+	l, ok := parseInt(c.Args[2])
+	if !ok {
+		c.Error(errNotInt)
+		return
+	}
+	if l == math.MinInt64 {
+		c.Error("ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807")
+		return
+	}
+	withValues := false
+	if len(c.Args) > 4 || (len(c.Args) == 4 && !equalFold(strCString(c.Args[3]), "withvalues")) {
+		c.Error(errSyntax)
+		return
+	}
+	if len(c.Args) == 4 {
+		withValues = true
+		if l < -math.MaxInt64/2 || l > math.MaxInt64/2 {
+			c.Error(errHashOutOfRange)
+			return
+		}
+	}
+	m, exists, ok := c.readCollection(key, codec.TypeHash)
+	if !ok {
+		return
+	}
+	if !exists || l == 0 {
+		c.W.ArrayLen(0)
+		return
+	}
+	size := m.Count
+	if l < 0 {
+		hashRandomRepeat(c, key, &m, uint64(-l), withValues)
+		return
+	}
+	if l == 1 {
+		hashRandomRepeat(c, key, &m, 1, withValues)
+		return
+	}
+	count := uint64(l)
+	var picks []uint64 // sorted positions; nil: all of them
+	if count < size {
+		picks = hashSample(size, count)
+	} else {
+		count = size
+	}
+	hashRandReplyLen(c, int(count), withValues)
+	it := c.Tx.IterateData(c.DB, key, m.Version, nil, nil, false)
+	defer it.Close()
+	next := 0
+	for i := uint64(0); it.Valid(); it.Next() {
+		if picks == nil || (next < len(picks) && picks[next] == i) {
+			hashRandItem(c, it.Elem(), it.Value(), withValues)
+			next++
+			if picks != nil && next == len(picks) {
+				return
+			}
+		}
+		i++
+	}
+}
+
+// hashRandomRepeat replies n fields drawn with repetition, in random order (HRANDFIELD with a
+// negative count, or a count of 1): the walk collects only the fields drawn.
+func hashRandomRepeat(c *Ctx, key []byte, m *codec.Meta, n uint64, withValues bool) {
+	draws := make([]uint64, n)
+	for i := range draws {
+		draws[i] = rand.Uint64N(m.Count)
+	}
+	wanted := slices.Clone(draws)
+	slices.Sort(wanted)
+	wanted = slices.Compact(wanted)
+	type fv struct{ f, v []byte }
+	got := make(map[uint64]fv, len(wanted))
+	it := c.Tx.IterateData(c.DB, key, m.Version, nil, nil, false)
+	next := 0
+	for i := uint64(0); it.Valid() && next < len(wanted); it.Next() {
+		if wanted[next] == i {
+			got[i] = fv{bytes.Clone(it.Elem()), bytes.Clone(it.Value())}
+			next++
+		}
+		i++
+	}
+	it.Close()
+	hashRandReplyLen(c, int(n), withValues)
+	for _, d := range draws {
+		e := got[d]
+		hashRandItem(c, e.f, e.v, withValues)
+	}
+}
+
+// hashSample draws k distinct positions out of [0, n) uniformly (Floyd's algorithm), sorted.
+func hashSample(n, k uint64) []uint64 {
+	chosen := make(map[uint64]struct{}, k)
+	out := make([]uint64, 0, k)
+	for j := n - k; j < n; j++ {
+		t := rand.Uint64N(j + 1)
+		if _, dup := chosen[t]; dup {
+			t = j
+		}
+		chosen[t] = struct{}{}
+		out = append(out, t)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// hashRandReplyLen writes the header of an HRANDFIELD reply of n fields: WITHVALUES is a flat
+// array in RESP2 and an array of pairs in RESP3.
+func hashRandReplyLen(c *Ctx, n int, withValues bool) {
+	if withValues && !c.W.RESP3 {
+		c.W.ArrayLen(2 * n)
+	} else {
+		c.W.ArrayLen(n)
+	}
+}
+
+func hashRandItem(c *Ctx, field, val []byte, withValues bool) {
+	if withValues && c.W.RESP3 {
+		c.W.ArrayLen(2)
+	}
+	c.W.Bulk(field)
+	if withValues {
+		c.W.Bulk(val)
+	}
+}

@@ -1,0 +1,493 @@
+package cmds_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"shardis/cmds"
+	"shardis/codec"
+	"shardis/internal/testserver"
+	"shardis/shard"
+)
+
+var hashCtx = context.Background()
+
+type hashCase struct {
+	name string
+	fn   func(t *testing.T, c *redis.Client)
+}
+
+// hashSuite runs cases on one server, each on a database of its own: one server start for
+// a group of cases keeps the tests fast.
+func hashSuite(t *testing.T, cases []hashCase) {
+	t.Parallel()
+	if len(cases) > 16 {
+		t.Fatalf("%d cases, but a server has 16 databases", len(cases))
+	}
+	s := testserver.Start(t)
+	for i, tc := range cases {
+		c := s.Client(t, func(o *redis.Options) { o.DB = i })
+		t.Run(tc.name, func(t *testing.T) { tc.fn(t, c) })
+	}
+}
+
+// hashDo runs a command, failing the test on a transport error; Redis errors are returned.
+func hashDo(t *testing.T, c *redis.Client, args ...any) (any, error) {
+	t.Helper()
+	v, err := c.Do(hashCtx, args...).Result()
+	if err != nil && err != redis.Nil {
+		if _, ok := err.(redis.Error); !ok {
+			t.Fatalf("%v: %v", args, err)
+		}
+	}
+	return v, err
+}
+
+// hashWant checks that a command replies want (as go-redis decodes it; nil for a null).
+func hashWant(t *testing.T, c *redis.Client, want any, args ...any) {
+	t.Helper()
+	v, err := hashDo(t, c, args...)
+	if err != nil && err != redis.Nil {
+		t.Fatalf("%v: error %v, want %#v", args, err, want)
+	}
+	if fmt.Sprintf("%#v", v) != fmt.Sprintf("%#v", want) {
+		t.Fatalf("%v = %#v, want %#v", args, v, want)
+	}
+}
+
+// hashWantErr checks that a command replies exactly the error msg.
+func hashWantErr(t *testing.T, c *redis.Client, msg string, args ...any) {
+	t.Helper()
+	_, err := hashDo(t, c, args...)
+	if err == nil || err == redis.Nil || err.Error() != msg {
+		t.Fatalf("%v: error %v, want %q", args, err, msg)
+	}
+}
+
+func hashStrings(t *testing.T, c *redis.Client, args ...any) []string {
+	t.Helper()
+	v, err := c.Do(hashCtx, args...).StringSlice()
+	if err != nil {
+		t.Fatalf("%v: %v", args, err)
+	}
+	return v
+}
+
+const hashWrongType = "WRONGTYPE Operation against a key holding the wrong kind of value"
+
+func TestHash_WriteCommands(t *testing.T) {
+	hashSuite(t, []hashCase{
+		{"HSet_CountsOnlyNewFields", func(t *testing.T, c *redis.Client) {
+			hashWant(t, c, int64(2), "HSET", "h", "a", "1", "b", "2")
+			hashWant(t, c, int64(1), "HSET", "h", "a", "3", "c", "4")
+			hashWant(t, c, int64(1), "HSET", "h", "d", "1", "d", "2") // the same field twice: one new field, last value
+			hashWant(t, c, "3", "HGET", "h", "a")
+			hashWant(t, c, "2", "HGET", "h", "d")
+			hashWant(t, c, int64(4), "HLEN", "h")
+			hashWant(t, c, "hash", "TYPE", "h")
+		}},
+		{"HSet_OddArgumentsIsArityError", func(t *testing.T, c *redis.Client) {
+			hashWantErr(t, c, "ERR wrong number of arguments for 'hset' command", "HSET", "h", "a", "1", "b")
+			hashWantErr(t, c, "ERR wrong number of arguments for 'hmset' command", "HMSET", "h", "a", "1", "b")
+			hashWantErr(t, c, "ERR wrong number of arguments for 'hset' command", "HSET", "h", "a")
+			hashWant(t, c, int64(0), "EXISTS", "h")
+		}},
+		{"HSet_WrongTypeEverywhere", func(t *testing.T, c *redis.Client) {
+			hashWant(t, c, "OK", "SET", "s", "x")
+			for _, args := range [][]any{
+				{"HSET", "s", "f", "v"}, {"HMSET", "s", "f", "v"}, {"HSETNX", "s", "f", "v"}, {"HGET", "s", "f"},
+				{"HMGET", "s", "f"}, {"HDEL", "s", "f"}, {"HLEN", "s"}, {"HSTRLEN", "s", "f"}, {"HEXISTS", "s", "f"},
+				{"HKEYS", "s"}, {"HVALS", "s"}, {"HGETALL", "s"}, {"HINCRBY", "s", "f", "1"},
+				{"HINCRBYFLOAT", "s", "f", "1"}, {"HSCAN", "s", "0"}, {"HRANDFIELD", "s"}, {"HRANDFIELD", "s", "2"},
+			} {
+				hashWantErr(t, c, hashWrongType, args...)
+			}
+			hashWant(t, c, "x", "GET", "s")
+		}},
+		{"HMSet_RepliesOK", func(t *testing.T, c *redis.Client) {
+			hashWant(t, c, "OK", "HMSET", "h", "a", "1", "b", "2")
+			hashWant(t, c, []any{"1", "2", nil}, "HMGET", "h", "a", "b", "c")
+		}},
+		{"HSetNX_ExistingFieldUnchanged", func(t *testing.T, c *redis.Client) {
+			hashWant(t, c, int64(1), "HSETNX", "h", "f", "first")
+			hashWant(t, c, int64(0), "HSETNX", "h", "f", "second")
+			hashWant(t, c, "first", "HGET", "h", "f")
+			hashWant(t, c, int64(1), "HLEN", "h")
+		}},
+		{"HDel_RemovesFieldsAndTheEmptyKey", func(t *testing.T, c *redis.Client) {
+			hashWant(t, c, int64(0), "HDEL", "missing", "a")
+			hashWant(t, c, int64(3), "HSET", "h", "a", "1", "b", "2", "c", "3")
+			hashWant(t, c, int64(1), "HDEL", "h", "a", "x", "a")
+			hashWant(t, c, int64(2), "HLEN", "h")
+			hashWant(t, c, int64(2), "HDEL", "h", "b", "c")
+			hashWant(t, c, int64(0), "EXISTS", "h")
+			hashWant(t, c, "none", "TYPE", "h")
+			hashWant(t, c, int64(1), "HSET", "h", "z", "9") // a new hash under the same key starts empty
+			hashWant(t, c, []any{"z"}, "HKEYS", "h")
+		}},
+		{"HSet_KeepsTTL", func(t *testing.T, c *redis.Client) {
+			hashWant(t, c, int64(1), "HSET", "h", "a", "1")
+			hashWant(t, c, int64(1), "EXPIRE", "h", "100")
+			hashWant(t, c, int64(1), "HSET", "h", "b", "2")
+			hashWant(t, c, int64(1), "HDEL", "h", "a")
+			hashWant(t, c, int64(3), "HINCRBY", "h", "b", "1")
+			hashWant(t, c, "3.5", "HINCRBYFLOAT", "h", "b", "0.5")
+			if ttl := c.TTL(hashCtx, "h").Val(); ttl <= 0 || ttl > 100*time.Second {
+				t.Fatalf("TTL after hash writes = %v, want the 100 s set before", ttl)
+			}
+		}},
+		{"HIncrBy_IntegersAndErrors", func(t *testing.T, c *redis.Client) {
+			hashWant(t, c, int64(5), "HINCRBY", "h", "n", "5")
+			hashWant(t, c, int64(-2), "HINCRBY", "h", "n", "-7")
+			hashWant(t, c, "-2", "HGET", "h", "n")
+			hashWant(t, c, int64(3), "HSET", "h", "s", "abc", "big", "9223372036854775807", "lead", "07")
+			hashWantErr(t, c, "ERR hash value is not an integer", "HINCRBY", "h", "s", "1")
+			hashWantErr(t, c, "ERR hash value is not an integer", "HINCRBY", "h", "lead", "1")
+			hashWantErr(t, c, "ERR increment or decrement would overflow", "HINCRBY", "h", "big", "1")
+			hashWantErr(t, c, "ERR value is not an integer or out of range", "HINCRBY", "h", "n", "1.5")
+			hashWantErr(t, c, "ERR value is not an integer or out of range", "HINCRBY", "nokey", "n", "x")
+			hashWant(t, c, int64(0), "EXISTS", "nokey")
+		}},
+		{"HIncrByFloat_LongDoubleAndErrors", func(t *testing.T, c *redis.Client) {
+			hashWant(t, c, "10.5", "HINCRBYFLOAT", "h", "f", "10.5")
+			hashWant(t, c, "10.6", "HINCRBYFLOAT", "h", "f", "0.1")
+			hashWant(t, c, "5000", "HINCRBYFLOAT", "h", "g", "5.0e3")
+			hashWant(t, c, "5200", "HINCRBYFLOAT", "h", "g", "2.0e2")
+			hashWant(t, c, "5200", "HGET", "h", "g")
+			hashWant(t, c, "5200.25", "HINCRBYFLOAT", "h", "g", "0x1p-2")
+			hashWantErr(t, c, "ERR value is NaN or Infinity", "HINCRBYFLOAT", "h", "f", "inf")
+			hashWantErr(t, c, "ERR value is not a valid float", "HINCRBYFLOAT", "h", "f", "nan")
+			hashWantErr(t, c, "ERR value is not a valid float", "HINCRBYFLOAT", "h", "f", "1x")
+			hashWant(t, c, int64(2), "HSET", "h", "word", "abc", "inf", "inf")
+			hashWantErr(t, c, "ERR hash value is not a float", "HINCRBYFLOAT", "h", "word", "1")
+			hashWantErr(t, c, "ERR increment would produce NaN or Infinity", "HINCRBYFLOAT", "h", "inf", "1")
+			if v, err := c.Do(hashCtx, "HINCRBYFLOAT", "h", "huge", "1e4932").Text(); err != nil || len(v) != 4933 {
+				t.Fatalf("HINCRBYFLOAT h huge 1e4932 = %d digits, %v", len(v), err)
+			}
+			hashWantErr(t, c, "ERR increment would produce NaN or Infinity", "HINCRBYFLOAT", "h", "huge", "1e4932")
+			hashWant(t, c, "10.6", "HGET", "h", "f")
+		}},
+		{"CopyAndRename_KeepTheFields", func(t *testing.T, c *redis.Client) {
+			hashWant(t, c, int64(2), "HSET", "{x}src", "a", "1", "b", "2")
+			hashWant(t, c, int64(1), "COPY", "{x}src", "other")
+			hashWant(t, c, "OK", "RENAME", "{x}src", "moved")
+			for _, k := range []string{"other", "moved"} {
+				if got := c.HGetAll(hashCtx, k).Val(); fmt.Sprint(got) != "map[a:1 b:2]" {
+					t.Fatalf("HGETALL %s = %v", k, got)
+				}
+			}
+			hashWant(t, c, int64(0), "EXISTS", "{x}src")
+		}},
+	})
+}
+
+func TestHash_ReadCommands(t *testing.T) {
+	hashSuite(t, []hashCase{
+		{"HGet_MissingKeyAndField", func(t *testing.T, c *redis.Client) {
+			hashWant(t, c, nil, "HGET", "nokey", "f")
+			hashWant(t, c, int64(1), "HSET", "h", "f", "v")
+			hashWant(t, c, nil, "HGET", "h", "g")
+			hashWant(t, c, "v", "HGET", "h", "f")
+		}},
+		{"HMGet_MissingKeyGivesNulls", func(t *testing.T, c *redis.Client) {
+			hashWant(t, c, []any{nil, nil}, "HMGET", "nokey", "a", "b")
+		}},
+		{"HLenHStrLenHExists", func(t *testing.T, c *redis.Client) {
+			hashWant(t, c, int64(0), "HLEN", "nokey")
+			hashWant(t, c, int64(0), "HSTRLEN", "nokey", "f")
+			hashWant(t, c, int64(0), "HEXISTS", "nokey", "f")
+			hashWant(t, c, int64(2), "HSET", "h", "f", "hello", "e", "")
+			hashWant(t, c, int64(5), "HSTRLEN", "h", "f")
+			hashWant(t, c, int64(0), "HSTRLEN", "h", "e")
+			hashWant(t, c, int64(1), "HEXISTS", "h", "e")
+			hashWant(t, c, int64(0), "HEXISTS", "h", "x")
+			hashWant(t, c, int64(2), "HLEN", "h")
+		}},
+		{"HKeysHValsHGetAll", func(t *testing.T, c *redis.Client) {
+			hashWant(t, c, []any{}, "HKEYS", "nokey")
+			hashWant(t, c, []any{}, "HVALS", "nokey")
+			hashWant(t, c, []any{}, "HGETALL", "nokey")
+			hashWant(t, c, int64(3), "HSET", "h", "b", "2", "a", "1", "", "empty")
+			hashWant(t, c, []any{"", "a", "b"}, "HKEYS", "h")
+			hashWant(t, c, []any{"empty", "1", "2"}, "HVALS", "h")
+			hashWant(t, c, []any{"", "empty", "a", "1", "b", "2"}, "HGETALL", "h")
+		}},
+		{"HScan_FullIterationAndMatch", func(t *testing.T, c *redis.Client) {
+			want := []string{""} // the empty field must not restart the walk
+			args := []any{"HSET", "h", "", "e"}
+			for i := range 100 {
+				f := fmt.Sprintf("f%03d", i)
+				want = append(want, f)
+				args = append(args, f, "v"+f)
+			}
+			hashWant(t, c, int64(101), args...)
+			got := hashScanAll(t, c, "h", "COUNT", "7")
+			if keys := slices.Sorted(mapsKeys(got)); !slices.Equal(keys, want) {
+				t.Fatalf("HSCAN fields = %q, want %q", keys, want)
+			}
+			if got["f042"] != "vf042" || got[""] != "e" {
+				t.Fatalf("HSCAN values wrong: %q", got)
+			}
+			m := hashScanAll(t, c, "h", "MATCH", "f01*")
+			if keys := slices.Sorted(mapsKeys(m)); len(keys) != 10 || keys[0] != "f010" || keys[9] != "f019" {
+				t.Fatalf("HSCAN MATCH f01* = %q", keys)
+			}
+			hashWant(t, c, []any{"0", []any{}}, "HSCAN", "nokey", "0", "COUNT", "abc")
+		}},
+		{"HScan_Errors", func(t *testing.T, c *redis.Client) {
+			hashWant(t, c, int64(1), "HSET", "h", "f", "v")
+			hashWantErr(t, c, "ERR invalid cursor", "HSCAN", "h", "abc")
+			hashWantErr(t, c, "ERR syntax error", "HSCAN", "h", "0", "COUNT", "0")
+			hashWantErr(t, c, "ERR syntax error", "HSCAN", "h", "0", "TYPE", "string")
+			hashWantErr(t, c, "ERR syntax error", "HSCAN", "h", "0", "MATCH")
+			hashWantErr(t, c, "ERR value is not an integer or out of range", "HSCAN", "h", "0", "COUNT", "x")
+		}},
+		{"HRandField_Counts", func(t *testing.T, c *redis.Client) {
+			hashWant(t, c, nil, "HRANDFIELD", "nokey")
+			hashWant(t, c, []any{}, "HRANDFIELD", "nokey", "3")
+			fields := map[string]string{}
+			args := []any{"HSET", "h"}
+			for i := range 20 {
+				f := "f" + strconv.Itoa(i)
+				fields[f] = "v" + strconv.Itoa(i)
+				args = append(args, f, fields[f])
+			}
+			hashWant(t, c, int64(20), args...)
+			one, err := c.Do(hashCtx, "HRANDFIELD", "h").Text()
+			if err != nil || fields[one] == "" {
+				t.Fatalf("HRANDFIELD h = %q, %v", one, err)
+			}
+			hashWant(t, c, []any{}, "HRANDFIELD", "h", "0")
+			pick := hashStrings(t, c, "HRANDFIELD", "h", "5")
+			if len(pick) != 5 || len(slices.Compact(slices.Sorted(slices.Values(pick)))) != 5 {
+				t.Fatalf("HRANDFIELD h 5 = %q, want 5 distinct fields", pick)
+			}
+			if all := hashStrings(t, c, "HRANDFIELD", "h", "50"); len(all) != 20 {
+				t.Fatalf("HRANDFIELD h 50 gave %d fields, want all 20", len(all))
+			}
+			rep := hashStrings(t, c, "HRANDFIELD", "h", "-100")
+			if len(rep) != 100 {
+				t.Fatalf("HRANDFIELD h -100 gave %d fields", len(rep))
+			}
+			for _, f := range rep {
+				if fields[f] == "" {
+					t.Fatalf("HRANDFIELD returned unknown field %q", f)
+				}
+			}
+			wv := hashStrings(t, c, "HRANDFIELD", "h", "-7", "WITHVALUES")
+			if len(wv) != 14 {
+				t.Fatalf("HRANDFIELD h -7 WITHVALUES gave %d items", len(wv))
+			}
+			for i := 0; i < len(wv); i += 2 {
+				if fields[wv[i]] != wv[i+1] {
+					t.Fatalf("pair %q %q is not in the hash", wv[i], wv[i+1])
+				}
+			}
+		}},
+		{"HRandField_Errors", func(t *testing.T, c *redis.Client) {
+			hashWant(t, c, int64(1), "HSET", "h", "f", "v")
+			hashWantErr(t, c, "ERR value is not an integer or out of range", "HRANDFIELD", "h", "x")
+			hashWantErr(t, c, "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807",
+				"HRANDFIELD", "h", "-9223372036854775808")
+			hashWantErr(t, c, "ERR value is out of range", "HRANDFIELD", "h", "-9223372036854775807", "WITHVALUES")
+			hashWantErr(t, c, "ERR syntax error", "HRANDFIELD", "h", "1", "WITHVALUE")
+			hashWantErr(t, c, "ERR syntax error", "HRANDFIELD", "nokey", "1", "WITHVALUES", "x")
+		}},
+	})
+}
+
+func mapsKeys(m map[string]string) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// hashScanAll iterates HSCAN to cursor 0 and returns the union of what it gave.
+func hashScanAll(t *testing.T, c *redis.Client, key string, opts ...any) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	cursor := "0"
+	for calls := 0; ; calls++ {
+		if calls > 1000 {
+			t.Fatal("HSCAN did not return cursor 0 in 1000 calls")
+		}
+		v, err := c.Do(hashCtx, append([]any{"HSCAN", key, cursor}, opts...)...).Slice()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cursor = v[0].(string)
+		items := v[1].([]any)
+		for i := 0; i < len(items); i += 2 {
+			out[items[i].(string)] = items[i+1].(string)
+		}
+		if cursor == "0" {
+			return out
+		}
+	}
+}
+
+func TestHash_RESP3Shapes(t *testing.T) {
+	t.Parallel()
+	s := testserver.Start(t)
+	c := s.Client(t, func(o *redis.Options) { o.Protocol = 3 })
+	hashWant(t, c, int64(2), "HSET", "h", "a", "1", "b", "2")
+	hashWant(t, c, map[any]any{"a": "1", "b": "2"}, "HGETALL", "h")
+	hashWant(t, c, map[any]any{}, "HGETALL", "nokey")
+	v, err := c.Do(hashCtx, "HRANDFIELD", "h", "-3", "WITHVALUES").Slice()
+	if err != nil || len(v) != 3 {
+		t.Fatalf("HRANDFIELD -3 WITHVALUES = %#v, %v", v, err)
+	}
+	for _, p := range v {
+		pair, ok := p.([]any)
+		if !ok || len(pair) != 2 || (pair[0] != "a" || pair[1] != "1") && (pair[0] != "b" || pair[1] != "2") {
+			t.Fatalf("RESP3 WITHVALUES item %#v, want a [field value] pair", p)
+		}
+	}
+	if all, err := c.Do(hashCtx, "HRANDFIELD", "h", "5", "WITHVALUES").Slice(); err != nil || len(all) != 2 {
+		t.Fatalf("HRANDFIELD 5 WITHVALUES = %#v, %v", all, err)
+	}
+}
+
+// TestHash_BinlogReplay replays the binlog the hash commands wrote into an empty store and
+// checks the hashes come out the same: HINCRBYFLOAT and HINCRBY must have been logged as their
+// results.
+func TestHash_BinlogReplay(t *testing.T) {
+	t.Parallel()
+	s := testserver.Start(t)
+	c := s.Client(t)
+	for _, args := range [][]any{
+		{"HSET", "h1", "a", "1", "b", "2", "c", "3"},
+		{"HMSET", "h1", "d", "4"},
+		{"HSETNX", "h1", "a", "no"},
+		{"HSETNX", "h1", "e", "5"},
+		{"HDEL", "h1", "b", "zz"},
+		{"HINCRBY", "h1", "c", "10"},
+		{"HINCRBYFLOAT", "h1", "f", "0.1"},
+		{"HINCRBYFLOAT", "h1", "f", "0.2"},
+		{"HSET", "h2", "x", "1"},
+		{"HDEL", "h2", "x"},
+		{"HSET", "h3", "only", "1"},
+		{"EXPIRE", "h3", "1000"},
+	} {
+		if err := c.Do(hashCtx, args...).Err(); err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+	}
+	want := map[string]string{"a": "1", "c": "13", "d": "4", "e": "5", "f": "0.3"}
+	if got := c.HGetAll(hashCtx, "h1").Val(); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("HGETALL h1 = %v, want %v", got, want)
+	}
+	dst, dstSrv := openApplyStore(t)
+	for id := range s.Store.NumShards() {
+		if _, err := cmds.ReplayShard(s.Store, dst, dstSrv, id); err != nil {
+			t.Fatalf("replay shard %d: %v", id, err)
+		}
+	}
+	if got := hashRead(t, dst, "h1"); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("replayed h1 = %v, want %v", got, want)
+	}
+	if got := hashRead(t, dst, "h2"); got != nil {
+		t.Fatalf("replayed h2 = %v, want no key", got)
+	}
+	if m, ok := metaOf(t, dst, 0, "h3"); !ok || m.Expire == 0 || m.Count != 1 {
+		t.Fatalf("replayed h3 meta = %+v, %v; want one field and an expire", m, ok)
+	}
+}
+
+// hashRead returns the fields of hash key in db 0 of st (nil when there is no such key),
+// checking the meta's count against the data keys.
+func hashRead(t *testing.T, st *shard.Store, key string) map[string]string {
+	t.Helper()
+	var out map[string]string
+	k := []byte(key)
+	if err := st.Do(st.ShardOf(k), func(tx *shard.Tx) {
+		m, ok := tx.Meta(0, k)
+		if !ok {
+			return
+		}
+		if m.Type != codec.TypeHash {
+			t.Errorf("%s has type %v", key, m.Type)
+			return
+		}
+		out = map[string]string{}
+		it := tx.IterateData(0, k, m.Version, nil, nil, false)
+		for ; it.Valid(); it.Next() {
+			out[string(it.Elem())] = string(it.Value())
+		}
+		it.Close()
+		if uint64(len(out)) != m.Count {
+			t.Errorf("%s: meta count %d, %d data keys", key, m.Count, len(out))
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestHash_BigKey builds a hash of a million fields directly through the Tx API, then checks
+// that HLEN is one meta read, that point reads and a scan page work, and that DEL drops it at
+// once, leaving nothing visible under the same key.
+func TestHash_BigKey(t *testing.T) {
+	t.Parallel()
+	s := testserver.Start(t)
+	c := s.Client(t)
+	const n, batch = 1_000_000, 10_000
+	key := []byte("big")
+	id := s.Store.ShardOf(key)
+	var version uint64
+	if err := s.Store.Do(id, func(tx *shard.Tx) { version = tx.NewVersion(key) }); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	for base := 0; base < n; base += batch {
+		if err := s.Store.Do(id, func(tx *shard.Tx) {
+			prefix := tx.DataPrefix(0, key, version)
+			dk := prefix
+			var val []byte
+			for i := base; i < base+batch; i++ {
+				dk = fmt.Appendf(dk[:len(prefix)], "f%07d", i)
+				val = strconv.AppendInt(val[:0], int64(i), 10)
+				tx.PutData(key, dk, val)
+			}
+			if base+batch == n {
+				tx.SetMeta(0, key, &codec.Meta{Type: codec.TypeHash, Version: version, Count: n})
+			}
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Logf("built %d fields in %v", n, time.Since(start))
+	hashWant(t, c, int64(n), "HLEN", "big")
+	hashWant(t, c, "500000", "HGET", "big", "f0500000")
+	hashWant(t, c, []any{"999999", nil}, "HMGET", "big", "f0999999", "f1000000")
+	hashWant(t, c, int64(1), "HEXISTS", "big", "f0000000")
+	hashWant(t, c, int64(6), "HSTRLEN", "big", "f0123456")
+	hashWant(t, c, int64(7), "HINCRBY", "big", "f0000007", "0")
+	page, err := c.Do(hashCtx, "HSCAN", "big", "0", "COUNT", "5").Slice()
+	if err != nil || page[0] == "0" || len(page[1].([]any)) != 10 {
+		t.Fatalf("HSCAN page = %v, %v", page, err)
+	}
+	if f, err := c.Do(hashCtx, "HRANDFIELD", "big").Text(); err != nil || len(f) != 8 {
+		t.Fatalf("HRANDFIELD big = %q, %v", f, err)
+	}
+	start = time.Now()
+	hashWant(t, c, int64(1), "DEL", "big")
+	if d := time.Since(start); d > 2*time.Second {
+		t.Fatalf("DEL of a million fields took %v", d)
+	}
+	hashWant(t, c, int64(0), "HLEN", "big")
+	hashWant(t, c, nil, "HGET", "big", "f0500000")
+	hashWant(t, c, int64(1), "HSET", "big", "new", "1")
+	hashWant(t, c, []any{"new", "1"}, "HGETALL", "big")
+	hashWant(t, c, nil, "HGET", "big", "f0500000")
+}
