@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"time"
+	"unsafe"
 
 	"github.com/linxGnu/grocksdb"
 
@@ -186,20 +187,22 @@ func (tx *Tx) inRangeDel(p int, raw []byte) bool {
 	return false
 }
 
-// putRaw writes raw key in part p. val is copied.
+// putRaw writes raw key in part p. val is copied. Point writes wait in the overlay and go into
+// the WriteBatch at commit, once per key, with the key's final state: a hot key written by many
+// commands of a group costs one memtable insert, not one per command.
 func (tx *Tx) putRaw(p int, raw, val []byte) {
-	tx.wb.PutCF(tx.shards[p].cf, raw, val)
 	start := len(tx.arena)
 	tx.arena = append(tx.arena, val...)
 	tx.overlay[string(tx.overlayKey(p, raw))] = entry{val: tx.arena[start:len(tx.arena):len(tx.arena)], exists: true, dirty: true}
 }
 
 func (tx *Tx) deleteRaw(p int, raw []byte) {
-	tx.wb.DeleteCF(tx.shards[p].cf, raw)
 	tx.overlay[string(tx.overlayKey(p, raw))] = entry{dirty: true}
 }
 
-// deleteRange removes [lower, upper) of part p.
+// deleteRange removes [lower, upper) of part p. It goes into the WriteBatch at once, so it
+// precedes every point write, which commit adds with each key's final state (a key written
+// after the range delete is put back; one written before is marked deleted here).
 func (tx *Tx) deleteRange(p int, lower, upper []byte) {
 	tx.wb.DeleteRangeCF(tx.shards[p].cf, lower, upper)
 	for k, e := range tx.overlay {
@@ -278,7 +281,7 @@ func (tx *Tx) SetMeta(db int, key []byte, m *codec.Meta) {
 			part.expires[pdb]--
 		}
 		if m.Expire != 0 {
-			tx.wb.PutCF(tx.shards[p].cf, ttl.AppendKey(nil, m.Expire, pdb, key), nil)
+			tx.putRaw(p, ttl.AppendKey(nil, m.Expire, pdb, key), nil)
 			part.expires[pdb]++
 		}
 		part.countsDirty = true
@@ -362,6 +365,18 @@ func (tx *Tx) commit() error {
 	defer tx.reset()
 	if tx.err != nil {
 		return tx.err
+	}
+	for k, e := range tx.overlay {
+		if !e.dirty {
+			continue
+		}
+		cf := tx.shards[int(k[0])<<8|int(k[1])].cf
+		raw := unsafe.Slice(unsafe.StringData(k[2:]), len(k)-2) // read-only; RocksDB copies it
+		if e.exists {
+			tx.wb.PutCF(cf, raw, e.val)
+		} else {
+			tx.wb.DeleteCF(cf, raw)
+		}
 	}
 	for i, sh := range tx.shards {
 		p := &tx.parts[i]
