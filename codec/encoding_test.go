@@ -89,3 +89,27 @@ func TestSortableScore_OrderIsNumeric(t *testing.T) {
 		t.Error("-0 and 0 encode differently")
 	}
 }
+
+// The collection examples of docs/ENCODING.md, byte for byte.
+func TestCollections_DocExamples(t *testing.T) {
+	key, ver := []byte("{u}h"), uint64(0x1800000000000001)
+	prefix := unhex(t, "64 00 2e 32 00 00 00 04 7b 75 7d 68 18 00 00 00 00 00 00 01")
+	if got := AppendDataPrefix(nil, 0, key, ver); !bytes.Equal(got, prefix) {
+		t.Fatalf("data prefix % x", got)
+	}
+	for name, c := range map[string]struct{ got, want []byte }{
+		"hash meta": {AppendMeta(nil, &Meta{Type: TypeHash, Version: ver, Count: 1}),
+			unhex(t, "01 0000000000000000 1800000000000001 0000000000000001")},
+		"list meta": {AppendMeta(nil, &Meta{Type: TypeList, Version: ver, Count: 1, Head: ListInitialSeq - 1, Tail: ListInitialSeq}),
+			unhex(t, "02 0000000000000000 1800000000000001 0000000000000001 7fffffffffffffff 8000000000000000")},
+		"list data":   {AppendListSeq(prefix, ListInitialSeq-1), append(prefix, unhex(t, "7fffffffffffffff")...)},
+		"zset member": {AppendZSetMember(prefix, []byte("m")), append(prefix, 0x00, 'm')},
+		"zset value":  {AppendScoreValue(nil, 1.5), unhex(t, "3ff8000000000000")},
+		"zset score":  {AppendZSetScore(prefix, 1.5, []byte("m")), append(prefix, unhex(t, "01 bff8000000000000 6d")...)},
+		"neg score":   {AppendSortableScore(nil, -1.5), unhex(t, "4007ffffffffffff")},
+	} {
+		if !bytes.Equal(c.got, c.want) {
+			t.Errorf("%s: % x, want % x", name, c.got, c.want)
+		}
+	}
+}
