@@ -9,7 +9,7 @@ import (
 )
 
 // buildHash writes a hash of n fields under key straight through transactions.
-func buildHash(t *testing.T, s *Store, key []byte, n int) {
+func buildHash(t testing.TB, s *Store, key []byte, n int) {
 	t.Helper()
 	var version uint64
 	_ = s.Do(0, func(tx *Tx) { version = tx.NewVersion(key) })
@@ -78,4 +78,63 @@ func TestDelete_SmallCollection_PointDeletes(t *testing.T) {
 			t.Errorf("a data key survived: %q", it.Key())
 		}
 	})
+}
+
+// Overwriting, expiring and flushing a big collection are O(1) too and leave no element
+// visible: the elements of the old version go with one range delete.
+func TestDrop_BigCollection_OverwriteExpireFlush(t *testing.T) {
+	for _, how := range []string{"overwrite", "expire", "flushdb"} {
+		t.Run(how, func(t *testing.T) {
+			s := openTestStore(t, t.TempDir(), 1)
+			key := []byte("big")
+			buildHash(t, s, key, 100_000)
+			start := time.Now()
+			err := s.Do(0, func(tx *Tx) {
+				switch how {
+				case "overwrite":
+					tx.SetMeta(0, key, str("now a string"))
+				case "expire":
+					m, _ := tx.Meta(0, key)
+					m.Expire = tx.Now() - 1
+					tx.SetMeta(0, key, &m)
+				case "flushdb":
+					tx.FlushDB(0, 0)
+				}
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if how == "expire" { // the TTL worker (or a read) deletes it
+				if _, err := s.Shard(0).ExpireDue(10); err != nil {
+					t.Fatal(err)
+				}
+			}
+			t.Logf("%s of 100k elements: %v", how, time.Since(start))
+			_ = s.Do(0, func(tx *Tx) {
+				it := tx.Iterate(key, []byte{codec.PrefixData}, []byte{codec.PrefixData + 1}, false)
+				defer it.Close()
+				if it.Valid() {
+					t.Errorf("a data key is still visible after %s: %q", how, it.Key())
+				}
+			})
+		})
+	}
+}
+
+// BenchmarkDelete_BigCollection measures DEL of a 1,000,000-element hash: one meta delete and
+// one range delete, whatever the size.
+func BenchmarkDelete_BigCollection(b *testing.B) {
+	s, err := Open(Options{Dir: b.TempDir(), Shards: 1, Databases: 16})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	for i := range b.N {
+		b.StopTimer()
+		key := fmt.Appendf(nil, "big%d", i)
+		buildHash(b, s, key, 1_000_000)
+		s.Compact() // the build's flushes and compactions are not DEL's cost
+		b.StartTimer()
+		_ = s.Do(0, func(tx *Tx) { tx.Delete(0, key) })
+	}
 }
