@@ -50,107 +50,107 @@ func TestSelect_HonoursConfiguredDatabases(t *testing.T) {
 	t.Parallel()
 	s := testserver.Start(t, "--databases", "2")
 	c := s.Client(t)
-	keysWant(t, c, "OK", "SELECT", "1")
-	keysWantErr(t, c, "ERR DB index is out of range", "SELECT", "2")
+	expect(t, c, "OK", "SELECT", "1")
+	expectErr(t, c, "ERR DB index is out of range", "SELECT", "2")
 }
 
 func TestDBSize_CountsKeysOfTheSelectedDB(t *testing.T) {
 	s, c := keysStart(t)
-	keysWant(t, c, int64(0), "DBSIZE")
+	expect(t, c, int64(0), "DBSIZE")
 	for i := range 50 {
-		keysWant(t, c, "OK", "SET", fmt.Sprintf("k%d", i), "v")
+		expect(t, c, "OK", "SET", fmt.Sprintf("k%d", i), "v")
 	}
-	keysWant(t, c, "OK", "SET", "k0", "again") // overwrite: no new key
-	keysWant(t, c, int64(50), "DBSIZE")
+	expect(t, c, "OK", "SET", "k0", "again") // overwrite: no new key
+	expect(t, c, int64(50), "DBSIZE")
 	c1 := s.Client(t, func(o *redis.Options) { o.DB = 1 })
-	keysWant(t, c1, int64(0), "DBSIZE")
-	keysWant(t, c, int64(10), "DEL", "k0", "k1", "k2", "k3", "k4", "k5", "k6", "k7", "k8", "k9")
-	keysWant(t, c, int64(40), "DBSIZE")
-	keysWantErr(t, c, "ERR wrong number of arguments for 'dbsize' command", "DBSIZE", "x")
+	expect(t, c1, int64(0), "DBSIZE")
+	expect(t, c, int64(10), "DEL", "k0", "k1", "k2", "k3", "k4", "k5", "k6", "k7", "k8", "k9")
+	expect(t, c, int64(40), "DBSIZE")
+	expectErr(t, c, "ERR wrong number of arguments for 'dbsize' command", "DBSIZE", "x")
 }
 
 func TestFlushDB_FlushesOnlyTheSelectedDB(t *testing.T) {
 	s, c := keysStart(t)
 	c1 := s.Client(t, func(o *redis.Options) { o.DB = 1 })
 	for i := range 20 {
-		keysWant(t, c, "OK", "SET", fmt.Sprintf("k%d", i), "v")
-		keysWant(t, c1, "OK", "SET", fmt.Sprintf("k%d", i), "v")
+		expect(t, c, "OK", "SET", fmt.Sprintf("k%d", i), "v")
+		expect(t, c1, "OK", "SET", fmt.Sprintf("k%d", i), "v")
 	}
-	keysWant(t, c, int64(1), "EXPIRE", "k3", "100")
-	keysWant(t, c, "OK", "FLUSHDB")
-	keysWant(t, c, int64(0), "DBSIZE")
-	keysWant(t, c, int64(0), "EXISTS", "k0", "k3")
-	keysWant(t, c1, int64(20), "DBSIZE")
+	expect(t, c, int64(1), "EXPIRE", "k3", "100")
+	expect(t, c, "OK", "FLUSHDB")
+	expect(t, c, int64(0), "DBSIZE")
+	expect(t, c, int64(0), "EXISTS", "k0", "k3")
+	expect(t, c1, int64(20), "DBSIZE")
 	// The db is usable again at once.
-	keysWant(t, c, "OK", "SET", "k3", "new")
-	keysWant(t, c, int64(-1), "TTL", "k3")
-	keysWant(t, c, int64(1), "DBSIZE")
-	keysWant(t, c, "OK", "FLUSHDB", "ASYNC")
-	keysWant(t, c, "OK", "FLUSHDB", "sync")
-	keysWant(t, c, int64(0), "DBSIZE")
+	expect(t, c, "OK", "SET", "k3", "new")
+	expect(t, c, int64(-1), "TTL", "k3")
+	expect(t, c, int64(1), "DBSIZE")
+	expect(t, c, "OK", "FLUSHDB", "ASYNC")
+	expect(t, c, "OK", "FLUSHDB", "sync")
+	expect(t, c, int64(0), "DBSIZE")
 }
 
 func TestFlushAll_FlushesEveryDB(t *testing.T) {
 	s, c := keysStart(t)
 	c7 := s.Client(t, func(o *redis.Options) { o.DB = 7 })
-	keysWant(t, c, "OK", "SET", "a", "v")
-	keysWant(t, c7, "OK", "SET", "b", "v")
-	keysWant(t, c, "OK", "FLUSHALL")
-	keysWant(t, c, int64(0), "DBSIZE")
-	keysWant(t, c7, int64(0), "DBSIZE")
-	keysWant(t, c7, int64(0), "EXISTS", "b")
-	keysWant(t, c, "OK", "FLUSHALL", "ASYNC")
+	expect(t, c, "OK", "SET", "a", "v")
+	expect(t, c7, "OK", "SET", "b", "v")
+	expect(t, c, "OK", "FLUSHALL")
+	expect(t, c, int64(0), "DBSIZE")
+	expect(t, c7, int64(0), "DBSIZE")
+	expect(t, c7, int64(0), "EXISTS", "b")
+	expect(t, c, "OK", "FLUSHALL", "ASYNC")
 }
 
 func TestSwapDB_SwapsContents(t *testing.T) {
 	s, c := keysStart(t)
 	c1 := s.Client(t, func(o *redis.Options) { o.DB = 1 })
 	for i := range 10 {
-		keysWant(t, c, "OK", "SET", fmt.Sprintf("zero%d", i), "0")
+		expect(t, c, "OK", "SET", fmt.Sprintf("zero%d", i), "0")
 	}
-	keysWant(t, c1, "OK", "SET", "one", "1")
-	keysWant(t, c1, int64(1), "EXPIRE", "one", "100")
-	keysWant(t, c, "OK", "SWAPDB", "0", "1")
-	keysWant(t, c, int64(1), "DBSIZE")
-	keysWant(t, c, "1", "GET", "one")
-	keysWant(t, c, int64(100), "TTL", "one")
-	keysWant(t, c1, int64(10), "DBSIZE")
-	keysWant(t, c1, "0", "GET", "zero3")
-	keysWant(t, c, "OK", "SWAPDB", "1", "1")
-	keysWant(t, c, "OK", "SWAPDB", "1", "0")
-	keysWant(t, c, int64(10), "DBSIZE")
-	keysWant(t, c, "0", "GET", "zero3")
+	expect(t, c1, "OK", "SET", "one", "1")
+	expect(t, c1, int64(1), "EXPIRE", "one", "100")
+	expect(t, c, "OK", "SWAPDB", "0", "1")
+	expect(t, c, int64(1), "DBSIZE")
+	expect(t, c, "1", "GET", "one")
+	expect(t, c, int64(100), "TTL", "one")
+	expect(t, c1, int64(10), "DBSIZE")
+	expect(t, c1, "0", "GET", "zero3")
+	expect(t, c, "OK", "SWAPDB", "1", "1")
+	expect(t, c, "OK", "SWAPDB", "1", "0")
+	expect(t, c, int64(10), "DBSIZE")
+	expect(t, c, "0", "GET", "zero3")
 }
 
 func TestDB(t *testing.T) {
 	keysSuite(t, []keysCase{
 		{"Select_Errors", func(t *testing.T, e keysEnv) {
 			c := e.c
-			keysWantErr(t, c, "ERR DB index is out of range", "SELECT", "16")
-			keysWantErr(t, c, "ERR DB index is out of range", "SELECT", "-1")
-			keysWantErr(t, c, "ERR value is not an integer or out of range", "SELECT", "abc")
-			keysWantErr(t, c, "ERR value is not an integer or out of range", "SELECT", "")
-			keysWantErr(t, c, "ERR value is not an integer or out of range", "SELECT", "1.0")
-			keysWantErr(t, c, "ERR value is out of range, value must between -2147483648 and 2147483647", "SELECT", "2147483648")
-			keysWantErr(t, c, "ERR wrong number of arguments for 'select' command", "SELECT")
+			expectErr(t, c, "ERR DB index is out of range", "SELECT", "16")
+			expectErr(t, c, "ERR DB index is out of range", "SELECT", "-1")
+			expectErr(t, c, "ERR value is not an integer or out of range", "SELECT", "abc")
+			expectErr(t, c, "ERR value is not an integer or out of range", "SELECT", "")
+			expectErr(t, c, "ERR value is not an integer or out of range", "SELECT", "1.0")
+			expectErr(t, c, "ERR value is out of range, value must between -2147483648 and 2147483647", "SELECT", "2147483648")
+			expectErr(t, c, "ERR wrong number of arguments for 'select' command", "SELECT")
 		}},
 		{"FlushDB_SyntaxErrors", func(t *testing.T, e keysEnv) {
 			c := e.c
-			keysWant(t, c, "OK", "SET", "k", "v")
-			keysWantErr(t, c, "ERR syntax error", "FLUSHDB", "BAD")
-			keysWantErr(t, c, "ERR syntax error", "FLUSHDB", "ASYNC", "SYNC")
-			keysWantErr(t, c, "ERR syntax error", "FLUSHALL", "foo")
-			keysWant(t, c, int64(1), "DBSIZE")
+			expect(t, c, "OK", "SET", "k", "v")
+			expectErr(t, c, "ERR syntax error", "FLUSHDB", "BAD")
+			expectErr(t, c, "ERR syntax error", "FLUSHDB", "ASYNC", "SYNC")
+			expectErr(t, c, "ERR syntax error", "FLUSHALL", "foo")
+			expect(t, c, int64(1), "DBSIZE")
 		}},
 		{"SwapDB_Errors", func(t *testing.T, e keysEnv) {
 			c := e.c
-			keysWantErr(t, c, "ERR invalid first DB index", "SWAPDB", "x", "1")
-			keysWantErr(t, c, "ERR invalid first DB index", "SWAPDB", "x", "y")
-			keysWantErr(t, c, "ERR invalid second DB index", "SWAPDB", "1", "y")
-			keysWantErr(t, c, "ERR DB index is out of range", "SWAPDB", "1", "16")
-			keysWantErr(t, c, "ERR DB index is out of range", "SWAPDB", "-1", "0")
-			keysWantErr(t, c, "ERR invalid second DB index", "SWAPDB", "0", "2147483648")
-			keysWantErr(t, c, "ERR wrong number of arguments for 'swapdb' command", "SWAPDB", "1")
+			expectErr(t, c, "ERR invalid first DB index", "SWAPDB", "x", "1")
+			expectErr(t, c, "ERR invalid first DB index", "SWAPDB", "x", "y")
+			expectErr(t, c, "ERR invalid second DB index", "SWAPDB", "1", "y")
+			expectErr(t, c, "ERR DB index is out of range", "SWAPDB", "1", "16")
+			expectErr(t, c, "ERR DB index is out of range", "SWAPDB", "-1", "0")
+			expectErr(t, c, "ERR invalid second DB index", "SWAPDB", "0", "2147483648")
+			expectErr(t, c, "ERR wrong number of arguments for 'swapdb' command", "SWAPDB", "1")
 		}},
 	})
 }
@@ -180,10 +180,10 @@ func TestKeyspace_BinlogReplayReproducesData(t *testing.T) {
 	s, c := keysStart(t)
 	c4 := s.Client(t, func(o *redis.Options) { o.DB = 4 })
 	c3 := s.Client(t, func(o *redis.Options) { o.DB = 3 })
-	keysWant(t, c, "OK", "SET", "gone", "v")
-	keysWant(t, c, "OK", "FLUSHALL")
+	expect(t, c, "OK", "SET", "gone", "v")
+	expect(t, c, "OK", "FLUSHALL")
 	for i := range 40 {
-		keysWant(t, c, "OK", "SET", fmt.Sprintf("k%d", i), fmt.Sprintf("v%d", i))
+		expect(t, c, "OK", "SET", fmt.Sprintf("k%d", i), fmt.Sprintf("v%d", i))
 	}
 	steps := [][]any{
 		{"EXPIRE", "k0", "1000"},
@@ -204,16 +204,16 @@ func TestKeyspace_BinlogReplayReproducesData(t *testing.T) {
 		{"UNLINK", "k13"},
 	}
 	for _, args := range steps {
-		if _, err := keysDo(t, c, args...); err != nil {
+		if _, err := doCmd(t, c, args...); err != nil {
 			t.Fatalf("%v: %v", args, err)
 		}
 	}
-	keysWant(t, c3, "OK", "SET", "flushed", "v")
-	keysWant(t, c3, "OK", "FLUSHDB")
-	keysWant(t, c4, "OK", "SET", "swapped", "v")
-	keysWant(t, c4, int64(1), "EXPIRE", "swapped", "1000")
-	keysWant(t, c, "OK", "SWAPDB", "4", "5")
-	keysWant(t, c, "OK", "SELECT", "0") // not logged: a connection command
+	expect(t, c3, "OK", "SET", "flushed", "v")
+	expect(t, c3, "OK", "FLUSHDB")
+	expect(t, c4, "OK", "SET", "swapped", "v")
+	expect(t, c4, int64(1), "EXPIRE", "swapped", "1000")
+	expect(t, c, "OK", "SWAPDB", "4", "5")
+	expect(t, c, "OK", "SELECT", "0") // not logged: a connection command
 
 	want := keysDump(t, s.Store)
 	if want["5/swapped"] == "" || want["2/k3"] == "" || want["6/k3"] == "" || len(want) < 30 {

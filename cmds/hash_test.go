@@ -37,39 +37,6 @@ func hashSuite(t *testing.T, cases []hashCase) {
 	}
 }
 
-// hashDo runs a command, failing the test on a transport error; Redis errors are returned.
-func hashDo(t *testing.T, c *redis.Client, args ...any) (any, error) {
-	t.Helper()
-	v, err := c.Do(hashCtx, args...).Result()
-	if err != nil && err != redis.Nil {
-		if _, ok := err.(redis.Error); !ok {
-			t.Fatalf("%v: %v", args, err)
-		}
-	}
-	return v, err
-}
-
-// hashWant checks that a command replies want (as go-redis decodes it; nil for a null).
-func hashWant(t *testing.T, c *redis.Client, want any, args ...any) {
-	t.Helper()
-	v, err := hashDo(t, c, args...)
-	if err != nil && err != redis.Nil {
-		t.Fatalf("%v: error %v, want %#v", args, err, want)
-	}
-	if fmt.Sprintf("%#v", v) != fmt.Sprintf("%#v", want) {
-		t.Fatalf("%v = %#v, want %#v", args, v, want)
-	}
-}
-
-// hashWantErr checks that a command replies exactly the error msg.
-func hashWantErr(t *testing.T, c *redis.Client, msg string, args ...any) {
-	t.Helper()
-	_, err := hashDo(t, c, args...)
-	if err == nil || err == redis.Nil || err.Error() != msg {
-		t.Fatalf("%v: error %v, want %q", args, err, msg)
-	}
-}
-
 func hashStrings(t *testing.T, c *redis.Client, args ...any) []string {
 	t.Helper()
 	v, err := c.Do(hashCtx, args...).StringSlice()
@@ -84,105 +51,105 @@ const hashWrongType = "WRONGTYPE Operation against a key holding the wrong kind 
 func TestHash_WriteCommands(t *testing.T) {
 	hashSuite(t, []hashCase{
 		{"HSet_CountsOnlyNewFields", func(t *testing.T, c *redis.Client) {
-			hashWant(t, c, int64(2), "HSET", "h", "a", "1", "b", "2")
-			hashWant(t, c, int64(1), "HSET", "h", "a", "3", "c", "4")
-			hashWant(t, c, int64(1), "HSET", "h", "d", "1", "d", "2") // the same field twice: one new field, last value
-			hashWant(t, c, "3", "HGET", "h", "a")
-			hashWant(t, c, "2", "HGET", "h", "d")
-			hashWant(t, c, int64(4), "HLEN", "h")
-			hashWant(t, c, "hash", "TYPE", "h")
+			expect(t, c, int64(2), "HSET", "h", "a", "1", "b", "2")
+			expect(t, c, int64(1), "HSET", "h", "a", "3", "c", "4")
+			expect(t, c, int64(1), "HSET", "h", "d", "1", "d", "2") // the same field twice: one new field, last value
+			expect(t, c, "3", "HGET", "h", "a")
+			expect(t, c, "2", "HGET", "h", "d")
+			expect(t, c, int64(4), "HLEN", "h")
+			expect(t, c, "hash", "TYPE", "h")
 		}},
 		{"HSet_OddArgumentsIsArityError", func(t *testing.T, c *redis.Client) {
-			hashWantErr(t, c, "ERR wrong number of arguments for 'hset' command", "HSET", "h", "a", "1", "b")
-			hashWantErr(t, c, "ERR wrong number of arguments for 'hmset' command", "HMSET", "h", "a", "1", "b")
-			hashWantErr(t, c, "ERR wrong number of arguments for 'hset' command", "HSET", "h", "a")
-			hashWant(t, c, int64(0), "EXISTS", "h")
+			expectErr(t, c, "ERR wrong number of arguments for 'hset' command", "HSET", "h", "a", "1", "b")
+			expectErr(t, c, "ERR wrong number of arguments for 'hmset' command", "HMSET", "h", "a", "1", "b")
+			expectErr(t, c, "ERR wrong number of arguments for 'hset' command", "HSET", "h", "a")
+			expect(t, c, int64(0), "EXISTS", "h")
 		}},
 		{"HSet_WrongTypeEverywhere", func(t *testing.T, c *redis.Client) {
-			hashWant(t, c, "OK", "SET", "s", "x")
+			expect(t, c, "OK", "SET", "s", "x")
 			for _, args := range [][]any{
 				{"HSET", "s", "f", "v"}, {"HMSET", "s", "f", "v"}, {"HSETNX", "s", "f", "v"}, {"HGET", "s", "f"},
 				{"HMGET", "s", "f"}, {"HDEL", "s", "f"}, {"HLEN", "s"}, {"HSTRLEN", "s", "f"}, {"HEXISTS", "s", "f"},
 				{"HKEYS", "s"}, {"HVALS", "s"}, {"HGETALL", "s"}, {"HINCRBY", "s", "f", "1"},
 				{"HINCRBYFLOAT", "s", "f", "1"}, {"HSCAN", "s", "0"}, {"HRANDFIELD", "s"}, {"HRANDFIELD", "s", "2"},
 			} {
-				hashWantErr(t, c, hashWrongType, args...)
+				expectErr(t, c, hashWrongType, args...)
 			}
-			hashWant(t, c, "x", "GET", "s")
+			expect(t, c, "x", "GET", "s")
 		}},
 		{"HMSet_RepliesOK", func(t *testing.T, c *redis.Client) {
-			hashWant(t, c, "OK", "HMSET", "h", "a", "1", "b", "2")
-			hashWant(t, c, []any{"1", "2", nil}, "HMGET", "h", "a", "b", "c")
+			expect(t, c, "OK", "HMSET", "h", "a", "1", "b", "2")
+			expect(t, c, []any{"1", "2", nil}, "HMGET", "h", "a", "b", "c")
 		}},
 		{"HSetNX_ExistingFieldUnchanged", func(t *testing.T, c *redis.Client) {
-			hashWant(t, c, int64(1), "HSETNX", "h", "f", "first")
-			hashWant(t, c, int64(0), "HSETNX", "h", "f", "second")
-			hashWant(t, c, "first", "HGET", "h", "f")
-			hashWant(t, c, int64(1), "HLEN", "h")
+			expect(t, c, int64(1), "HSETNX", "h", "f", "first")
+			expect(t, c, int64(0), "HSETNX", "h", "f", "second")
+			expect(t, c, "first", "HGET", "h", "f")
+			expect(t, c, int64(1), "HLEN", "h")
 		}},
 		{"HDel_RemovesFieldsAndTheEmptyKey", func(t *testing.T, c *redis.Client) {
-			hashWant(t, c, int64(0), "HDEL", "missing", "a")
-			hashWant(t, c, int64(3), "HSET", "h", "a", "1", "b", "2", "c", "3")
-			hashWant(t, c, int64(1), "HDEL", "h", "a", "x", "a")
-			hashWant(t, c, int64(2), "HLEN", "h")
-			hashWant(t, c, int64(2), "HDEL", "h", "b", "c")
-			hashWant(t, c, int64(0), "EXISTS", "h")
-			hashWant(t, c, "none", "TYPE", "h")
-			hashWant(t, c, int64(1), "HSET", "h", "z", "9") // a new hash under the same key starts empty
-			hashWant(t, c, []any{"z"}, "HKEYS", "h")
+			expect(t, c, int64(0), "HDEL", "missing", "a")
+			expect(t, c, int64(3), "HSET", "h", "a", "1", "b", "2", "c", "3")
+			expect(t, c, int64(1), "HDEL", "h", "a", "x", "a")
+			expect(t, c, int64(2), "HLEN", "h")
+			expect(t, c, int64(2), "HDEL", "h", "b", "c")
+			expect(t, c, int64(0), "EXISTS", "h")
+			expect(t, c, "none", "TYPE", "h")
+			expect(t, c, int64(1), "HSET", "h", "z", "9") // a new hash under the same key starts empty
+			expect(t, c, []any{"z"}, "HKEYS", "h")
 		}},
 		{"HSet_KeepsTTL", func(t *testing.T, c *redis.Client) {
-			hashWant(t, c, int64(1), "HSET", "h", "a", "1")
-			hashWant(t, c, int64(1), "EXPIRE", "h", "100")
-			hashWant(t, c, int64(1), "HSET", "h", "b", "2")
-			hashWant(t, c, int64(1), "HDEL", "h", "a")
-			hashWant(t, c, int64(3), "HINCRBY", "h", "b", "1")
-			hashWant(t, c, "3.5", "HINCRBYFLOAT", "h", "b", "0.5")
+			expect(t, c, int64(1), "HSET", "h", "a", "1")
+			expect(t, c, int64(1), "EXPIRE", "h", "100")
+			expect(t, c, int64(1), "HSET", "h", "b", "2")
+			expect(t, c, int64(1), "HDEL", "h", "a")
+			expect(t, c, int64(3), "HINCRBY", "h", "b", "1")
+			expect(t, c, "3.5", "HINCRBYFLOAT", "h", "b", "0.5")
 			if ttl := c.TTL(hashCtx, "h").Val(); ttl <= 0 || ttl > 100*time.Second {
 				t.Fatalf("TTL after hash writes = %v, want the 100 s set before", ttl)
 			}
 		}},
 		{"HIncrBy_IntegersAndErrors", func(t *testing.T, c *redis.Client) {
-			hashWant(t, c, int64(5), "HINCRBY", "h", "n", "5")
-			hashWant(t, c, int64(-2), "HINCRBY", "h", "n", "-7")
-			hashWant(t, c, "-2", "HGET", "h", "n")
-			hashWant(t, c, int64(3), "HSET", "h", "s", "abc", "big", "9223372036854775807", "lead", "07")
-			hashWantErr(t, c, "ERR hash value is not an integer", "HINCRBY", "h", "s", "1")
-			hashWantErr(t, c, "ERR hash value is not an integer", "HINCRBY", "h", "lead", "1")
-			hashWantErr(t, c, "ERR increment or decrement would overflow", "HINCRBY", "h", "big", "1")
-			hashWantErr(t, c, "ERR value is not an integer or out of range", "HINCRBY", "h", "n", "1.5")
-			hashWantErr(t, c, "ERR value is not an integer or out of range", "HINCRBY", "nokey", "n", "x")
-			hashWant(t, c, int64(0), "EXISTS", "nokey")
+			expect(t, c, int64(5), "HINCRBY", "h", "n", "5")
+			expect(t, c, int64(-2), "HINCRBY", "h", "n", "-7")
+			expect(t, c, "-2", "HGET", "h", "n")
+			expect(t, c, int64(3), "HSET", "h", "s", "abc", "big", "9223372036854775807", "lead", "07")
+			expectErr(t, c, "ERR hash value is not an integer", "HINCRBY", "h", "s", "1")
+			expectErr(t, c, "ERR hash value is not an integer", "HINCRBY", "h", "lead", "1")
+			expectErr(t, c, "ERR increment or decrement would overflow", "HINCRBY", "h", "big", "1")
+			expectErr(t, c, "ERR value is not an integer or out of range", "HINCRBY", "h", "n", "1.5")
+			expectErr(t, c, "ERR value is not an integer or out of range", "HINCRBY", "nokey", "n", "x")
+			expect(t, c, int64(0), "EXISTS", "nokey")
 		}},
 		{"HIncrByFloat_LongDoubleAndErrors", func(t *testing.T, c *redis.Client) {
-			hashWant(t, c, "10.5", "HINCRBYFLOAT", "h", "f", "10.5")
-			hashWant(t, c, "10.6", "HINCRBYFLOAT", "h", "f", "0.1")
-			hashWant(t, c, "5000", "HINCRBYFLOAT", "h", "g", "5.0e3")
-			hashWant(t, c, "5200", "HINCRBYFLOAT", "h", "g", "2.0e2")
-			hashWant(t, c, "5200", "HGET", "h", "g")
-			hashWant(t, c, "5200.25", "HINCRBYFLOAT", "h", "g", "0x1p-2")
-			hashWantErr(t, c, "ERR value is NaN or Infinity", "HINCRBYFLOAT", "h", "f", "inf")
-			hashWantErr(t, c, "ERR value is not a valid float", "HINCRBYFLOAT", "h", "f", "nan")
-			hashWantErr(t, c, "ERR value is not a valid float", "HINCRBYFLOAT", "h", "f", "1x")
-			hashWant(t, c, int64(2), "HSET", "h", "word", "abc", "inf", "inf")
-			hashWantErr(t, c, "ERR hash value is not a float", "HINCRBYFLOAT", "h", "word", "1")
-			hashWantErr(t, c, "ERR increment would produce NaN or Infinity", "HINCRBYFLOAT", "h", "inf", "1")
+			expect(t, c, "10.5", "HINCRBYFLOAT", "h", "f", "10.5")
+			expect(t, c, "10.6", "HINCRBYFLOAT", "h", "f", "0.1")
+			expect(t, c, "5000", "HINCRBYFLOAT", "h", "g", "5.0e3")
+			expect(t, c, "5200", "HINCRBYFLOAT", "h", "g", "2.0e2")
+			expect(t, c, "5200", "HGET", "h", "g")
+			expect(t, c, "5200.25", "HINCRBYFLOAT", "h", "g", "0x1p-2")
+			expectErr(t, c, "ERR value is NaN or Infinity", "HINCRBYFLOAT", "h", "f", "inf")
+			expectErr(t, c, "ERR value is not a valid float", "HINCRBYFLOAT", "h", "f", "nan")
+			expectErr(t, c, "ERR value is not a valid float", "HINCRBYFLOAT", "h", "f", "1x")
+			expect(t, c, int64(2), "HSET", "h", "word", "abc", "inf", "inf")
+			expectErr(t, c, "ERR hash value is not a float", "HINCRBYFLOAT", "h", "word", "1")
+			expectErr(t, c, "ERR increment would produce NaN or Infinity", "HINCRBYFLOAT", "h", "inf", "1")
 			if v, err := c.Do(hashCtx, "HINCRBYFLOAT", "h", "huge", "1e4932").Text(); err != nil || len(v) != 4933 {
 				t.Fatalf("HINCRBYFLOAT h huge 1e4932 = %d digits, %v", len(v), err)
 			}
-			hashWantErr(t, c, "ERR increment would produce NaN or Infinity", "HINCRBYFLOAT", "h", "huge", "1e4932")
-			hashWant(t, c, "10.6", "HGET", "h", "f")
+			expectErr(t, c, "ERR increment would produce NaN or Infinity", "HINCRBYFLOAT", "h", "huge", "1e4932")
+			expect(t, c, "10.6", "HGET", "h", "f")
 		}},
 		{"CopyAndRename_KeepTheFields", func(t *testing.T, c *redis.Client) {
-			hashWant(t, c, int64(2), "HSET", "{x}src", "a", "1", "b", "2")
-			hashWant(t, c, int64(1), "COPY", "{x}src", "other")
-			hashWant(t, c, "OK", "RENAME", "{x}src", "moved")
+			expect(t, c, int64(2), "HSET", "{x}src", "a", "1", "b", "2")
+			expect(t, c, int64(1), "COPY", "{x}src", "other")
+			expect(t, c, "OK", "RENAME", "{x}src", "moved")
 			for _, k := range []string{"other", "moved"} {
 				if got := c.HGetAll(hashCtx, k).Val(); fmt.Sprint(got) != "map[a:1 b:2]" {
 					t.Fatalf("HGETALL %s = %v", k, got)
 				}
 			}
-			hashWant(t, c, int64(0), "EXISTS", "{x}src")
+			expect(t, c, int64(0), "EXISTS", "{x}src")
 		}},
 	})
 }
@@ -190,33 +157,33 @@ func TestHash_WriteCommands(t *testing.T) {
 func TestHash_ReadCommands(t *testing.T) {
 	hashSuite(t, []hashCase{
 		{"HGet_MissingKeyAndField", func(t *testing.T, c *redis.Client) {
-			hashWant(t, c, nil, "HGET", "nokey", "f")
-			hashWant(t, c, int64(1), "HSET", "h", "f", "v")
-			hashWant(t, c, nil, "HGET", "h", "g")
-			hashWant(t, c, "v", "HGET", "h", "f")
+			expect(t, c, nil, "HGET", "nokey", "f")
+			expect(t, c, int64(1), "HSET", "h", "f", "v")
+			expect(t, c, nil, "HGET", "h", "g")
+			expect(t, c, "v", "HGET", "h", "f")
 		}},
 		{"HMGet_MissingKeyGivesNulls", func(t *testing.T, c *redis.Client) {
-			hashWant(t, c, []any{nil, nil}, "HMGET", "nokey", "a", "b")
+			expect(t, c, []any{nil, nil}, "HMGET", "nokey", "a", "b")
 		}},
 		{"HLenHStrLenHExists", func(t *testing.T, c *redis.Client) {
-			hashWant(t, c, int64(0), "HLEN", "nokey")
-			hashWant(t, c, int64(0), "HSTRLEN", "nokey", "f")
-			hashWant(t, c, int64(0), "HEXISTS", "nokey", "f")
-			hashWant(t, c, int64(2), "HSET", "h", "f", "hello", "e", "")
-			hashWant(t, c, int64(5), "HSTRLEN", "h", "f")
-			hashWant(t, c, int64(0), "HSTRLEN", "h", "e")
-			hashWant(t, c, int64(1), "HEXISTS", "h", "e")
-			hashWant(t, c, int64(0), "HEXISTS", "h", "x")
-			hashWant(t, c, int64(2), "HLEN", "h")
+			expect(t, c, int64(0), "HLEN", "nokey")
+			expect(t, c, int64(0), "HSTRLEN", "nokey", "f")
+			expect(t, c, int64(0), "HEXISTS", "nokey", "f")
+			expect(t, c, int64(2), "HSET", "h", "f", "hello", "e", "")
+			expect(t, c, int64(5), "HSTRLEN", "h", "f")
+			expect(t, c, int64(0), "HSTRLEN", "h", "e")
+			expect(t, c, int64(1), "HEXISTS", "h", "e")
+			expect(t, c, int64(0), "HEXISTS", "h", "x")
+			expect(t, c, int64(2), "HLEN", "h")
 		}},
 		{"HKeysHValsHGetAll", func(t *testing.T, c *redis.Client) {
-			hashWant(t, c, []any{}, "HKEYS", "nokey")
-			hashWant(t, c, []any{}, "HVALS", "nokey")
-			hashWant(t, c, []any{}, "HGETALL", "nokey")
-			hashWant(t, c, int64(3), "HSET", "h", "b", "2", "a", "1", "", "empty")
-			hashWant(t, c, []any{"", "a", "b"}, "HKEYS", "h")
-			hashWant(t, c, []any{"empty", "1", "2"}, "HVALS", "h")
-			hashWant(t, c, []any{"", "empty", "a", "1", "b", "2"}, "HGETALL", "h")
+			expect(t, c, []any{}, "HKEYS", "nokey")
+			expect(t, c, []any{}, "HVALS", "nokey")
+			expect(t, c, []any{}, "HGETALL", "nokey")
+			expect(t, c, int64(3), "HSET", "h", "b", "2", "a", "1", "", "empty")
+			expect(t, c, []any{"", "a", "b"}, "HKEYS", "h")
+			expect(t, c, []any{"empty", "1", "2"}, "HVALS", "h")
+			expect(t, c, []any{"", "empty", "a", "1", "b", "2"}, "HGETALL", "h")
 		}},
 		{"HScan_FullIterationAndMatch", func(t *testing.T, c *redis.Client) {
 			want := []string{""} // the empty field must not restart the walk
@@ -226,7 +193,7 @@ func TestHash_ReadCommands(t *testing.T) {
 				want = append(want, f)
 				args = append(args, f, "v"+f)
 			}
-			hashWant(t, c, int64(101), args...)
+			expect(t, c, int64(101), args...)
 			got := hashScanAll(t, c, "h", "COUNT", "7")
 			if keys := slices.Sorted(mapsKeys(got)); !slices.Equal(keys, want) {
 				t.Fatalf("HSCAN fields = %q, want %q", keys, want)
@@ -238,19 +205,19 @@ func TestHash_ReadCommands(t *testing.T) {
 			if keys := slices.Sorted(mapsKeys(m)); len(keys) != 10 || keys[0] != "f010" || keys[9] != "f019" {
 				t.Fatalf("HSCAN MATCH f01* = %q", keys)
 			}
-			hashWant(t, c, []any{"0", []any{}}, "HSCAN", "nokey", "0", "COUNT", "abc")
+			expect(t, c, []any{"0", []any{}}, "HSCAN", "nokey", "0", "COUNT", "abc")
 		}},
 		{"HScan_Errors", func(t *testing.T, c *redis.Client) {
-			hashWant(t, c, int64(1), "HSET", "h", "f", "v")
-			hashWantErr(t, c, "ERR invalid cursor", "HSCAN", "h", "abc")
-			hashWantErr(t, c, "ERR syntax error", "HSCAN", "h", "0", "COUNT", "0")
-			hashWantErr(t, c, "ERR syntax error", "HSCAN", "h", "0", "TYPE", "string")
-			hashWantErr(t, c, "ERR syntax error", "HSCAN", "h", "0", "MATCH")
-			hashWantErr(t, c, "ERR value is not an integer or out of range", "HSCAN", "h", "0", "COUNT", "x")
+			expect(t, c, int64(1), "HSET", "h", "f", "v")
+			expectErr(t, c, "ERR invalid cursor", "HSCAN", "h", "abc")
+			expectErr(t, c, "ERR syntax error", "HSCAN", "h", "0", "COUNT", "0")
+			expectErr(t, c, "ERR syntax error", "HSCAN", "h", "0", "TYPE", "string")
+			expectErr(t, c, "ERR syntax error", "HSCAN", "h", "0", "MATCH")
+			expectErr(t, c, "ERR value is not an integer or out of range", "HSCAN", "h", "0", "COUNT", "x")
 		}},
 		{"HRandField_Counts", func(t *testing.T, c *redis.Client) {
-			hashWant(t, c, nil, "HRANDFIELD", "nokey")
-			hashWant(t, c, []any{}, "HRANDFIELD", "nokey", "3")
+			expect(t, c, nil, "HRANDFIELD", "nokey")
+			expect(t, c, []any{}, "HRANDFIELD", "nokey", "3")
 			fields := map[string]string{}
 			args := []any{"HSET", "h"}
 			for i := range 20 {
@@ -258,12 +225,12 @@ func TestHash_ReadCommands(t *testing.T) {
 				fields[f] = "v" + strconv.Itoa(i)
 				args = append(args, f, fields[f])
 			}
-			hashWant(t, c, int64(20), args...)
+			expect(t, c, int64(20), args...)
 			one, err := c.Do(hashCtx, "HRANDFIELD", "h").Text()
 			if err != nil || fields[one] == "" {
 				t.Fatalf("HRANDFIELD h = %q, %v", one, err)
 			}
-			hashWant(t, c, []any{}, "HRANDFIELD", "h", "0")
+			expect(t, c, []any{}, "HRANDFIELD", "h", "0")
 			pick := hashStrings(t, c, "HRANDFIELD", "h", "5")
 			if len(pick) != 5 || len(slices.Compact(slices.Sorted(slices.Values(pick)))) != 5 {
 				t.Fatalf("HRANDFIELD h 5 = %q, want 5 distinct fields", pick)
@@ -291,13 +258,13 @@ func TestHash_ReadCommands(t *testing.T) {
 			}
 		}},
 		{"HRandField_Errors", func(t *testing.T, c *redis.Client) {
-			hashWant(t, c, int64(1), "HSET", "h", "f", "v")
-			hashWantErr(t, c, "ERR value is not an integer or out of range", "HRANDFIELD", "h", "x")
-			hashWantErr(t, c, "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807",
+			expect(t, c, int64(1), "HSET", "h", "f", "v")
+			expectErr(t, c, "ERR value is not an integer or out of range", "HRANDFIELD", "h", "x")
+			expectErr(t, c, "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807",
 				"HRANDFIELD", "h", "-9223372036854775808")
-			hashWantErr(t, c, "ERR value is out of range", "HRANDFIELD", "h", "-9223372036854775807", "WITHVALUES")
-			hashWantErr(t, c, "ERR syntax error", "HRANDFIELD", "h", "1", "WITHVALUE")
-			hashWantErr(t, c, "ERR syntax error", "HRANDFIELD", "nokey", "1", "WITHVALUES", "x")
+			expectErr(t, c, "ERR value is out of range", "HRANDFIELD", "h", "-9223372036854775807", "WITHVALUES")
+			expectErr(t, c, "ERR syntax error", "HRANDFIELD", "h", "1", "WITHVALUE")
+			expectErr(t, c, "ERR syntax error", "HRANDFIELD", "nokey", "1", "WITHVALUES", "x")
 		}},
 	})
 }
@@ -340,9 +307,9 @@ func TestHash_RESP3Shapes(t *testing.T) {
 	t.Parallel()
 	s := testserver.Start(t)
 	c := s.Client(t, func(o *redis.Options) { o.Protocol = 3 })
-	hashWant(t, c, int64(2), "HSET", "h", "a", "1", "b", "2")
-	hashWant(t, c, map[any]any{"a": "1", "b": "2"}, "HGETALL", "h")
-	hashWant(t, c, map[any]any{}, "HGETALL", "nokey")
+	expect(t, c, int64(2), "HSET", "h", "a", "1", "b", "2")
+	expect(t, c, map[any]any{"a": "1", "b": "2"}, "HGETALL", "h")
+	expect(t, c, map[any]any{}, "HGETALL", "nokey")
 	v, err := c.Do(hashCtx, "HRANDFIELD", "h", "-3", "WITHVALUES").Slice()
 	if err != nil || len(v) != 3 {
 		t.Fatalf("HRANDFIELD -3 WITHVALUES = %#v, %v", v, err)
@@ -467,12 +434,12 @@ func TestHash_BigKey(t *testing.T) {
 		}
 	}
 	t.Logf("built %d fields in %v", n, time.Since(start))
-	hashWant(t, c, int64(n), "HLEN", "big")
-	hashWant(t, c, "500000", "HGET", "big", "f0500000")
-	hashWant(t, c, []any{"999999", nil}, "HMGET", "big", "f0999999", "f1000000")
-	hashWant(t, c, int64(1), "HEXISTS", "big", "f0000000")
-	hashWant(t, c, int64(6), "HSTRLEN", "big", "f0123456")
-	hashWant(t, c, int64(7), "HINCRBY", "big", "f0000007", "0")
+	expect(t, c, int64(n), "HLEN", "big")
+	expect(t, c, "500000", "HGET", "big", "f0500000")
+	expect(t, c, []any{"999999", nil}, "HMGET", "big", "f0999999", "f1000000")
+	expect(t, c, int64(1), "HEXISTS", "big", "f0000000")
+	expect(t, c, int64(6), "HSTRLEN", "big", "f0123456")
+	expect(t, c, int64(7), "HINCRBY", "big", "f0000007", "0")
 	page, err := c.Do(hashCtx, "HSCAN", "big", "0", "COUNT", "5").Slice()
 	if err != nil || page[0] == "0" || len(page[1].([]any)) != 10 {
 		t.Fatalf("HSCAN page = %v, %v", page, err)
@@ -481,13 +448,13 @@ func TestHash_BigKey(t *testing.T) {
 		t.Fatalf("HRANDFIELD big = %q, %v", f, err)
 	}
 	start = time.Now()
-	hashWant(t, c, int64(1), "DEL", "big")
+	expect(t, c, int64(1), "DEL", "big")
 	if d := time.Since(start); d > 2*time.Second {
 		t.Fatalf("DEL of a million fields took %v", d)
 	}
-	hashWant(t, c, int64(0), "HLEN", "big")
-	hashWant(t, c, nil, "HGET", "big", "f0500000")
-	hashWant(t, c, int64(1), "HSET", "big", "new", "1")
-	hashWant(t, c, []any{"new", "1"}, "HGETALL", "big")
-	hashWant(t, c, nil, "HGET", "big", "f0500000")
+	expect(t, c, int64(0), "HLEN", "big")
+	expect(t, c, nil, "HGET", "big", "f0500000")
+	expect(t, c, int64(1), "HSET", "big", "new", "1")
+	expect(t, c, []any{"new", "1"}, "HGETALL", "big")
+	expect(t, c, nil, "HGET", "big", "f0500000")
 }

@@ -52,49 +52,6 @@ func keysStart(t *testing.T) (*testserver.Server, *redis.Client) {
 	return s, s.Client(t)
 }
 
-// keysDo runs a command and fails the test on a transport error; the reply (or Redis error)
-// is returned as go-redis decodes it.
-func keysDo(t *testing.T, c *redis.Client, args ...any) (any, error) {
-	t.Helper()
-	v, err := c.Do(keysCtx, args...).Result()
-	if err != nil && err != redis.Nil {
-		if _, ok := err.(redis.Error); !ok {
-			t.Fatalf("%v: %v", args, err)
-		}
-	}
-	return v, err
-}
-
-// keysWant checks that a command replies want (a Go value as go-redis decodes it).
-func keysWant(t *testing.T, c *redis.Client, want any, args ...any) {
-	t.Helper()
-	v, err := keysDo(t, c, args...)
-	if err != nil {
-		t.Fatalf("%v: error %v, want %#v", args, err, want)
-	}
-	if fmt.Sprintf("%#v", v) != fmt.Sprintf("%#v", want) {
-		t.Fatalf("%v = %#v, want %#v", args, v, want)
-	}
-}
-
-// keysWantErr checks that a command replies exactly the error msg.
-func keysWantErr(t *testing.T, c *redis.Client, msg string, args ...any) {
-	t.Helper()
-	v, err := keysDo(t, c, args...)
-	if err == nil || err.Error() != msg {
-		t.Fatalf("%v = %#v, %v; want error %q", args, v, err, msg)
-	}
-}
-
-// keysWantNil checks that a command replies a null bulk.
-func keysWantNil(t *testing.T, c *redis.Client, args ...any) {
-	t.Helper()
-	v, err := keysDo(t, c, args...)
-	if err != redis.Nil {
-		t.Fatalf("%v = %#v, %v; want nil", args, v, err)
-	}
-}
-
 // keysOtherShard returns a key named prefix<n> that lives in another shard than key.
 func keysOtherShard(s *testserver.Server, key, prefix string) string {
 	for i := 0; ; i++ {
@@ -110,32 +67,32 @@ func TestDel(t *testing.T) {
 			c := e.c
 			args := []any{"DEL"}
 			for i := range 20 {
-				keysWant(t, c, "OK", "SET", fmt.Sprintf("k%d", i), "v")
+				expect(t, c, "OK", "SET", fmt.Sprintf("k%d", i), "v")
 				args = append(args, fmt.Sprintf("k%d", i))
 			}
 			// 20 keys spread over 4 shards, a missing key, a repeated key.
 			args = append(args, "missing", "k0")
-			keysWant(t, c, int64(20), args...)
-			keysWant(t, c, int64(0), "DBSIZE")
-			keysWant(t, c, int64(0), "EXISTS", "k0", "k19")
+			expect(t, c, int64(20), args...)
+			expect(t, c, int64(0), "DBSIZE")
+			expect(t, c, int64(0), "EXISTS", "k0", "k19")
 		}},
 		{"ExpiredKeyIsNotCounted", func(t *testing.T, e keysEnv) {
-			keysWant(t, e.c, "OK", "SET", "k", "v")
-			keysWant(t, e.c, int64(1), "PEXPIRE", "k", "20")
+			expect(t, e.c, "OK", "SET", "k", "v")
+			expect(t, e.c, int64(1), "PEXPIRE", "k", "20")
 			time.Sleep(60 * time.Millisecond)
-			keysWant(t, e.c, int64(0), "DEL", "k")
+			expect(t, e.c, int64(0), "DEL", "k")
 		}},
 		{"WrongArity", func(t *testing.T, e keysEnv) {
-			keysWantErr(t, e.c, "ERR wrong number of arguments for 'del' command", "DEL")
+			expectErr(t, e.c, "ERR wrong number of arguments for 'del' command", "DEL")
 		}},
 		{"Unlink", func(t *testing.T, e keysEnv) {
 			c := e.c
-			keysWant(t, c, "OK", "SET", "a", "1")
-			keysWant(t, c, "OK", "SET", "b", "2")
-			keysWant(t, c, int64(2), "UNLINK", "a", "b", "c")
-			keysWantNil(t, c, "GET", "a")
-			keysWant(t, c, int64(0), "DBSIZE")
-			keysWantErr(t, c, "ERR wrong number of arguments for 'unlink' command", "UNLINK")
+			expect(t, c, "OK", "SET", "a", "1")
+			expect(t, c, "OK", "SET", "b", "2")
+			expect(t, c, int64(2), "UNLINK", "a", "b", "c")
+			expectNil(t, c, "GET", "a")
+			expect(t, c, int64(0), "DBSIZE")
+			expectErr(t, c, "ERR wrong number of arguments for 'unlink' command", "UNLINK")
 		}},
 	})
 }
@@ -144,25 +101,25 @@ func TestExists(t *testing.T) {
 	keysSuite(t, []keysCase{
 		{"CountsRepeatedKeys", func(t *testing.T, e keysEnv) {
 			c := e.c
-			keysWant(t, c, "OK", "SET", "a", "1")
-			keysWant(t, c, "OK", "SET", "b", "1")
-			keysWant(t, c, int64(4), "EXISTS", "a", "a", "b", "nope", "a")
-			keysWant(t, c, int64(0), "EXISTS", "nope")
-			keysWantErr(t, c, "ERR wrong number of arguments for 'exists' command", "EXISTS")
+			expect(t, c, "OK", "SET", "a", "1")
+			expect(t, c, "OK", "SET", "b", "1")
+			expect(t, c, int64(4), "EXISTS", "a", "a", "b", "nope", "a")
+			expect(t, c, int64(0), "EXISTS", "nope")
+			expectErr(t, c, "ERR wrong number of arguments for 'exists' command", "EXISTS")
 		}},
 		{"TouchCountsExistingKeys", func(t *testing.T, e keysEnv) {
-			keysWant(t, e.c, "OK", "SET", "a", "1")
-			keysWant(t, e.c, int64(2), "TOUCH", "a", "nope", "a")
-			keysWantErr(t, e.c, "ERR wrong number of arguments for 'touch' command", "TOUCH")
+			expect(t, e.c, "OK", "SET", "a", "1")
+			expect(t, e.c, int64(2), "TOUCH", "a", "nope", "a")
+			expectErr(t, e.c, "ERR wrong number of arguments for 'touch' command", "TOUCH")
 		}},
 		{"TypeRepliesSimpleStrings", func(t *testing.T, e keysEnv) {
-			keysWant(t, e.c, "OK", "SET", "a", "1")
+			expect(t, e.c, "OK", "SET", "a", "1")
 			got := string(testserver.Raw(t, e.s.Addr,
 				[]byte(fmt.Sprintf("SELECT %d\r\nTYPE a\r\nTYPE nope\r\n", e.db)), 300*time.Millisecond))
 			if got != "+OK\r\n+string\r\n+none\r\n" {
 				t.Fatalf("TYPE replies %q", got)
 			}
-			keysWantErr(t, e.c, "ERR wrong number of arguments for 'type' command", "TYPE", "a", "b")
+			expectErr(t, e.c, "ERR wrong number of arguments for 'type' command", "TYPE", "a", "b")
 		}},
 	})
 }
@@ -172,54 +129,54 @@ func TestRename(t *testing.T) {
 		{"MovesValueAndTTLAcrossShards", func(t *testing.T, e keysEnv) {
 			c, src := e.c, "src"
 			dst := keysOtherShard(e.s, src, "dst")
-			keysWant(t, c, "OK", "SET", src, "hello")
-			keysWant(t, c, int64(1), "EXPIRE", src, "1000")
-			keysWant(t, c, "OK", "SET", dst, "old")
-			keysWant(t, c, "OK", "RENAME", src, dst)
-			keysWant(t, c, "hello", "GET", dst)
-			keysWant(t, c, int64(1000), "TTL", dst)
-			keysWant(t, c, int64(0), "EXISTS", src)
-			keysWant(t, c, int64(1), "DBSIZE")
+			expect(t, c, "OK", "SET", src, "hello")
+			expect(t, c, int64(1), "EXPIRE", src, "1000")
+			expect(t, c, "OK", "SET", dst, "old")
+			expect(t, c, "OK", "RENAME", src, dst)
+			expect(t, c, "hello", "GET", dst)
+			expect(t, c, int64(1000), "TTL", dst)
+			expect(t, c, int64(0), "EXISTS", src)
+			expect(t, c, int64(1), "DBSIZE")
 		}},
 		{"ReplacesDestinationTTL", func(t *testing.T, e keysEnv) {
 			c := e.c
-			keysWant(t, c, "OK", "SET", "a", "1")
-			keysWant(t, c, "OK", "SET", "b", "2")
-			keysWant(t, c, int64(1), "EXPIRE", "b", "1000")
-			keysWant(t, c, "OK", "RENAME", "a", "b")
-			keysWant(t, c, int64(-1), "TTL", "b")
-			keysWant(t, c, "1", "GET", "b")
+			expect(t, c, "OK", "SET", "a", "1")
+			expect(t, c, "OK", "SET", "b", "2")
+			expect(t, c, int64(1), "EXPIRE", "b", "1000")
+			expect(t, c, "OK", "RENAME", "a", "b")
+			expect(t, c, int64(-1), "TTL", "b")
+			expect(t, c, "1", "GET", "b")
 		}},
 		{"KeepsEncoding", func(t *testing.T, e keysEnv) {
 			c := e.c
-			keysWant(t, c, "OK", "SET", "a", "123")
-			keysWant(t, c, "OK", "RENAME", "a", "b")
-			keysWant(t, c, "int", "OBJECT", "ENCODING", "b")
+			expect(t, c, "OK", "SET", "a", "123")
+			expect(t, c, "OK", "RENAME", "a", "b")
+			expect(t, c, "int", "OBJECT", "ENCODING", "b")
 		}},
 		{"MissingSourceIsError", func(t *testing.T, e keysEnv) {
 			c := e.c
-			keysWantErr(t, c, "ERR no such key", "RENAME", "nope", "b")
-			keysWantErr(t, c, "ERR no such key", "RENAME", "nope", "nope")
-			keysWantErr(t, c, "ERR no such key", "RENAMENX", "nope", "b")
-			keysWantErr(t, c, "ERR wrong number of arguments for 'rename' command", "RENAME", "a")
-			keysWantErr(t, c, "ERR wrong number of arguments for 'renamenx' command", "RENAMENX", "a", "b", "c")
+			expectErr(t, c, "ERR no such key", "RENAME", "nope", "b")
+			expectErr(t, c, "ERR no such key", "RENAME", "nope", "nope")
+			expectErr(t, c, "ERR no such key", "RENAMENX", "nope", "b")
+			expectErr(t, c, "ERR wrong number of arguments for 'rename' command", "RENAME", "a")
+			expectErr(t, c, "ERR wrong number of arguments for 'renamenx' command", "RENAMENX", "a", "b", "c")
 		}},
 		{"SameKeyKeepsIt", func(t *testing.T, e keysEnv) {
 			c := e.c
-			keysWant(t, c, "OK", "SET", "a", "1")
-			keysWant(t, c, "OK", "RENAME", "a", "a")
-			keysWant(t, c, int64(0), "RENAMENX", "a", "a")
-			keysWant(t, c, "1", "GET", "a")
+			expect(t, c, "OK", "SET", "a", "1")
+			expect(t, c, "OK", "RENAME", "a", "a")
+			expect(t, c, int64(0), "RENAMENX", "a", "a")
+			expect(t, c, "1", "GET", "a")
 		}},
 		{"NX_ExistingDestination", func(t *testing.T, e keysEnv) {
 			c := e.c
-			keysWant(t, c, "OK", "SET", "a", "1")
-			keysWant(t, c, "OK", "SET", "b", "2")
-			keysWant(t, c, int64(0), "RENAMENX", "a", "b")
-			keysWant(t, c, "2", "GET", "b")
-			keysWant(t, c, int64(1), "RENAMENX", "a", "c")
-			keysWant(t, c, "1", "GET", "c")
-			keysWant(t, c, int64(0), "EXISTS", "a")
+			expect(t, c, "OK", "SET", "a", "1")
+			expect(t, c, "OK", "SET", "b", "2")
+			expect(t, c, int64(0), "RENAMENX", "a", "b")
+			expect(t, c, "2", "GET", "b")
+			expect(t, c, int64(1), "RENAMENX", "a", "c")
+			expect(t, c, "1", "GET", "c")
+			expect(t, c, int64(0), "EXISTS", "a")
 		}},
 	})
 }
@@ -229,96 +186,96 @@ func TestCopy(t *testing.T) {
 		{"CopiesValueAndTTL", func(t *testing.T, e keysEnv) {
 			c := e.c
 			dst := keysOtherShard(e.s, "a", "b")
-			keysWant(t, c, "OK", "SET", "a", "v")
-			keysWant(t, c, int64(1), "PEXPIRE", "a", "5000000")
-			keysWant(t, c, int64(1), "COPY", "a", dst)
-			keysWant(t, c, "v", "GET", dst)
-			keysWant(t, c, "v", "GET", "a")
-			pa, _ := keysDo(t, c, "PEXPIRETIME", "a")
-			keysWant(t, c, pa, "PEXPIRETIME", dst)
+			expect(t, c, "OK", "SET", "a", "v")
+			expect(t, c, int64(1), "PEXPIRE", "a", "5000000")
+			expect(t, c, int64(1), "COPY", "a", dst)
+			expect(t, c, "v", "GET", dst)
+			expect(t, c, "v", "GET", "a")
+			pa, _ := doCmd(t, c, "PEXPIRETIME", "a")
+			expect(t, c, pa, "PEXPIRETIME", dst)
 		}},
 		{"ExistingDestinationNeedsReplace", func(t *testing.T, e keysEnv) {
 			c := e.c
-			keysWant(t, c, "OK", "SET", "a", "new")
-			keysWant(t, c, "OK", "SET", "b", "old")
-			keysWant(t, c, int64(0), "COPY", "a", "b")
-			keysWant(t, c, "old", "GET", "b")
-			keysWant(t, c, int64(1), "COPY", "a", "b", "replace")
-			keysWant(t, c, "new", "GET", "b")
-			keysWant(t, c, int64(0), "COPY", "nope", "b", "REPLACE")
-			keysWant(t, c, "new", "GET", "b")
+			expect(t, c, "OK", "SET", "a", "new")
+			expect(t, c, "OK", "SET", "b", "old")
+			expect(t, c, int64(0), "COPY", "a", "b")
+			expect(t, c, "old", "GET", "b")
+			expect(t, c, int64(1), "COPY", "a", "b", "replace")
+			expect(t, c, "new", "GET", "b")
+			expect(t, c, int64(0), "COPY", "nope", "b", "REPLACE")
+			expect(t, c, "new", "GET", "b")
 		}},
 		{"Errors", func(t *testing.T, e keysEnv) {
 			c, db := e.c, strconv.Itoa(e.db)
-			keysWant(t, c, "OK", "SET", "a", "v")
-			keysWantErr(t, c, "ERR source and destination objects are the same", "COPY", "a", "a")
-			keysWantErr(t, c, "ERR source and destination objects are the same", "COPY", "a", "a", "DB", db)
-			keysWantErr(t, c, "ERR syntax error", "COPY", "a", "b", "DB")
-			keysWantErr(t, c, "ERR syntax error", "COPY", "a", "b", "foo")
-			keysWantErr(t, c, "ERR DB index is out of range", "COPY", "a", "b", "DB", "16")
-			keysWantErr(t, c, "ERR DB index is out of range", "COPY", "a", "b", "DB", "-1")
-			keysWantErr(t, c, "ERR value is not an integer or out of range", "COPY", "a", "b", "DB", "x")
-			keysWantErr(t, c, "ERR value is out of range, value must between -2147483648 and 2147483647", "COPY", "a", "b", "DB", "-2147483649")
-			keysWantErr(t, c, "ERR wrong number of arguments for 'copy' command", "COPY", "a")
-			keysWant(t, c, int64(0), "EXISTS", "b")
+			expect(t, c, "OK", "SET", "a", "v")
+			expectErr(t, c, "ERR source and destination objects are the same", "COPY", "a", "a")
+			expectErr(t, c, "ERR source and destination objects are the same", "COPY", "a", "a", "DB", db)
+			expectErr(t, c, "ERR syntax error", "COPY", "a", "b", "DB")
+			expectErr(t, c, "ERR syntax error", "COPY", "a", "b", "foo")
+			expectErr(t, c, "ERR DB index is out of range", "COPY", "a", "b", "DB", "16")
+			expectErr(t, c, "ERR DB index is out of range", "COPY", "a", "b", "DB", "-1")
+			expectErr(t, c, "ERR value is not an integer or out of range", "COPY", "a", "b", "DB", "x")
+			expectErr(t, c, "ERR value is out of range, value must between -2147483648 and 2147483647", "COPY", "a", "b", "DB", "-2147483649")
+			expectErr(t, c, "ERR wrong number of arguments for 'copy' command", "COPY", "a")
+			expect(t, c, int64(0), "EXISTS", "b")
 		}},
 	})
 }
 
 func TestCopy_ToAnotherDB(t *testing.T) {
 	s, c := keysStart(t)
-	keysWant(t, c, "OK", "SET", "a", "v")
-	keysWant(t, c, int64(1), "COPY", "a", "a", "DB", "3")
+	expect(t, c, "OK", "SET", "a", "v")
+	expect(t, c, int64(1), "COPY", "a", "a", "DB", "3")
 	c3 := s.Client(t, func(o *redis.Options) { o.DB = 3 })
-	keysWant(t, c3, "v", "GET", "a")
-	keysWant(t, c3, int64(1), "DBSIZE")
-	keysWant(t, c, int64(0), "COPY", "a", "a", "DB", "3")
-	keysWant(t, c, "OK", "SET", "a", "v2")
-	keysWant(t, c, int64(1), "COPY", "a", "a", "db", "3", "replace")
-	keysWant(t, c3, "v2", "GET", "a")
+	expect(t, c3, "v", "GET", "a")
+	expect(t, c3, int64(1), "DBSIZE")
+	expect(t, c, int64(0), "COPY", "a", "a", "DB", "3")
+	expect(t, c, "OK", "SET", "a", "v2")
+	expect(t, c, int64(1), "COPY", "a", "a", "db", "3", "replace")
+	expect(t, c3, "v2", "GET", "a")
 }
 
 func TestMove_MovesKeyWithTTL(t *testing.T) {
 	s, c := keysStart(t)
-	keysWant(t, c, "OK", "SET", "a", "v")
-	keysWant(t, c, int64(1), "EXPIRE", "a", "1000")
-	keysWant(t, c, int64(1), "MOVE", "a", "2")
-	keysWant(t, c, int64(0), "EXISTS", "a")
+	expect(t, c, "OK", "SET", "a", "v")
+	expect(t, c, int64(1), "EXPIRE", "a", "1000")
+	expect(t, c, int64(1), "MOVE", "a", "2")
+	expect(t, c, int64(0), "EXISTS", "a")
 	c2 := s.Client(t, func(o *redis.Options) { o.DB = 2 })
-	keysWant(t, c2, "v", "GET", "a")
-	keysWant(t, c2, int64(1000), "TTL", "a")
-	keysWant(t, c, int64(0), "DBSIZE")
-	keysWant(t, c2, int64(1), "DBSIZE")
+	expect(t, c2, "v", "GET", "a")
+	expect(t, c2, int64(1000), "TTL", "a")
+	expect(t, c, int64(0), "DBSIZE")
+	expect(t, c2, int64(1), "DBSIZE")
 }
 
 func TestMove_DestinationExistsOrSourceMissing(t *testing.T) {
 	s, c := keysStart(t)
 	c1 := s.Client(t, func(o *redis.Options) { o.DB = 1 })
-	keysWant(t, c, "OK", "SET", "a", "src")
-	keysWant(t, c1, "OK", "SET", "a", "dst")
-	keysWant(t, c, int64(0), "MOVE", "a", "1")
-	keysWant(t, c, "src", "GET", "a")
-	keysWant(t, c1, "dst", "GET", "a")
-	keysWant(t, c, int64(0), "MOVE", "nope", "1")
-	keysWant(t, c, int64(1), "DBSIZE")
-	keysWant(t, c1, int64(1), "DBSIZE")
+	expect(t, c, "OK", "SET", "a", "src")
+	expect(t, c1, "OK", "SET", "a", "dst")
+	expect(t, c, int64(0), "MOVE", "a", "1")
+	expect(t, c, "src", "GET", "a")
+	expect(t, c1, "dst", "GET", "a")
+	expect(t, c, int64(0), "MOVE", "nope", "1")
+	expect(t, c, int64(1), "DBSIZE")
+	expect(t, c1, int64(1), "DBSIZE")
 }
 
 func TestMove_Errors(t *testing.T) {
 	_, c := keysStart(t)
-	keysWant(t, c, "OK", "SET", "a", "v")
-	keysWantErr(t, c, "ERR source and destination objects are the same", "MOVE", "a", "0")
-	keysWantErr(t, c, "ERR source and destination objects are the same", "MOVE", "nope", "0")
-	keysWantErr(t, c, "ERR DB index is out of range", "MOVE", "a", "16")
-	keysWantErr(t, c, "ERR value is not an integer or out of range", "MOVE", "a", "x")
-	keysWantErr(t, c, "ERR value is out of range, value must between -2147483648 and 2147483647", "MOVE", "a", "99999999999")
-	keysWantErr(t, c, "ERR wrong number of arguments for 'move' command", "MOVE", "a")
-	keysWant(t, c, "v", "GET", "a")
+	expect(t, c, "OK", "SET", "a", "v")
+	expectErr(t, c, "ERR source and destination objects are the same", "MOVE", "a", "0")
+	expectErr(t, c, "ERR source and destination objects are the same", "MOVE", "nope", "0")
+	expectErr(t, c, "ERR DB index is out of range", "MOVE", "a", "16")
+	expectErr(t, c, "ERR value is not an integer or out of range", "MOVE", "a", "x")
+	expectErr(t, c, "ERR value is out of range, value must between -2147483648 and 2147483647", "MOVE", "a", "99999999999")
+	expectErr(t, c, "ERR wrong number of arguments for 'move' command", "MOVE", "a")
+	expect(t, c, "v", "GET", "a")
 }
 
 func keysSorted(t *testing.T, c *redis.Client, args ...any) []string {
 	t.Helper()
-	v, err := keysDo(t, c, args...)
+	v, err := doCmd(t, c, args...)
 	if err != nil {
 		t.Fatalf("%v: %v", args, err)
 	}
@@ -340,7 +297,7 @@ func keysScanAll(t *testing.T, c *redis.Client, opts ...any) map[string]bool {
 		if calls > 10000 {
 			t.Fatal("SCAN does not end")
 		}
-		v, err := keysDo(t, c, append([]any{"SCAN", cursor}, opts...)...)
+		v, err := doCmd(t, c, append([]any{"SCAN", cursor}, opts...)...)
 		if err != nil {
 			t.Fatalf("SCAN %s: %v", cursor, err)
 		}
@@ -382,8 +339,8 @@ func TestScan(t *testing.T) {
 		}},
 		{"MatchAndTypeFilter", func(t *testing.T, e keysEnv) {
 			for i := range 100 {
-				keysWant(t, e.c, "OK", "SET", fmt.Sprintf("a%d", i), "v")
-				keysWant(t, e.c, "OK", "SET", fmt.Sprintf("b%d", i), "v")
+				expect(t, e.c, "OK", "SET", fmt.Sprintf("a%d", i), "v")
+				expect(t, e.c, "OK", "SET", fmt.Sprintf("b%d", i), "v")
 			}
 			got := keysScanAll(t, e.c, "MATCH", "a*", "COUNT", "3")
 			if len(got) != 100 {
@@ -402,9 +359,9 @@ func TestScan(t *testing.T) {
 			}
 		}},
 		{"SkipsExpiredKeys", func(t *testing.T, e keysEnv) {
-			keysWant(t, e.c, "OK", "SET", "live", "v")
-			keysWant(t, e.c, "OK", "SET", "dying", "v")
-			keysWant(t, e.c, int64(1), "PEXPIRE", "dying", "50")
+			expect(t, e.c, "OK", "SET", "live", "v")
+			expect(t, e.c, "OK", "SET", "dying", "v")
+			expect(t, e.c, int64(1), "PEXPIRE", "dying", "50")
 			time.Sleep(120 * time.Millisecond)
 			if got := keysScanAll(t, e.c); len(got) != 1 || !got["live"] {
 				t.Fatalf("SCAN returned %v", got)
@@ -412,8 +369,8 @@ func TestScan(t *testing.T) {
 		}},
 		{"EmptyCursorIsZero", func(t *testing.T, e keysEnv) {
 			// strtoul reads "" as 0: a full iteration starts.
-			keysWant(t, e.c, "OK", "SET", "a", "v")
-			v, err := keysDo(t, e.c, "SCAN", "", "COUNT", "1000")
+			expect(t, e.c, "OK", "SET", "a", "v")
+			v, err := doCmd(t, e.c, "SCAN", "", "COUNT", "1000")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -422,26 +379,26 @@ func TestScan(t *testing.T) {
 			}
 		}},
 		{"CursorOutsideTheShardsEnds", func(t *testing.T, e keysEnv) {
-			keysWant(t, e.c, "OK", "SET", "a", "v")
-			keysWant(t, e.c, []any{"0", []any{}}, "SCAN", "-1")
+			expect(t, e.c, "OK", "SET", "a", "v")
+			expect(t, e.c, []any{"0", []any{}}, "SCAN", "-1")
 		}},
 		{"Errors", func(t *testing.T, e keysEnv) {
 			c := e.c
-			keysWantErr(t, c, "ERR invalid cursor", "SCAN", "abc")
-			keysWantErr(t, c, "ERR invalid cursor", "SCAN", "1.5")
-			keysWantErr(t, c, "ERR invalid cursor", "SCAN", " 0")
-			keysWantErr(t, c, "ERR invalid cursor", "SCAN", "+")
-			keysWantErr(t, c, "ERR invalid cursor", "SCAN", "18446744073709551616")
-			keysWantErr(t, c, "ERR syntax error", "SCAN", "0", "COUNT", "0")
-			keysWantErr(t, c, "ERR value is not an integer or out of range", "SCAN", "0", "COUNT", "x")
-			keysWantErr(t, c, "ERR syntax error", "SCAN", "0", "MATCH")
-			keysWantErr(t, c, "ERR syntax error", "SCAN", "0", "FOO", "bar")
-			keysWantErr(t, c, "ERR wrong number of arguments for 'scan' command", "SCAN")
+			expectErr(t, c, "ERR invalid cursor", "SCAN", "abc")
+			expectErr(t, c, "ERR invalid cursor", "SCAN", "1.5")
+			expectErr(t, c, "ERR invalid cursor", "SCAN", " 0")
+			expectErr(t, c, "ERR invalid cursor", "SCAN", "+")
+			expectErr(t, c, "ERR invalid cursor", "SCAN", "18446744073709551616")
+			expectErr(t, c, "ERR syntax error", "SCAN", "0", "COUNT", "0")
+			expectErr(t, c, "ERR value is not an integer or out of range", "SCAN", "0", "COUNT", "x")
+			expectErr(t, c, "ERR syntax error", "SCAN", "0", "MATCH")
+			expectErr(t, c, "ERR syntax error", "SCAN", "0", "FOO", "bar")
+			expectErr(t, c, "ERR wrong number of arguments for 'scan' command", "SCAN")
 		}},
 		{"KeysMatchesPatternAcrossShards", func(t *testing.T, e keysEnv) {
 			c := e.c
 			for _, k := range []string{"user:1", "user:2", "user:10", "order:1", ""} {
-				keysWant(t, c, "OK", "SET", k, "v")
+				expect(t, c, "OK", "SET", k, "v")
 			}
 			if got, want := keysSorted(t, c, "KEYS", "user:?"), []string{"user:1", "user:2"}; !slices.Equal(got, want) {
 				t.Fatalf("KEYS user:? = %q, want %q", got, want)
@@ -452,19 +409,19 @@ func TestScan(t *testing.T) {
 			if got := keysSorted(t, c, "KEYS", "nomatch*"); len(got) != 0 {
 				t.Fatalf("KEYS nomatch* = %q", got)
 			}
-			keysWantErr(t, c, "ERR wrong number of arguments for 'keys' command", "KEYS")
+			expectErr(t, c, "ERR wrong number of arguments for 'keys' command", "KEYS")
 		}},
 		{"RandomKeyEmptyAndNonEmpty", func(t *testing.T, e keysEnv) {
 			c := e.c
-			keysWantNil(t, c, "RANDOMKEY")
-			keysWant(t, c, "OK", "SET", "", "empty key")
-			keysWant(t, c, "", "RANDOMKEY")
+			expectNil(t, c, "RANDOMKEY")
+			expect(t, c, "OK", "SET", "", "empty key")
+			expect(t, c, "", "RANDOMKEY")
 			for i := range 20 {
-				keysWant(t, c, "OK", "SET", fmt.Sprintf("k%d", i), "v")
+				expect(t, c, "OK", "SET", fmt.Sprintf("k%d", i), "v")
 			}
 			seen := map[string]bool{}
 			for range 50 {
-				v, err := keysDo(t, c, "RANDOMKEY")
+				v, err := doCmd(t, c, "RANDOMKEY")
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -474,9 +431,9 @@ func TestScan(t *testing.T) {
 				t.Fatalf("RANDOMKEY returned only %v", seen)
 			}
 			for k := range seen {
-				keysWant(t, c, int64(1), "EXISTS", k)
+				expect(t, c, int64(1), "EXISTS", k)
 			}
-			keysWantErr(t, c, "ERR wrong number of arguments for 'randomkey' command", "RANDOMKEY", "x")
+			expectErr(t, c, "ERR wrong number of arguments for 'randomkey' command", "RANDOMKEY", "x")
 		}},
 	})
 }
@@ -493,34 +450,34 @@ func TestObject(t *testing.T) {
 				{strings.Repeat("x", 45), "raw"},
 				{"12345678901234567890", "embstr"},
 			} {
-				keysWant(t, e.c, "OK", "SET", "k", tc.val)
-				keysWant(t, e.c, tc.enc, "OBJECT", "ENCODING", "k")
+				expect(t, e.c, "OK", "SET", "k", tc.val)
+				expect(t, e.c, tc.enc, "OBJECT", "ENCODING", "k")
 			}
-			keysWantNil(t, e.c, "OBJECT", "ENCODING", "nope")
+			expectNil(t, e.c, "OBJECT", "ENCODING", "nope")
 			// A string modified in place is "raw" in Redis, even when it reads as an integer.
-			keysWant(t, e.c, "OK", "SET", "k", "1")
-			keysWant(t, e.c, int64(2), "APPEND", "k", "2")
-			keysWant(t, e.c, "raw", "OBJECT", "ENCODING", "k")
-			keysWant(t, e.c, int64(1), "OBJECT", "REFCOUNT", "k")
+			expect(t, e.c, "OK", "SET", "k", "1")
+			expect(t, e.c, int64(2), "APPEND", "k", "2")
+			expect(t, e.c, "raw", "OBJECT", "ENCODING", "k")
+			expect(t, e.c, int64(1), "OBJECT", "REFCOUNT", "k")
 		}},
 		{"RefcountIdletimeFreq", func(t *testing.T, e keysEnv) {
 			c := e.c
-			keysWant(t, c, "OK", "SET", "shared", "9999")
-			keysWant(t, c, "OK", "SET", "big", "10000")
-			keysWant(t, c, "OK", "SET", "str", "hello")
-			keysWant(t, c, int64(2147483647), "OBJECT", "REFCOUNT", "shared")
-			keysWant(t, c, int64(1), "OBJECT", "REFCOUNT", "big")
-			keysWant(t, c, int64(1), "object", "refcount", "str")
-			keysWant(t, c, int64(0), "OBJECT", "IDLETIME", "str")
-			keysWantErr(t, c, "ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.",
+			expect(t, c, "OK", "SET", "shared", "9999")
+			expect(t, c, "OK", "SET", "big", "10000")
+			expect(t, c, "OK", "SET", "str", "hello")
+			expect(t, c, int64(2147483647), "OBJECT", "REFCOUNT", "shared")
+			expect(t, c, int64(1), "OBJECT", "REFCOUNT", "big")
+			expect(t, c, int64(1), "object", "refcount", "str")
+			expect(t, c, int64(0), "OBJECT", "IDLETIME", "str")
+			expectErr(t, c, "ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.",
 				"OBJECT", "FREQ", "str")
-			keysWantNil(t, c, "OBJECT", "REFCOUNT", "nope")
-			keysWantNil(t, c, "OBJECT", "IDLETIME", "nope")
-			keysWantNil(t, c, "OBJECT", "FREQ", "nope")
+			expectNil(t, c, "OBJECT", "REFCOUNT", "nope")
+			expectNil(t, c, "OBJECT", "IDLETIME", "nope")
+			expectNil(t, c, "OBJECT", "FREQ", "nope")
 		}},
 		{"HelpAndErrors", func(t *testing.T, e keysEnv) {
 			c := e.c
-			v, err := keysDo(t, c, "OBJECT", "HELP")
+			v, err := doCmd(t, c, "OBJECT", "HELP")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -528,10 +485,10 @@ func TestObject(t *testing.T) {
 			if len(lines) != 15 || lines[0] != "OBJECT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:" || lines[14] != "    Prints this help." {
 				t.Fatalf("OBJECT HELP = %q", lines)
 			}
-			keysWantErr(t, c, "ERR unknown subcommand 'foo'. Try OBJECT HELP.", "OBJECT", "foo", "k")
-			keysWantErr(t, c, "ERR wrong number of arguments for 'object|encoding' command", "OBJECT", "ENCODING")
-			keysWantErr(t, c, "ERR wrong number of arguments for 'object|help' command", "OBJECT", "HELP", "x")
-			keysWantErr(t, c, "ERR wrong number of arguments for 'object' command", "OBJECT")
+			expectErr(t, c, "ERR unknown subcommand 'foo'. Try OBJECT HELP.", "OBJECT", "foo", "k")
+			expectErr(t, c, "ERR wrong number of arguments for 'object|encoding' command", "OBJECT", "ENCODING")
+			expectErr(t, c, "ERR wrong number of arguments for 'object|help' command", "OBJECT", "HELP", "x")
+			expectErr(t, c, "ERR wrong number of arguments for 'object' command", "OBJECT")
 		}},
 	})
 }

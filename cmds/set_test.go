@@ -30,50 +30,10 @@ func setStart(t *testing.T) (*testserver.Server, *redis.Client) {
 	return s, s.Client(t)
 }
 
-// setDo runs a command and fails the test on a transport error.
-func setDo(t *testing.T, c *redis.Client, args ...any) (any, error) {
-	t.Helper()
-	v, err := c.Do(setCtx, args...).Result()
-	if err != nil && err != redis.Nil {
-		if _, ok := err.(redis.Error); !ok {
-			t.Fatalf("%v: %v", args, err)
-		}
-	}
-	return v, err
-}
-
-// setWant checks a reply printed with %#v (go-redis's decoding).
-func setWant(t *testing.T, c *redis.Client, want any, args ...any) {
-	t.Helper()
-	v, err := setDo(t, c, args...)
-	if err != nil {
-		t.Fatalf("%v: error %v, want %#v", args, err, want)
-	}
-	if fmt.Sprintf("%#v", v) != fmt.Sprintf("%#v", want) {
-		t.Fatalf("%v = %#v, want %#v", args, v, want)
-	}
-}
-
-func setWantErr(t *testing.T, c *redis.Client, msg string, args ...any) {
-	t.Helper()
-	v, err := setDo(t, c, args...)
-	if err == nil || err.Error() != msg {
-		t.Fatalf("%v = %#v, %v; want error %q", args, v, err, msg)
-	}
-}
-
-func setWantNil(t *testing.T, c *redis.Client, args ...any) {
-	t.Helper()
-	v, err := setDo(t, c, args...)
-	if err != redis.Nil {
-		t.Fatalf("%v = %#v, %v; want nil", args, v, err)
-	}
-}
-
 // setStrings returns an array reply as strings.
 func setStrings(t *testing.T, c *redis.Client, args ...any) []string {
 	t.Helper()
-	v, err := setDo(t, c, args...)
+	v, err := doCmd(t, c, args...)
 	if err != nil {
 		t.Fatalf("%v: %v", args, err)
 	}
@@ -121,71 +81,71 @@ const setWrongType = "WRONGTYPE Operation against a key holding the wrong kind o
 
 func TestSADD_SREM_SCARD(t *testing.T) {
 	_, c := setStart(t)
-	setWant(t, c, int64(3), "SADD", "s", "a", "b", "c")
-	setWant(t, c, int64(1), "SADD", "s", "a", "d", "d")
-	setWant(t, c, int64(0), "SADD", "s", "a")
-	setWant(t, c, int64(1), "SADD", "s", "")
-	setWant(t, c, int64(5), "SCARD", "s")
-	setWant(t, c, "set", "TYPE", "s")
-	setWant(t, c, int64(2), "SREM", "s", "a", "a", "zz", "")
-	setWant(t, c, int64(3), "SCARD", "s")
+	expect(t, c, int64(3), "SADD", "s", "a", "b", "c")
+	expect(t, c, int64(1), "SADD", "s", "a", "d", "d")
+	expect(t, c, int64(0), "SADD", "s", "a")
+	expect(t, c, int64(1), "SADD", "s", "")
+	expect(t, c, int64(5), "SCARD", "s")
+	expect(t, c, "set", "TYPE", "s")
+	expect(t, c, int64(2), "SREM", "s", "a", "a", "zz", "")
+	expect(t, c, int64(3), "SCARD", "s")
 	setWantMembers(t, c, "s", "b", "c", "d")
-	setWant(t, c, int64(0), "SREM", "nokey", "a")
-	setWant(t, c, int64(0), "SCARD", "nokey")
+	expect(t, c, int64(0), "SREM", "nokey", "a")
+	expect(t, c, int64(0), "SCARD", "nokey")
 	// The last member out removes the key.
-	setWant(t, c, int64(3), "SREM", "s", "b", "c", "d")
-	setWant(t, c, int64(0), "EXISTS", "s")
-	setWant(t, c, int64(1), "SADD", "s", "x")
+	expect(t, c, int64(3), "SREM", "s", "b", "c", "d")
+	expect(t, c, int64(0), "EXISTS", "s")
+	expect(t, c, int64(1), "SADD", "s", "x")
 	setWantMembers(t, c, "s", "x")
 
-	setWant(t, c, "OK", "SET", "str", "v")
-	setWantErr(t, c, setWrongType, "SADD", "str", "a")
-	setWantErr(t, c, setWrongType, "SREM", "str", "a")
-	setWantErr(t, c, setWrongType, "SCARD", "str")
-	setWantErr(t, c, "ERR wrong number of arguments for 'sadd' command", "SADD", "s")
-	setWantErr(t, c, "ERR wrong number of arguments for 'srem' command", "SREM", "s")
-	setWantErr(t, c, "ERR wrong number of arguments for 'scard' command", "SCARD", "s", "t")
+	expect(t, c, "OK", "SET", "str", "v")
+	expectErr(t, c, setWrongType, "SADD", "str", "a")
+	expectErr(t, c, setWrongType, "SREM", "str", "a")
+	expectErr(t, c, setWrongType, "SCARD", "str")
+	expectErr(t, c, "ERR wrong number of arguments for 'sadd' command", "SADD", "s")
+	expectErr(t, c, "ERR wrong number of arguments for 'srem' command", "SREM", "s")
+	expectErr(t, c, "ERR wrong number of arguments for 'scard' command", "SCARD", "s", "t")
 }
 
 func TestSADD_KeepsTTLAndExpires(t *testing.T) {
 	_, c := setStart(t)
-	setWant(t, c, int64(1), "SADD", "s", "a")
-	setWant(t, c, int64(1), "PEXPIRE", "s", 100000)
-	setWant(t, c, int64(1), "SADD", "s", "b")
+	expect(t, c, int64(1), "SADD", "s", "a")
+	expect(t, c, int64(1), "PEXPIRE", "s", 100000)
+	expect(t, c, int64(1), "SADD", "s", "b")
 	if ttl := c.PTTL(setCtx, "s").Val(); ttl <= 0 {
 		t.Fatalf("PTTL after SADD = %v, want the TTL kept", ttl)
 	}
-	setWant(t, c, int64(1), "PEXPIRE", "s", 30)
+	expect(t, c, int64(1), "PEXPIRE", "s", 30)
 	time.Sleep(60 * time.Millisecond)
-	setWant(t, c, int64(0), "SCARD", "s")
-	setWant(t, c, int64(0), "SISMEMBER", "s", "a")
-	setWant(t, c, int64(1), "SADD", "s", "c")
+	expect(t, c, int64(0), "SCARD", "s")
+	expect(t, c, int64(0), "SISMEMBER", "s", "a")
+	expect(t, c, int64(1), "SADD", "s", "c")
 	setWantMembers(t, c, "s", "c")
 }
 
 func TestSISMEMBER_SMISMEMBER(t *testing.T) {
 	_, c := setStart(t)
-	setWant(t, c, int64(3), "SADD", "s", "a", "b\x00\r\n", "")
-	setWant(t, c, int64(1), "SISMEMBER", "s", "a")
-	setWant(t, c, int64(1), "SISMEMBER", "s", "b\x00\r\n")
-	setWant(t, c, int64(1), "SISMEMBER", "s", "")
-	setWant(t, c, int64(0), "SISMEMBER", "s", "b")
-	setWant(t, c, int64(0), "SISMEMBER", "nokey", "a")
-	setWant(t, c, []any{int64(1), int64(0), int64(1), int64(1)}, "SMISMEMBER", "s", "a", "zz", "", "a")
-	setWant(t, c, []any{int64(0), int64(0)}, "SMISMEMBER", "nokey", "a", "b")
-	setWant(t, c, "OK", "SET", "str", "v")
-	setWantErr(t, c, setWrongType, "SISMEMBER", "str", "a")
-	setWantErr(t, c, setWrongType, "SMISMEMBER", "str", "a")
-	setWantErr(t, c, "ERR wrong number of arguments for 'smismember' command", "SMISMEMBER", "s")
+	expect(t, c, int64(3), "SADD", "s", "a", "b\x00\r\n", "")
+	expect(t, c, int64(1), "SISMEMBER", "s", "a")
+	expect(t, c, int64(1), "SISMEMBER", "s", "b\x00\r\n")
+	expect(t, c, int64(1), "SISMEMBER", "s", "")
+	expect(t, c, int64(0), "SISMEMBER", "s", "b")
+	expect(t, c, int64(0), "SISMEMBER", "nokey", "a")
+	expect(t, c, []any{int64(1), int64(0), int64(1), int64(1)}, "SMISMEMBER", "s", "a", "zz", "", "a")
+	expect(t, c, []any{int64(0), int64(0)}, "SMISMEMBER", "nokey", "a", "b")
+	expect(t, c, "OK", "SET", "str", "v")
+	expectErr(t, c, setWrongType, "SISMEMBER", "str", "a")
+	expectErr(t, c, setWrongType, "SMISMEMBER", "str", "a")
+	expectErr(t, c, "ERR wrong number of arguments for 'smismember' command", "SMISMEMBER", "s")
 }
 
 func TestSMEMBERS_RESP2AndRESP3(t *testing.T) {
 	s, c := setStart(t)
-	setWant(t, c, []any{}, "SMEMBERS", "nokey")
-	setWant(t, c, int64(3), "SADD", "s", "b", "a", "c")
+	expect(t, c, []any{}, "SMEMBERS", "nokey")
+	expect(t, c, int64(3), "SADD", "s", "b", "a", "c")
 	setWantMembers(t, c, "s", "a", "b", "c")
-	setWant(t, c, "OK", "SET", "str", "v")
-	setWantErr(t, c, setWrongType, "SMEMBERS", "str")
+	expect(t, c, "OK", "SET", "str", "v")
+	expectErr(t, c, setWrongType, "SMEMBERS", "str")
 
 	// RESP3 replies sets as sets; SRANDMEMBER and SSCAN stay arrays, as in Redis 7.0.
 	out := testserver.Raw(t, s.Addr, []byte("HELLO 3\r\nSMEMBERS s\r\nSMEMBERS nokey\r\nSPOP nokey 2\r\nSRANDMEMBER s 5\r\nSUNION s\r\n"), 300*time.Millisecond)
@@ -201,18 +161,18 @@ func TestSMEMBERS_RESP2AndRESP3(t *testing.T) {
 
 func TestSPOP(t *testing.T) {
 	_, c := setStart(t)
-	setWantNil(t, c, "SPOP", "nokey")
-	setWant(t, c, []any{}, "SPOP", "nokey", 3)
-	setWant(t, c, int64(5), "SADD", "s", "a", "b", "c", "d", "e")
+	expectNil(t, c, "SPOP", "nokey")
+	expect(t, c, []any{}, "SPOP", "nokey", 3)
+	expect(t, c, int64(5), "SADD", "s", "a", "b", "c", "d", "e")
 	all := map[string]bool{"a": true, "b": true, "c": true, "d": true, "e": true}
 
-	v, err := setDo(t, c, "SPOP", "s")
+	v, err := doCmd(t, c, "SPOP", "s")
 	if err != nil || !all[v.(string)] {
 		t.Fatalf("SPOP s = %#v, %v", v, err)
 	}
 	delete(all, v.(string))
-	setWant(t, c, int64(0), "SISMEMBER", "s", v)
-	setWant(t, c, int64(4), "SCARD", "s")
+	expect(t, c, int64(0), "SISMEMBER", "s", v)
+	expect(t, c, int64(4), "SCARD", "s")
 
 	popped := setStrings(t, c, "SPOP", "s", 2)
 	if len(popped) != 2 || popped[0] == popped[1] || !all[popped[0]] || !all[popped[1]] {
@@ -220,8 +180,8 @@ func TestSPOP(t *testing.T) {
 	}
 	delete(all, popped[0])
 	delete(all, popped[1])
-	setWant(t, c, int64(2), "SCARD", "s")
-	setWant(t, c, []any{}, "SPOP", "s", 0)
+	expect(t, c, int64(2), "SCARD", "s")
+	expect(t, c, []any{}, "SPOP", "s", 0)
 
 	// A count covering the set pops all of it and removes the key.
 	rest := setSorted(t, c, "SPOP", "s", 10)
@@ -233,38 +193,38 @@ func TestSPOP(t *testing.T) {
 	if !slices.Equal(rest, want) {
 		t.Fatalf("SPOP s 10 = %q, want %q", rest, want)
 	}
-	setWant(t, c, int64(0), "EXISTS", "s")
+	expect(t, c, int64(0), "EXISTS", "s")
 
 	// Popping the last member alone removes the key too.
-	setWant(t, c, int64(1), "SADD", "one", "x")
-	setWant(t, c, "x", "SPOP", "one")
-	setWant(t, c, int64(0), "EXISTS", "one")
+	expect(t, c, int64(1), "SADD", "one", "x")
+	expect(t, c, "x", "SPOP", "one")
+	expect(t, c, int64(0), "EXISTS", "one")
 
-	setWant(t, c, "OK", "SET", "str", "v")
-	setWantErr(t, c, setWrongType, "SPOP", "str")
-	setWantErr(t, c, setWrongType, "SPOP", "str", 0)
+	expect(t, c, "OK", "SET", "str", "v")
+	expectErr(t, c, setWrongType, "SPOP", "str")
+	expectErr(t, c, setWrongType, "SPOP", "str", 0)
 	for _, bad := range []string{"-1", "x", "9223372036854775808", ""} {
-		setWantErr(t, c, "ERR value is out of range, must be positive", "SPOP", "str", bad)
+		expectErr(t, c, "ERR value is out of range, must be positive", "SPOP", "str", bad)
 	}
-	setWantErr(t, c, "ERR syntax error", "SPOP", "s", 1, 2)
+	expectErr(t, c, "ERR syntax error", "SPOP", "s", 1, 2)
 }
 
 func TestSRANDMEMBER(t *testing.T) {
 	_, c := setStart(t)
-	setWantNil(t, c, "SRANDMEMBER", "nokey")
-	setWant(t, c, []any{}, "SRANDMEMBER", "nokey", 3)
-	setWant(t, c, []any{}, "SRANDMEMBER", "nokey", -3)
+	expectNil(t, c, "SRANDMEMBER", "nokey")
+	expect(t, c, []any{}, "SRANDMEMBER", "nokey", 3)
+	expect(t, c, []any{}, "SRANDMEMBER", "nokey", -3)
 	members := []string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j"}
 	args := []any{"SADD", "s"}
 	for _, m := range members {
 		args = append(args, m)
 	}
-	setWant(t, c, int64(10), args...)
+	expect(t, c, int64(10), args...)
 	in := func(m string) bool { return slices.Contains(members, m) }
 
 	seen := map[string]bool{}
 	for range 500 {
-		v, err := setDo(t, c, "SRANDMEMBER", "s")
+		v, err := doCmd(t, c, "SRANDMEMBER", "s")
 		if err != nil || !in(v.(string)) {
 			t.Fatalf("SRANDMEMBER s = %#v, %v", v, err)
 		}
@@ -299,42 +259,42 @@ func TestSRANDMEMBER(t *testing.T) {
 			}
 		}
 	}
-	setWant(t, c, []any{}, "SRANDMEMBER", "s", 0)
-	setWant(t, c, int64(10), "SCARD", "s")
+	expect(t, c, []any{}, "SRANDMEMBER", "s", 0)
+	expect(t, c, int64(10), "SCARD", "s")
 
-	setWant(t, c, "OK", "SET", "str", "v")
-	setWantErr(t, c, setWrongType, "SRANDMEMBER", "str")
-	setWantErr(t, c, setWrongType, "SRANDMEMBER", "str", 0)
-	setWantErr(t, c, "ERR value is not an integer or out of range", "SRANDMEMBER", "s", "x")
-	setWantErr(t, c, "ERR value is not an integer or out of range", "SRANDMEMBER", "nokey", "9223372036854775808")
-	setWantErr(t, c, "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807",
+	expect(t, c, "OK", "SET", "str", "v")
+	expectErr(t, c, setWrongType, "SRANDMEMBER", "str")
+	expectErr(t, c, setWrongType, "SRANDMEMBER", "str", 0)
+	expectErr(t, c, "ERR value is not an integer or out of range", "SRANDMEMBER", "s", "x")
+	expectErr(t, c, "ERR value is not an integer or out of range", "SRANDMEMBER", "nokey", "9223372036854775808")
+	expectErr(t, c, "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807",
 		"SRANDMEMBER", "s", "-9223372036854775808")
-	setWantErr(t, c, "ERR syntax error", "SRANDMEMBER", "s", 1, 2)
+	expectErr(t, c, "ERR syntax error", "SRANDMEMBER", "s", 1, 2)
 }
 
 func TestSMOVE_AcrossShards(t *testing.T) {
 	s, c := setStart(t)
 	src := "src"
 	dst := setOtherShard(s, src, "dst")
-	setWant(t, c, int64(2), "SADD", src, "a", "b")
-	setWant(t, c, int64(1), "SMOVE", src, dst, "a")
+	expect(t, c, int64(2), "SADD", src, "a", "b")
+	expect(t, c, int64(1), "SMOVE", src, dst, "a")
 	setWantMembers(t, c, src, "b")
 	setWantMembers(t, c, dst, "a")
-	setWant(t, c, int64(0), "SMOVE", src, dst, "zz")
+	expect(t, c, int64(0), "SMOVE", src, dst, "zz")
 	// Already in the destination: removed from the source all the same.
-	setWant(t, c, int64(1), "SADD", dst, "b")
-	setWant(t, c, int64(1), "SMOVE", src, dst, "b")
-	setWant(t, c, int64(0), "EXISTS", src)
+	expect(t, c, int64(1), "SADD", dst, "b")
+	expect(t, c, int64(1), "SMOVE", src, dst, "b")
+	expect(t, c, int64(0), "EXISTS", src)
 	setWantMembers(t, c, dst, "a", "b")
 	// Same key: only reports membership.
-	setWant(t, c, int64(1), "SMOVE", dst, dst, "a")
-	setWant(t, c, int64(0), "SMOVE", dst, dst, "zz")
+	expect(t, c, int64(1), "SMOVE", dst, dst, "a")
+	expect(t, c, int64(0), "SMOVE", dst, dst, "zz")
 	setWantMembers(t, c, dst, "a", "b")
 
-	setWant(t, c, "OK", "SET", "str", "v")
-	setWant(t, c, int64(0), "SMOVE", "nokey", "str", "a") // a missing source wins over a wrong type
-	setWantErr(t, c, setWrongType, "SMOVE", dst, "str", "zz")
-	setWantErr(t, c, setWrongType, "SMOVE", "str", dst, "a")
+	expect(t, c, "OK", "SET", "str", "v")
+	expect(t, c, int64(0), "SMOVE", "nokey", "str", "a") // a missing source wins over a wrong type
+	expectErr(t, c, setWrongType, "SMOVE", dst, "str", "zz")
+	expectErr(t, c, setWrongType, "SMOVE", "str", dst, "a")
 	setWantMembers(t, c, dst, "a", "b")
 }
 
@@ -343,9 +303,9 @@ func TestSINTER_SUNION_SDIFF(t *testing.T) {
 	a := "a"
 	b := setOtherShard(s, a, "b")
 	d := "{a}d"
-	setWant(t, c, int64(5), "SADD", a, "1", "2", "3", "4", "")
-	setWant(t, c, int64(4), "SADD", b, "2", "4", "6", "")
-	setWant(t, c, int64(3), "SADD", d, "4", "8", "9")
+	expect(t, c, int64(5), "SADD", a, "1", "2", "3", "4", "")
+	expect(t, c, int64(4), "SADD", b, "2", "4", "6", "")
+	expect(t, c, int64(3), "SADD", d, "4", "8", "9")
 
 	for _, tc := range []struct {
 		args []any
@@ -371,11 +331,11 @@ func TestSINTER_SUNION_SDIFF(t *testing.T) {
 		}
 	}
 
-	setWant(t, c, "OK", "SET", "str", "v")
+	expect(t, c, "OK", "SET", "str", "v")
 	for _, name := range []string{"SINTER", "SUNION", "SDIFF"} {
 		// Every key is type-checked, even after a missing one.
-		setWantErr(t, c, setWrongType, name, "nokey", "str")
-		setWantErr(t, c, setWrongType, name, a, "str")
+		expectErr(t, c, setWrongType, name, "nokey", "str")
+		expectErr(t, c, setWrongType, name, a, "str")
 	}
 }
 
@@ -386,16 +346,16 @@ func TestSDIFF_LargeGaps(t *testing.T) {
 	for i := range 2000 {
 		args = append(args, fmt.Sprintf("m%05d", i))
 	}
-	setWant(t, c, int64(2000), args...)
-	setWant(t, c, int64(5), "SADD", "{g}small", "a", "m00000", "m01000", "m01000x", "m01999")
+	expect(t, c, int64(2000), args...)
+	expect(t, c, int64(5), "SADD", "{g}small", "a", "m00000", "m01000", "m01000x", "m01999")
 	if got := setSorted(t, c, "SDIFF", "{g}small", "{g}big"); !slices.Equal(got, []string{"a", "m01000x"}) {
 		t.Fatalf("SDIFF = %q", got)
 	}
 	if got := len(setStrings(t, c, "SDIFF", "{g}big", "{g}small")); got != 1997 {
 		t.Fatalf("SDIFF big small has %d members, want 1997", got)
 	}
-	setWant(t, c, int64(3), "SINTERCARD", 2, "{g}big", "{g}small")
-	setWant(t, c, int64(2002), "SUNIONSTORE", "{g}u", "{g}small", "{g}big")
+	expect(t, c, int64(3), "SINTERCARD", 2, "{g}big", "{g}small")
+	expect(t, c, int64(2002), "SUNIONSTORE", "{g}u", "{g}small", "{g}big")
 }
 
 func TestSINTERSTORE_SUNIONSTORE_SDIFFSTORE(t *testing.T) {
@@ -403,67 +363,67 @@ func TestSINTERSTORE_SUNIONSTORE_SDIFFSTORE(t *testing.T) {
 	a := "a"
 	b := setOtherShard(s, a, "b")
 	dst := setOtherShard(s, b, "dst")
-	setWant(t, c, int64(3), "SADD", a, "1", "2", "3")
-	setWant(t, c, int64(3), "SADD", b, "2", "3", "4")
+	expect(t, c, int64(3), "SADD", a, "1", "2", "3")
+	expect(t, c, int64(3), "SADD", b, "2", "3", "4")
 
 	// The destination is overwritten whatever its type, and loses its TTL.
-	setWant(t, c, "OK", "SET", dst, "v", "EX", 1000)
-	setWant(t, c, int64(2), "SINTERSTORE", dst, a, b)
+	expect(t, c, "OK", "SET", dst, "v", "EX", 1000)
+	expect(t, c, int64(2), "SINTERSTORE", dst, a, b)
 	setWantMembers(t, c, dst, "2", "3")
-	setWant(t, c, int64(-1), "TTL", dst)
-	setWant(t, c, int64(4), "SUNIONSTORE", dst, a, b)
+	expect(t, c, int64(-1), "TTL", dst)
+	expect(t, c, int64(4), "SUNIONSTORE", dst, a, b)
 	setWantMembers(t, c, dst, "1", "2", "3", "4")
-	setWant(t, c, int64(1), "SDIFFSTORE", dst, a, b)
+	expect(t, c, int64(1), "SDIFFSTORE", dst, a, b)
 	setWantMembers(t, c, dst, "1")
 
 	// The destination may be a source.
-	setWant(t, c, int64(4), "SUNIONSTORE", dst, dst, b)
+	expect(t, c, int64(4), "SUNIONSTORE", dst, dst, b)
 	setWantMembers(t, c, dst, "1", "2", "3", "4")
-	setWant(t, c, int64(3), "SINTERSTORE", dst, dst, a, dst)
+	expect(t, c, int64(3), "SINTERSTORE", dst, dst, a, dst)
 	setWantMembers(t, c, dst, "1", "2", "3")
 
 	// An empty result deletes the destination.
-	setWant(t, c, int64(0), "SDIFFSTORE", dst, a, a)
-	setWant(t, c, int64(0), "EXISTS", dst)
-	setWant(t, c, "OK", "SET", dst, "v")
-	setWant(t, c, int64(0), "SINTERSTORE", dst, a, "nokey")
-	setWant(t, c, int64(0), "EXISTS", dst)
-	setWant(t, c, int64(0), "SUNIONSTORE", dst, "nokey")
+	expect(t, c, int64(0), "SDIFFSTORE", dst, a, a)
+	expect(t, c, int64(0), "EXISTS", dst)
+	expect(t, c, "OK", "SET", dst, "v")
+	expect(t, c, int64(0), "SINTERSTORE", dst, a, "nokey")
+	expect(t, c, int64(0), "EXISTS", dst)
+	expect(t, c, int64(0), "SUNIONSTORE", dst, "nokey")
 
-	setWant(t, c, "OK", "SET", "str", "v")
-	setWant(t, c, int64(1), "SADD", dst, "keep")
-	setWantErr(t, c, setWrongType, "SINTERSTORE", dst, "nokey", "str")
-	setWantErr(t, c, setWrongType, "SUNIONSTORE", dst, a, "str")
-	setWantErr(t, c, setWrongType, "SDIFFSTORE", dst, "str")
+	expect(t, c, "OK", "SET", "str", "v")
+	expect(t, c, int64(1), "SADD", dst, "keep")
+	expectErr(t, c, setWrongType, "SINTERSTORE", dst, "nokey", "str")
+	expectErr(t, c, setWrongType, "SUNIONSTORE", dst, a, "str")
+	expectErr(t, c, setWrongType, "SDIFFSTORE", dst, "str")
 	setWantMembers(t, c, dst, "keep") // nothing written before the error
-	setWantErr(t, c, "ERR wrong number of arguments for 'sinterstore' command", "SINTERSTORE", dst)
+	expectErr(t, c, "ERR wrong number of arguments for 'sinterstore' command", "SINTERSTORE", dst)
 }
 
 func TestSINTERCARD(t *testing.T) {
 	_, c := setStart(t)
-	setWant(t, c, int64(4), "SADD", "{c}a", "1", "2", "3", "4")
-	setWant(t, c, int64(3), "SADD", "{c}b", "2", "3", "4")
-	setWant(t, c, int64(3), "SINTERCARD", 2, "{c}a", "{c}b")
-	setWant(t, c, int64(4), "SINTERCARD", 1, "{c}a")
-	setWant(t, c, int64(2), "SINTERCARD", 2, "{c}a", "{c}b", "LIMIT", 2)
-	setWant(t, c, int64(3), "SINTERCARD", 2, "{c}a", "{c}b", "limit", 0)
-	setWant(t, c, int64(1), "SINTERCARD", 2, "{c}a", "{c}b", "LIMIT", 5, "LIMIT", 1)
-	setWant(t, c, int64(0), "SINTERCARD", 2, "{c}a", "nokey")
+	expect(t, c, int64(4), "SADD", "{c}a", "1", "2", "3", "4")
+	expect(t, c, int64(3), "SADD", "{c}b", "2", "3", "4")
+	expect(t, c, int64(3), "SINTERCARD", 2, "{c}a", "{c}b")
+	expect(t, c, int64(4), "SINTERCARD", 1, "{c}a")
+	expect(t, c, int64(2), "SINTERCARD", 2, "{c}a", "{c}b", "LIMIT", 2)
+	expect(t, c, int64(3), "SINTERCARD", 2, "{c}a", "{c}b", "limit", 0)
+	expect(t, c, int64(1), "SINTERCARD", 2, "{c}a", "{c}b", "LIMIT", 5, "LIMIT", 1)
+	expect(t, c, int64(0), "SINTERCARD", 2, "{c}a", "nokey")
 
-	setWant(t, c, "OK", "SET", "str", "v")
-	setWantErr(t, c, setWrongType, "SINTERCARD", 2, "nokey", "str")
+	expect(t, c, "OK", "SET", "str", "v")
+	expectErr(t, c, setWrongType, "SINTERCARD", 2, "nokey", "str")
 	for _, n := range []string{"0", "-1", "x"} {
-		setWantErr(t, c, "ERR numkeys should be greater than 0", "SINTERCARD", n, "{c}a")
+		expectErr(t, c, "ERR numkeys should be greater than 0", "SINTERCARD", n, "{c}a")
 	}
-	setWantErr(t, c, "ERR Number of keys can't be greater than number of args", "SINTERCARD", 3, "{c}a", "{c}b")
+	expectErr(t, c, "ERR Number of keys can't be greater than number of args", "SINTERCARD", 3, "{c}a", "{c}b")
 	for _, l := range []string{"-1", "x", "9223372036854775808"} {
-		setWantErr(t, c, "ERR LIMIT can't be negative", "SINTERCARD", 1, "{c}a", "LIMIT", l)
+		expectErr(t, c, "ERR LIMIT can't be negative", "SINTERCARD", 1, "{c}a", "LIMIT", l)
 	}
-	setWantErr(t, c, "ERR syntax error", "SINTERCARD", 1, "{c}a", "LIMIT")
-	setWantErr(t, c, "ERR syntax error", "SINTERCARD", 1, "{c}a", "FOO", 1)
+	expectErr(t, c, "ERR syntax error", "SINTERCARD", 1, "{c}a", "LIMIT")
+	expectErr(t, c, "ERR syntax error", "SINTERCARD", 1, "{c}a", "FOO", 1)
 
-	setWant(t, c, []any{"{c}a", "{c}b"}, "COMMAND", "GETKEYS", "SINTERCARD", 2, "{c}a", "{c}b", "LIMIT", 1)
-	setWantErr(t, c, "ERR Invalid arguments specified for command", "COMMAND", "GETKEYS", "SINTERCARD", 3, "{c}a", "{c}b")
+	expect(t, c, []any{"{c}a", "{c}b"}, "COMMAND", "GETKEYS", "SINTERCARD", 2, "{c}a", "{c}b", "LIMIT", 1)
+	expectErr(t, c, "ERR Invalid arguments specified for command", "COMMAND", "GETKEYS", "SINTERCARD", 3, "{c}a", "{c}b")
 }
 
 // Keys of SINTERCARD in several shards run atomically through the coordinator.
@@ -471,9 +431,9 @@ func TestSINTERCARD_AcrossShards(t *testing.T) {
 	s, c := setStart(t)
 	a := "a"
 	b := setOtherShard(s, a, "b")
-	setWant(t, c, int64(3), "SADD", a, "1", "2", "3")
-	setWant(t, c, int64(2), "SADD", b, "2", "3")
-	setWant(t, c, int64(2), "SINTERCARD", 2, a, b)
+	expect(t, c, int64(3), "SADD", a, "1", "2", "3")
+	expect(t, c, int64(2), "SADD", b, "2", "3")
+	expect(t, c, int64(2), "SINTERCARD", 2, a, b)
 }
 
 func TestSSCAN(t *testing.T) {
@@ -485,7 +445,7 @@ func TestSSCAN(t *testing.T) {
 		want = append(want, m)
 		args = append(args, m)
 	}
-	setWant(t, c, int64(26), args...)
+	expect(t, c, int64(26), args...)
 	for _, count := range []int{1, 3, 10, 100} {
 		var got []string
 		cursor := "0"
@@ -493,7 +453,7 @@ func TestSSCAN(t *testing.T) {
 			if calls > 100 {
 				t.Fatalf("COUNT %d: no cursor 0 after 100 calls", count)
 			}
-			v, err := setDo(t, c, "SSCAN", "s", cursor, "COUNT", count)
+			v, err := doCmd(t, c, "SSCAN", "s", cursor, "COUNT", count)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -511,22 +471,22 @@ func TestSSCAN(t *testing.T) {
 			t.Fatalf("SSCAN COUNT %d returned %q, want %q", count, got, want)
 		}
 	}
-	v, err := setDo(t, c, "SSCAN", "s", 0, "MATCH", "m1*", "COUNT", 1000)
+	v, err := doCmd(t, c, "SSCAN", "s", 0, "MATCH", "m1*", "COUNT", 1000)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if page := v.([]any); page[0] != "0" || len(page[1].([]any)) != 10 {
 		t.Fatalf("SSCAN MATCH m1* = %#v", v)
 	}
-	setWant(t, c, []any{"0", []any{}}, "SSCAN", "nokey", 0, "COUNT", 0) // a missing key skips the options
-	setWant(t, c, "OK", "SET", "str", "v")
-	setWantErr(t, c, setWrongType, "SSCAN", "str", 0)
-	setWantErr(t, c, "ERR invalid cursor", "SSCAN", "s", "x")
-	setWantErr(t, c, "ERR invalid cursor", "SSCAN", "nokey", "18446744073709551616")
-	setWantErr(t, c, "ERR syntax error", "SSCAN", "s", 0, "COUNT", 0)
-	setWantErr(t, c, "ERR value is not an integer or out of range", "SSCAN", "s", 0, "COUNT", "x")
-	setWantErr(t, c, "ERR syntax error", "SSCAN", "s", 0, "TYPE", "set")
-	setWantErr(t, c, "ERR syntax error", "SSCAN", "s", 0, "MATCH")
+	expect(t, c, []any{"0", []any{}}, "SSCAN", "nokey", 0, "COUNT", 0) // a missing key skips the options
+	expect(t, c, "OK", "SET", "str", "v")
+	expectErr(t, c, setWrongType, "SSCAN", "str", 0)
+	expectErr(t, c, "ERR invalid cursor", "SSCAN", "s", "x")
+	expectErr(t, c, "ERR invalid cursor", "SSCAN", "nokey", "18446744073709551616")
+	expectErr(t, c, "ERR syntax error", "SSCAN", "s", 0, "COUNT", 0)
+	expectErr(t, c, "ERR value is not an integer or out of range", "SSCAN", "s", 0, "COUNT", "x")
+	expectErr(t, c, "ERR syntax error", "SSCAN", "s", 0, "TYPE", "set")
+	expectErr(t, c, "ERR syntax error", "SSCAN", "s", 0, "MATCH")
 }
 
 // setOpenReplayStore opens a fresh store of the test server's shape with a command server
@@ -624,7 +584,7 @@ func TestSetFamily_BinlogReplay(t *testing.T) {
 		{"RENAME", "cp", "cp2"},
 	}
 	for _, st := range steps {
-		if _, err := setDo(t, c, st...); err != nil {
+		if _, err := doCmd(t, c, st...); err != nil {
 			t.Fatalf("%v: %v", st, err)
 		}
 	}
@@ -673,28 +633,28 @@ func TestSetFamily_BigKey(t *testing.T) {
 	}
 	t.Logf("built %d members in %v", n, time.Since(start))
 
-	setWant(t, c, int64(n), "SCARD", "big")
-	setWant(t, c, int64(1), "SISMEMBER", "big", "m500000")
-	setWant(t, c, int64(0), "SISMEMBER", "big", "m1000000")
-	setWant(t, c, []any{int64(1), int64(0), int64(1)}, "SMISMEMBER", "big", "m0", "x", "m999999")
-	v, err := setDo(t, c, "SSCAN", "big", 0, "COUNT", 10)
+	expect(t, c, int64(n), "SCARD", "big")
+	expect(t, c, int64(1), "SISMEMBER", "big", "m500000")
+	expect(t, c, int64(0), "SISMEMBER", "big", "m1000000")
+	expect(t, c, []any{int64(1), int64(0), int64(1)}, "SMISMEMBER", "big", "m0", "x", "m999999")
+	v, err := doCmd(t, c, "SSCAN", "big", 0, "COUNT", 10)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if page := v.([]any); page[0] == "0" || len(page[1].([]any)) != 10 {
 		t.Fatalf("SSCAN big 0 COUNT 10 = %#v", v)
 	}
-	setWant(t, c, int64(1), "SADD", "big", "extra")
-	setWant(t, c, int64(n+1), "SCARD", "big")
+	expect(t, c, int64(1), "SADD", "big", "extra")
+	expect(t, c, int64(n+1), "SCARD", "big")
 
 	start = time.Now()
-	setWant(t, c, int64(1), "DEL", "big")
+	expect(t, c, int64(1), "DEL", "big")
 	if d := time.Since(start); d > time.Second {
 		t.Fatalf("DEL of %d members took %v", n, d)
 	}
-	setWant(t, c, int64(0), "SCARD", "big")
-	setWant(t, c, int64(0), "SISMEMBER", "big", "m500000")
-	setWant(t, c, int64(1), "SADD", "big", "x")
+	expect(t, c, int64(0), "SCARD", "big")
+	expect(t, c, int64(0), "SISMEMBER", "big", "m500000")
+	expect(t, c, int64(1), "SADD", "big", "x")
 	setWantMembers(t, c, "big", "x")
 }
 
@@ -706,7 +666,7 @@ func TestSRANDMEMBER_CoversTheSet(t *testing.T) {
 	for i := range n {
 		args = append(args, fmt.Sprintf("m%03d", i))
 	}
-	setWant(t, c, int64(n), args...)
+	expect(t, c, int64(n), args...)
 	for _, tc := range []struct {
 		args  []any
 		calls int

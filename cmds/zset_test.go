@@ -33,50 +33,10 @@ func zsetStart(t *testing.T) (*testserver.Server, *redis.Client) {
 	return s, s.Client(t)
 }
 
-// zsetDo runs a command and fails the test on a transport error.
-func zsetDo(t *testing.T, c *redis.Client, args ...any) (any, error) {
-	t.Helper()
-	v, err := c.Do(zsetCtx, args...).Result()
-	if err != nil && err != redis.Nil {
-		if _, ok := err.(redis.Error); !ok {
-			t.Fatalf("%v: %v", args, err)
-		}
-	}
-	return v, err
-}
-
-// zsetWant checks a reply printed with %#v (go-redis's decoding).
-func zsetWant(t *testing.T, c *redis.Client, want any, args ...any) {
-	t.Helper()
-	v, err := zsetDo(t, c, args...)
-	if err != nil {
-		t.Fatalf("%v: error %v, want %#v", args, err, want)
-	}
-	if fmt.Sprintf("%#v", v) != fmt.Sprintf("%#v", want) {
-		t.Fatalf("%v = %#v, want %#v", args, v, want)
-	}
-}
-
-func zsetWantErr(t *testing.T, c *redis.Client, msg string, args ...any) {
-	t.Helper()
-	v, err := zsetDo(t, c, args...)
-	if err == nil || err.Error() != msg {
-		t.Fatalf("%v = %#v, %v; want error %q", args, v, err, msg)
-	}
-}
-
-func zsetWantNil(t *testing.T, c *redis.Client, args ...any) {
-	t.Helper()
-	v, err := zsetDo(t, c, args...)
-	if err != redis.Nil {
-		t.Fatalf("%v = %#v, %v; want nil", args, v, err)
-	}
-}
-
 // zsetStrs returns an array reply as strings ("<nil>" for nil elements).
 func zsetStrs(t *testing.T, c *redis.Client, args ...any) []string {
 	t.Helper()
-	v, err := zsetDo(t, c, args...)
+	v, err := doCmd(t, c, args...)
 	if err != nil {
 		t.Fatalf("%v: %v", args, err)
 	}
@@ -164,53 +124,53 @@ func zsetRaw(t *testing.T, s *testserver.Server, resp3 bool, cmds ...[]string) s
 
 func TestZAdd_OptionsAndReplies(t *testing.T) {
 	_, c := zsetStart(t)
-	zsetWant(t, c, int64(3), "ZADD", "z", 1, "a", 2, "b", 3, "c")
-	zsetWant(t, c, int64(0), "ZADD", "z", 10, "a")
-	zsetWant(t, c, "10", "ZSCORE", "z", "a")
-	zsetWant(t, c, int64(1), "ZADD", "z", "CH", 11, "a")
-	zsetWant(t, c, int64(1), "ZADD", "z", "NX", 5, "a", 4, "d")
-	zsetWant(t, c, "11", "ZSCORE", "z", "a")
-	zsetWant(t, c, int64(0), "ZADD", "z", "XX", 5, "a", 4, "e")
-	zsetWantNil(t, c, "ZSCORE", "z", "e")
-	zsetWant(t, c, int64(1), "ZADD", "z", "XX", "CH", 6, "a", 4, "e")
-	zsetWant(t, c, int64(0), "ZADD", "z", "GT", "CH", 1, "a")
-	zsetWant(t, c, int64(1), "ZADD", "z", "gt", "ch", 7, "a")
-	zsetWant(t, c, int64(1), "ZADD", "z", "LT", "CH", 1, "a", 9, "b")
-	zsetWant(t, c, "1", "ZSCORE", "z", "a")
-	zsetWant(t, c, int64(1), "ZADD", "z", "GT", 100, "new") // GT/LT only gate existing members
-	zsetWant(t, c, "3.5", "ZADD", "z", "INCR", 2.5, "a")
-	zsetWantNil(t, c, "ZADD", "z", "NX", "INCR", 1, "a")
-	zsetWantNil(t, c, "ZADD", "z", "GT", "INCR", -1, "a")
-	zsetWantNil(t, c, "ZADD", "z", "GT", "INCR", 0, "a") // GT: an unchanged score is not greater
-	zsetWant(t, c, "3.5", "ZADD", "z", "INCR", 0, "a")
-	zsetWant(t, c, int64(2), "ZADD", "z", "CH", 1, "x", 1, "x", 2, "x")
-	zsetWant(t, c, int64(1), "ZADD", "z", 1, "y", 2, "y")
-	zsetWant(t, c, "2", "ZSCORE", "z", "y")
+	expect(t, c, int64(3), "ZADD", "z", 1, "a", 2, "b", 3, "c")
+	expect(t, c, int64(0), "ZADD", "z", 10, "a")
+	expect(t, c, "10", "ZSCORE", "z", "a")
+	expect(t, c, int64(1), "ZADD", "z", "CH", 11, "a")
+	expect(t, c, int64(1), "ZADD", "z", "NX", 5, "a", 4, "d")
+	expect(t, c, "11", "ZSCORE", "z", "a")
+	expect(t, c, int64(0), "ZADD", "z", "XX", 5, "a", 4, "e")
+	expectNil(t, c, "ZSCORE", "z", "e")
+	expect(t, c, int64(1), "ZADD", "z", "XX", "CH", 6, "a", 4, "e")
+	expect(t, c, int64(0), "ZADD", "z", "GT", "CH", 1, "a")
+	expect(t, c, int64(1), "ZADD", "z", "gt", "ch", 7, "a")
+	expect(t, c, int64(1), "ZADD", "z", "LT", "CH", 1, "a", 9, "b")
+	expect(t, c, "1", "ZSCORE", "z", "a")
+	expect(t, c, int64(1), "ZADD", "z", "GT", 100, "new") // GT/LT only gate existing members
+	expect(t, c, "3.5", "ZADD", "z", "INCR", 2.5, "a")
+	expectNil(t, c, "ZADD", "z", "NX", "INCR", 1, "a")
+	expectNil(t, c, "ZADD", "z", "GT", "INCR", -1, "a")
+	expectNil(t, c, "ZADD", "z", "GT", "INCR", 0, "a") // GT: an unchanged score is not greater
+	expect(t, c, "3.5", "ZADD", "z", "INCR", 0, "a")
+	expect(t, c, int64(2), "ZADD", "z", "CH", 1, "x", 1, "x", 2, "x")
+	expect(t, c, int64(1), "ZADD", "z", 1, "y", 2, "y")
+	expect(t, c, "2", "ZSCORE", "z", "y")
 	// -0 is stored as 0, as Redis's compact encoding does.
-	zsetWant(t, c, int64(1), "ZADD", "z", "-0", "negzero")
-	zsetWant(t, c, "0", "ZSCORE", "z", "negzero")
+	expect(t, c, int64(1), "ZADD", "z", "-0", "negzero")
+	expect(t, c, "0", "ZSCORE", "z", "negzero")
 
 	// XX on a missing key creates nothing.
-	zsetWant(t, c, int64(0), "ZADD", "nokey", "XX", 1, "a")
-	zsetWantNil(t, c, "ZADD", "nokey", "XX", "INCR", 1, "a")
-	zsetWant(t, c, int64(0), "EXISTS", "nokey")
+	expect(t, c, int64(0), "ZADD", "nokey", "XX", 1, "a")
+	expectNil(t, c, "ZADD", "nokey", "XX", "INCR", 1, "a")
+	expect(t, c, int64(0), "EXISTS", "nokey")
 
-	zsetWantErr(t, c, "ERR XX and NX options at the same time are not compatible", "ZADD", "z", "NX", "XX", 1, "a")
-	zsetWantErr(t, c, "ERR GT, LT, and/or NX options at the same time are not compatible", "ZADD", "z", "GT", "NX", 1, "a")
-	zsetWantErr(t, c, "ERR GT, LT, and/or NX options at the same time are not compatible", "ZADD", "z", "GT", "LT", 1, "a")
-	zsetWantErr(t, c, "ERR INCR option supports a single increment-element pair", "ZADD", "z", "INCR", 1, "a", 2, "b")
-	zsetWantErr(t, c, "ERR syntax error", "ZADD", "z", "FOO", 1, "a")
-	zsetWantErr(t, c, "ERR syntax error", "ZADD", "z", "GT", "LT", "NX", "XX", 1)
-	zsetWantErr(t, c, "ERR syntax error", "ZADD", "z", 1, "a", 2)
-	zsetWantErr(t, c, "ERR value is not a valid float", "ZADD", "z", "FOO", 1)
-	zsetWantErr(t, c, "ERR wrong number of arguments for 'zadd' command", "ZADD", "z", 1)
-	zsetWant(t, c, "inf", "ZADD", "z", "INCR", "inf", "a")
-	zsetWantErr(t, c, "ERR resulting score is not a number (NaN)", "ZADD", "z", "INCR", "-inf", "a")
-	zsetWant(t, c, "inf", "ZSCORE", "z", "a")
+	expectErr(t, c, "ERR XX and NX options at the same time are not compatible", "ZADD", "z", "NX", "XX", 1, "a")
+	expectErr(t, c, "ERR GT, LT, and/or NX options at the same time are not compatible", "ZADD", "z", "GT", "NX", 1, "a")
+	expectErr(t, c, "ERR GT, LT, and/or NX options at the same time are not compatible", "ZADD", "z", "GT", "LT", 1, "a")
+	expectErr(t, c, "ERR INCR option supports a single increment-element pair", "ZADD", "z", "INCR", 1, "a", 2, "b")
+	expectErr(t, c, "ERR syntax error", "ZADD", "z", "FOO", 1, "a")
+	expectErr(t, c, "ERR syntax error", "ZADD", "z", "GT", "LT", "NX", "XX", 1)
+	expectErr(t, c, "ERR syntax error", "ZADD", "z", 1, "a", 2)
+	expectErr(t, c, "ERR value is not a valid float", "ZADD", "z", "FOO", 1)
+	expectErr(t, c, "ERR wrong number of arguments for 'zadd' command", "ZADD", "z", 1)
+	expect(t, c, "inf", "ZADD", "z", "INCR", "inf", "a")
+	expectErr(t, c, "ERR resulting score is not a number (NaN)", "ZADD", "z", "INCR", "-inf", "a")
+	expect(t, c, "inf", "ZSCORE", "z", "a")
 
-	zsetWant(t, c, "OK", "SET", "str", "v")
-	zsetWantErr(t, c, zsetWrongType, "ZADD", "str", 1, "a")
-	zsetWantErr(t, c, "ERR value is not a valid float", "ZADD", "str", "nan", "a") // scores first
+	expect(t, c, "OK", "SET", "str", "v")
+	expectErr(t, c, zsetWrongType, "ZADD", "str", 1, "a")
+	expectErr(t, c, "ERR value is not a valid float", "ZADD", "str", "nan", "a") // scores first
 }
 
 // Scores parse as C's strtod does for Redis's getDoubleFromObject.
@@ -221,74 +181,74 @@ func TestZAdd_ScoreParsing(t *testing.T) {
 		".5": "0.5", "5.": "5", "-.5e1": "-5", "+inf": "inf", "INFINITY": "inf", "-Inf": "-inf",
 		"1e-5": "1.0000000000000001e-05", "+.5": "0.5", "1e308": "1e+308", "0e-400": "0",
 	} {
-		zsetWant(t, c, int64(1), "ZADD", "p"+in, in, "m")
-		zsetWant(t, c, want, "ZSCORE", "p"+in, "m")
+		expect(t, c, int64(1), "ZADD", "p"+in, in, "m")
+		expect(t, c, want, "ZSCORE", "p"+in, "m")
 	}
 	for _, in := range []string{"nan", "NaN", "nan(1)", "1e400", "-1e400", "1e-400", " 1", "1 ", "", "0x", "1e",
 		"1e+", "inf1", "infin", "1\x00", "-", "+", ".", "0x1g", "1_0", "1,5", "(1"} {
-		zsetWantErr(t, c, "ERR value is not a valid float", "ZADD", "bad", in, "m")
+		expectErr(t, c, "ERR value is not a valid float", "ZADD", "bad", in, "m")
 	}
-	zsetWant(t, c, int64(0), "EXISTS", "bad")
+	expect(t, c, int64(0), "EXISTS", "bad")
 }
 
 func TestZIncrBy(t *testing.T) {
 	_, c := zsetStart(t)
-	zsetWant(t, c, "2.5", "ZINCRBY", "z", 2.5, "a")
-	zsetWant(t, c, "1.5", "ZINCRBY", "z", -1, "a")
-	zsetWant(t, c, int64(1), "ZCARD", "z")
-	zsetWant(t, c, "inf", "ZINCRBY", "z", "inf", "a")
-	zsetWantErr(t, c, "ERR resulting score is not a number (NaN)", "ZINCRBY", "z", "-inf", "a")
-	zsetWantErr(t, c, "ERR value is not a valid float", "ZINCRBY", "z", "abc", "a")
+	expect(t, c, "2.5", "ZINCRBY", "z", 2.5, "a")
+	expect(t, c, "1.5", "ZINCRBY", "z", -1, "a")
+	expect(t, c, int64(1), "ZCARD", "z")
+	expect(t, c, "inf", "ZINCRBY", "z", "inf", "a")
+	expectErr(t, c, "ERR resulting score is not a number (NaN)", "ZINCRBY", "z", "-inf", "a")
+	expectErr(t, c, "ERR value is not a valid float", "ZINCRBY", "z", "abc", "a")
 	// ZINCRBY reads options as ZADD does, which leaves an odd number of arguments.
-	zsetWantErr(t, c, "ERR syntax error", "ZINCRBY", "z", "nx", "a")
-	zsetWantErr(t, c, "ERR syntax error", "ZINCRBY", "z", "xx", 1)
-	zsetWantErr(t, c, "ERR wrong number of arguments for 'zincrby' command", "ZINCRBY", "z", 1, "a", "b")
-	zsetWant(t, c, "OK", "SET", "str", "v")
-	zsetWantErr(t, c, zsetWrongType, "ZINCRBY", "str", 1, "a")
+	expectErr(t, c, "ERR syntax error", "ZINCRBY", "z", "nx", "a")
+	expectErr(t, c, "ERR syntax error", "ZINCRBY", "z", "xx", 1)
+	expectErr(t, c, "ERR wrong number of arguments for 'zincrby' command", "ZINCRBY", "z", 1, "a", "b")
+	expect(t, c, "OK", "SET", "str", "v")
+	expectErr(t, c, zsetWrongType, "ZINCRBY", "str", 1, "a")
 }
 
 func TestZRem_ZCard_ZScore_ZMScore(t *testing.T) {
 	_, c := zsetStart(t)
-	zsetWant(t, c, int64(3), "ZADD", "z", 1, "a", 2, "b", 3, "c")
-	zsetWant(t, c, int64(3), "ZCARD", "z")
-	zsetWant(t, c, int64(0), "ZCARD", "nokey")
-	zsetWant(t, c, "2", "ZSCORE", "z", "b")
-	zsetWantNil(t, c, "ZSCORE", "z", "x")
-	zsetWantNil(t, c, "ZSCORE", "nokey", "x")
-	zsetWant(t, c, []any{"1", nil, "3"}, "ZMSCORE", "z", "a", "x", "c")
-	zsetWant(t, c, []any{nil, nil}, "ZMSCORE", "nokey", "a", "b")
-	zsetWant(t, c, int64(2), "ZREM", "z", "a", "b", "b", "x")
-	zsetWant(t, c, int64(1), "ZCARD", "z")
-	zsetWant(t, c, int64(0), "ZREM", "nokey", "a")
-	zsetWant(t, c, int64(1), "ZREM", "z", "c")
-	zsetWant(t, c, int64(0), "EXISTS", "z") // an emptied set is deleted
-	zsetWant(t, c, "OK", "SET", "str", "v")
+	expect(t, c, int64(3), "ZADD", "z", 1, "a", 2, "b", 3, "c")
+	expect(t, c, int64(3), "ZCARD", "z")
+	expect(t, c, int64(0), "ZCARD", "nokey")
+	expect(t, c, "2", "ZSCORE", "z", "b")
+	expectNil(t, c, "ZSCORE", "z", "x")
+	expectNil(t, c, "ZSCORE", "nokey", "x")
+	expect(t, c, []any{"1", nil, "3"}, "ZMSCORE", "z", "a", "x", "c")
+	expect(t, c, []any{nil, nil}, "ZMSCORE", "nokey", "a", "b")
+	expect(t, c, int64(2), "ZREM", "z", "a", "b", "b", "x")
+	expect(t, c, int64(1), "ZCARD", "z")
+	expect(t, c, int64(0), "ZREM", "nokey", "a")
+	expect(t, c, int64(1), "ZREM", "z", "c")
+	expect(t, c, int64(0), "EXISTS", "z") // an emptied set is deleted
+	expect(t, c, "OK", "SET", "str", "v")
 	for _, args := range [][]any{{"ZREM", "str", "a"}, {"ZCARD", "str"}, {"ZSCORE", "str", "a"}, {"ZMSCORE", "str", "a"}} {
-		zsetWantErr(t, c, zsetWrongType, args...)
+		expectErr(t, c, zsetWrongType, args...)
 	}
 }
 
 func TestZRank_ZRevRank(t *testing.T) {
 	_, c := zsetStart(t)
-	zsetWant(t, c, int64(3), "ZADD", "z", 1, "a", 2, "b", 3, "c")
-	zsetWant(t, c, int64(0), "ZRANK", "z", "a")
-	zsetWant(t, c, int64(2), "ZRANK", "z", "c")
-	zsetWant(t, c, int64(2), "ZREVRANK", "z", "a")
-	zsetWantNil(t, c, "ZRANK", "z", "x")
-	zsetWantNil(t, c, "ZREVRANK", "nokey", "x")
-	zsetWantErr(t, c, "ERR wrong number of arguments for 'zrank' command", "ZRANK", "z", "a", "WITHSCORE")
+	expect(t, c, int64(3), "ZADD", "z", 1, "a", 2, "b", 3, "c")
+	expect(t, c, int64(0), "ZRANK", "z", "a")
+	expect(t, c, int64(2), "ZRANK", "z", "c")
+	expect(t, c, int64(2), "ZREVRANK", "z", "a")
+	expectNil(t, c, "ZRANK", "z", "x")
+	expectNil(t, c, "ZREVRANK", "nokey", "x")
+	expectErr(t, c, "ERR wrong number of arguments for 'zrank' command", "ZRANK", "z", "a", "WITHSCORE")
 	// A bigger set is walked from both ends.
 	zsetFill(t, c, "big", 500)
 	for _, i := range []int{0, 1, 100, 249, 250, 251, 400, 498, 499} {
 		m := fmt.Sprintf("m%04d", i)
-		zsetWant(t, c, int64(i), "ZRANK", "big", m)
-		zsetWant(t, c, int64(499-i), "ZREVRANK", "big", m)
+		expect(t, c, int64(i), "ZRANK", "big", m)
+		expect(t, c, int64(499-i), "ZREVRANK", "big", m)
 	}
 }
 
 func TestZRange_ByRank(t *testing.T) {
 	_, c := zsetStart(t)
-	zsetWant(t, c, int64(4), "ZADD", "z", 1, "a", 2, "b", 3, "c", 4, "d")
+	expect(t, c, int64(4), "ZADD", "z", 1, "a", 2, "b", 3, "c", 4, "d")
 	zsetWantStrs(t, c, "a b c d", "ZRANGE", "z", 0, -1)
 	zsetWantStrs(t, c, "b c", "ZRANGE", "z", 1, 2)
 	zsetWantStrs(t, c, "c d", "ZRANGE", "z", -2, 100)
@@ -324,7 +284,7 @@ func TestZRange_ByRank(t *testing.T) {
 
 func TestZRange_ByScore(t *testing.T) {
 	_, c := zsetStart(t)
-	zsetWant(t, c, int64(6), "ZADD", "z", "-inf", "ninf", 1, "a", 2, "b", 2, "bb", 3, "c", "inf", "pinf")
+	expect(t, c, int64(6), "ZADD", "z", "-inf", "ninf", 1, "a", 2, "b", 2, "bb", 3, "c", "inf", "pinf")
 	zsetWantStrs(t, c, "ninf a b bb c pinf", "ZRANGEBYSCORE", "z", "-inf", "+inf")
 	zsetWantStrs(t, c, "a b bb", "ZRANGEBYSCORE", "z", 1, 2)
 	zsetWantStrs(t, c, "b bb", "ZRANGEBYSCORE", "z", "(1", 2)
@@ -346,20 +306,20 @@ func TestZRange_ByScore(t *testing.T) {
 	zsetWantStrs(t, c, "ninf", "ZRANGEBYSCORE", "z", "-inf", "")
 	zsetWantStrs(t, c, "a", "ZRANGEBYSCORE", "z", "1\x00junk", "(2")
 	for _, b := range []string{"abc", "nan", "((1", "[1", "1 ", "(nan"} {
-		zsetWantErr(t, c, "ERR min or max is not a float", "ZRANGEBYSCORE", "z", b, 10)
-		zsetWantErr(t, c, "ERR min or max is not a float", "ZRANGE", "z", 0, b, "BYSCORE")
+		expectErr(t, c, "ERR min or max is not a float", "ZRANGEBYSCORE", "z", b, 10)
+		expectErr(t, c, "ERR min or max is not a float", "ZRANGE", "z", 0, b, "BYSCORE")
 	}
-	zsetWantErr(t, c, "ERR min or max is not a float", "ZRANGEBYSCORE", "nokey", "x", 1)
+	expectErr(t, c, "ERR min or max is not a float", "ZRANGEBYSCORE", "nokey", "x", 1)
 	zsetWantStrs(t, c, "", "ZRANGEBYSCORE", "nokey", 0, 1)
-	zsetWantErr(t, c, "ERR syntax error", "ZRANGEBYSCORE", "z", 0, 1, "REV")
-	zsetWantErr(t, c, "ERR syntax error", "ZRANGEBYSCORE", "z", 0, 1, "BYSCORE")
-	zsetWantErr(t, c, "ERR syntax error", "ZRANGEBYSCORE", "z", 0, 1, "LIMIT", 1)
-	zsetWantErr(t, c, "ERR value is not an integer or out of range", "ZRANGEBYSCORE", "z", 0, 1, "LIMIT", "a", 1)
+	expectErr(t, c, "ERR syntax error", "ZRANGEBYSCORE", "z", 0, 1, "REV")
+	expectErr(t, c, "ERR syntax error", "ZRANGEBYSCORE", "z", 0, 1, "BYSCORE")
+	expectErr(t, c, "ERR syntax error", "ZRANGEBYSCORE", "z", 0, 1, "LIMIT", 1)
+	expectErr(t, c, "ERR value is not an integer or out of range", "ZRANGEBYSCORE", "z", 0, 1, "LIMIT", "a", 1)
 }
 
 func TestZRange_ByLex(t *testing.T) {
 	_, c := zsetStart(t)
-	zsetWant(t, c, int64(7), "ZADD", "z", 0, "a", 0, "b", 0, "c", 0, "d", 0, "e", 0, "", 0, "bb")
+	expect(t, c, int64(7), "ZADD", "z", 0, "a", 0, "b", 0, "c", 0, "d", 0, "e", 0, "", 0, "bb")
 	zsetWantStrs(t, c, " a b bb c d e", "ZRANGEBYLEX", "z", "-", "+")
 	zsetWantStrs(t, c, "b bb c", "ZRANGEBYLEX", "z", "[b", "[c")
 	zsetWantStrs(t, c, "bb", "ZRANGEBYLEX", "z", "(b", "(c")
@@ -376,50 +336,50 @@ func TestZRange_ByLex(t *testing.T) {
 	zsetWantStrs(t, c, "c d e", "ZRANGE", "z", "[bc", "+", "BYLEX")
 	zsetWantStrs(t, c, "", "ZRANGE", "z", "(e", "+", "BYLEX")
 	for _, b := range []string{"a", "", "+x", "-x", "*"} {
-		zsetWantErr(t, c, "ERR min or max not valid string range item", "ZRANGEBYLEX", "z", b, "+")
-		zsetWantErr(t, c, "ERR min or max not valid string range item", "ZLEXCOUNT", "z", "-", b)
+		expectErr(t, c, "ERR min or max not valid string range item", "ZRANGEBYLEX", "z", b, "+")
+		expectErr(t, c, "ERR min or max not valid string range item", "ZLEXCOUNT", "z", "-", b)
 	}
-	zsetWantErr(t, c, "ERR syntax error, WITHSCORES not supported in combination with BYLEX", "ZRANGEBYLEX", "z", "-", "+", "WITHSCORES")
-	zsetWantErr(t, c, "ERR syntax error, WITHSCORES not supported in combination with BYLEX", "ZRANGE", "z", "-", "+", "BYLEX", "WITHSCORES")
+	expectErr(t, c, "ERR syntax error, WITHSCORES not supported in combination with BYLEX", "ZRANGEBYLEX", "z", "-", "+", "WITHSCORES")
+	expectErr(t, c, "ERR syntax error, WITHSCORES not supported in combination with BYLEX", "ZRANGE", "z", "-", "+", "BYLEX", "WITHSCORES")
 
 	// Equal scores in a bigger set: the start is found by seeking, not scanning.
 	args := []any{"ZADD", "big"}
 	for i := range 3000 {
 		args = append(args, 7, fmt.Sprintf("k%05d", i))
 	}
-	zsetWant(t, c, int64(3000), args...)
+	expect(t, c, int64(3000), args...)
 	zsetWantStrs(t, c, "k02000 k02001", "ZRANGEBYLEX", "big", "[k02", "+", "LIMIT", 0, 2)
 	zsetWantStrs(t, c, "k01999 k01998", "ZREVRANGEBYLEX", "big", "(k02", "-", "LIMIT", 0, 2)
-	zsetWant(t, c, int64(1000), "ZLEXCOUNT", "big", "[k01", "(k02")
+	expect(t, c, int64(1000), "ZLEXCOUNT", "big", "[k01", "(k02")
 }
 
 func TestZRange_OptionErrors(t *testing.T) {
 	_, c := zsetStart(t)
-	zsetWant(t, c, int64(2), "ZADD", "z", 1, "a", 2, "b")
+	expect(t, c, int64(2), "ZADD", "z", 1, "a", 2, "b")
 	const limitRank = "ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX"
-	zsetWantErr(t, c, limitRank, "ZRANGE", "z", 0, 1, "LIMIT", 0, 1)
-	zsetWantErr(t, c, limitRank, "ZREVRANGE", "z", 0, 1, "LIMIT", 0, 1)
+	expectErr(t, c, limitRank, "ZRANGE", "z", 0, 1, "LIMIT", 0, 1)
+	expectErr(t, c, limitRank, "ZREVRANGE", "z", 0, 1, "LIMIT", 0, 1)
 	zsetWantStrs(t, c, "a b", "ZRANGE", "z", 0, 1, "LIMIT", 5, -1) // a count of -1 is no LIMIT
 	for _, opts := range [][]any{{"REV", "REV"}, {"BYSCORE", "BYLEX"}, {"BYSCORE", "BYSCORE"}, {"FOO"}, {"LIMIT", 1}} {
-		zsetWantErr(t, c, "ERR syntax error", append([]any{"ZRANGE", "z", 0, 1}, opts...)...)
+		expectErr(t, c, "ERR syntax error", append([]any{"ZRANGE", "z", 0, 1}, opts...)...)
 	}
-	zsetWantErr(t, c, "ERR syntax error", "ZREVRANGE", "z", 0, 1, "BYSCORE")
-	zsetWantErr(t, c, "ERR value is not an integer or out of range", "ZRANGE", "z", 0, 1, "LIMIT", "a", "b")
-	zsetWantErr(t, c, "ERR value is not an integer or out of range", "ZRANGE", "z", "a", 1)
-	zsetWantErr(t, c, "ERR value is not an integer or out of range", "ZRANGE", "z", 0, "1.5")
-	zsetWantErr(t, c, "ERR min or max not valid string range item", "ZRANGE", "z", "a", "b", "BYLEX")
-	zsetWantErr(t, c, "ERR syntax error", "ZRANGESTORE", "d", "z", 0, 1, "WITHSCORES")
-	zsetWantErr(t, c, limitRank, "ZRANGESTORE", "d", "z", 0, 1, "LIMIT", 0, 1)
-	zsetWant(t, c, "OK", "SET", "str", "v")
-	zsetWantErr(t, c, zsetWrongType, "ZRANGE", "str", 0, 1)
-	zsetWantErr(t, c, "ERR value is not an integer or out of range", "ZRANGE", "str", "x", 1) // parse first
+	expectErr(t, c, "ERR syntax error", "ZREVRANGE", "z", 0, 1, "BYSCORE")
+	expectErr(t, c, "ERR value is not an integer or out of range", "ZRANGE", "z", 0, 1, "LIMIT", "a", "b")
+	expectErr(t, c, "ERR value is not an integer or out of range", "ZRANGE", "z", "a", 1)
+	expectErr(t, c, "ERR value is not an integer or out of range", "ZRANGE", "z", 0, "1.5")
+	expectErr(t, c, "ERR min or max not valid string range item", "ZRANGE", "z", "a", "b", "BYLEX")
+	expectErr(t, c, "ERR syntax error", "ZRANGESTORE", "d", "z", 0, 1, "WITHSCORES")
+	expectErr(t, c, limitRank, "ZRANGESTORE", "d", "z", 0, 1, "LIMIT", 0, 1)
+	expect(t, c, "OK", "SET", "str", "v")
+	expectErr(t, c, zsetWrongType, "ZRANGE", "str", 0, 1)
+	expectErr(t, c, "ERR value is not an integer or out of range", "ZRANGE", "str", "x", 1) // parse first
 }
 
 // RESP3 replies: WITHSCORES elements are [member, double] arrays, as Redis 7.0 sends them.
 func TestZSet_RESP3Replies(t *testing.T) {
 	s, c := zsetStart(t)
-	zsetWant(t, c, int64(3), "ZADD", "z", 1, "a", 2, "b", 3.5, "c")
-	zsetWant(t, c, int64(2), "ZADD", "{z}y", 1, "a", 5, "x")
+	expect(t, c, int64(3), "ZADD", "z", 1, "a", 2, "b", 3.5, "c")
+	expect(t, c, int64(2), "ZADD", "{z}y", 1, "a", 5, "x")
 	cases := []struct {
 		args         []string
 		resp2, resp3 string
@@ -472,86 +432,86 @@ func TestZSet_RESP3Replies(t *testing.T) {
 
 func TestZRangeStore(t *testing.T) {
 	s, c := zsetStart(t)
-	zsetWant(t, c, int64(4), "ZADD", "src", 1, "a", 2, "b", 3, "c", 4, "d")
+	expect(t, c, int64(4), "ZADD", "src", 1, "a", 2, "b", 3, "c", 4, "d")
 	dst := zsetOtherShard(s, "src", "dst")
-	zsetWant(t, c, int64(2), "ZRANGESTORE", dst, "src", 1, 2)
+	expect(t, c, int64(2), "ZRANGESTORE", dst, "src", 1, 2)
 	zsetWantStrs(t, c, "b 2 c 3", "ZRANGE", dst, 0, -1, "WITHSCORES")
-	zsetWant(t, c, int64(2), "ZRANGESTORE", dst, "src", "(1", 3, "BYSCORE", "LIMIT", 0, 2)
+	expect(t, c, int64(2), "ZRANGESTORE", dst, "src", "(1", 3, "BYSCORE", "LIMIT", 0, 2)
 	zsetWantStrs(t, c, "b c", "ZRANGE", dst, 0, -1)
-	zsetWant(t, c, int64(2), "ZRANGESTORE", dst, "src", 4, 1, "BYSCORE", "REV", "LIMIT", 1, 2)
+	expect(t, c, int64(2), "ZRANGESTORE", dst, "src", 4, 1, "BYSCORE", "REV", "LIMIT", 1, 2)
 	zsetWantStrs(t, c, "b c", "ZRANGE", dst, 0, -1)
-	zsetWant(t, c, int64(4), "ZRANGESTORE", dst, "src", "-", "+", "BYLEX")
+	expect(t, c, int64(4), "ZRANGESTORE", dst, "src", "-", "+", "BYLEX")
 	// The destination is replaced, TTL included.
-	zsetWant(t, c, int64(1), "EXPIRE", dst, 100)
-	zsetWant(t, c, int64(1), "ZRANGESTORE", dst, "src", 0, 0, "REV")
+	expect(t, c, int64(1), "EXPIRE", dst, 100)
+	expect(t, c, int64(1), "ZRANGESTORE", dst, "src", 0, 0, "REV")
 	zsetWantStrs(t, c, "d", "ZRANGE", dst, 0, -1)
-	zsetWant(t, c, int64(-1), "TTL", dst)
+	expect(t, c, int64(-1), "TTL", dst)
 	// Source and destination may be the same key.
-	zsetWant(t, c, int64(2), "ZRANGESTORE", "src", "src", 2, 3)
+	expect(t, c, int64(2), "ZRANGESTORE", "src", "src", 2, 3)
 	zsetWantStrs(t, c, "c d", "ZRANGE", "src", 0, -1)
 	// An empty result deletes the destination; a wrong-type source changes nothing.
-	zsetWant(t, c, int64(0), "ZRANGESTORE", dst, "src", 5, 10)
-	zsetWant(t, c, int64(0), "EXISTS", dst)
-	zsetWant(t, c, "OK", "SET", dst, "v")
-	zsetWant(t, c, int64(0), "ZRANGESTORE", dst, "nokey", 0, -1)
-	zsetWant(t, c, int64(0), "EXISTS", dst)
-	zsetWant(t, c, "OK", "SET", "str", "v")
-	zsetWant(t, c, int64(1), "ZADD", dst, 1, "keep")
-	zsetWantErr(t, c, zsetWrongType, "ZRANGESTORE", dst, "str", 0, -1)
+	expect(t, c, int64(0), "ZRANGESTORE", dst, "src", 5, 10)
+	expect(t, c, int64(0), "EXISTS", dst)
+	expect(t, c, "OK", "SET", dst, "v")
+	expect(t, c, int64(0), "ZRANGESTORE", dst, "nokey", 0, -1)
+	expect(t, c, int64(0), "EXISTS", dst)
+	expect(t, c, "OK", "SET", "str", "v")
+	expect(t, c, int64(1), "ZADD", dst, 1, "keep")
+	expectErr(t, c, zsetWrongType, "ZRANGESTORE", dst, "str", 0, -1)
 	zsetWantStrs(t, c, "keep", "ZRANGE", dst, 0, -1)
-	zsetWant(t, c, int64(2), "ZRANGESTORE", "str", "src", 0, -1) // any type is overwritten
-	zsetWant(t, c, "zset", "TYPE", "str")
+	expect(t, c, int64(2), "ZRANGESTORE", "str", "src", 0, -1) // any type is overwritten
+	expect(t, c, "zset", "TYPE", "str")
 }
 
 func TestZCount_ZLexCount(t *testing.T) {
 	_, c := zsetStart(t)
-	zsetWant(t, c, int64(4), "ZADD", "z", 1, "a", 2, "b", 3, "c", 4, "d")
-	zsetWant(t, c, int64(4), "ZCOUNT", "z", "-inf", "+inf")
-	zsetWant(t, c, int64(2), "ZCOUNT", "z", "(1", 3)
-	zsetWant(t, c, int64(0), "ZCOUNT", "z", 3, 2)
-	zsetWant(t, c, int64(0), "ZCOUNT", "nokey", 0, 1)
-	zsetWantErr(t, c, "ERR min or max is not a float", "ZCOUNT", "z", "x", 1)
-	zsetWant(t, c, int64(4), "ZLEXCOUNT", "z", "-", "+")
-	zsetWant(t, c, int64(2), "ZLEXCOUNT", "z", "[b", "(d")
-	zsetWant(t, c, int64(0), "ZLEXCOUNT", "nokey", "-", "+")
+	expect(t, c, int64(4), "ZADD", "z", 1, "a", 2, "b", 3, "c", 4, "d")
+	expect(t, c, int64(4), "ZCOUNT", "z", "-inf", "+inf")
+	expect(t, c, int64(2), "ZCOUNT", "z", "(1", 3)
+	expect(t, c, int64(0), "ZCOUNT", "z", 3, 2)
+	expect(t, c, int64(0), "ZCOUNT", "nokey", 0, 1)
+	expectErr(t, c, "ERR min or max is not a float", "ZCOUNT", "z", "x", 1)
+	expect(t, c, int64(4), "ZLEXCOUNT", "z", "-", "+")
+	expect(t, c, int64(2), "ZLEXCOUNT", "z", "[b", "(d")
+	expect(t, c, int64(0), "ZLEXCOUNT", "nokey", "-", "+")
 	// A bigger set: counted from whichever side finishes first.
 	zsetFill(t, c, "big", 1000)
 	for _, tc := range []struct {
 		min, max any
 		want     int64
 	}{{"-inf", "+inf", 1000}, {0, 9, 10}, {"(0", 999, 999}, {10, "(990", 980}, {500, 500, 1}, {"(500", "(501", 0}, {2000, 3000, 0}} {
-		zsetWant(t, c, tc.want, "ZCOUNT", "big", tc.min, tc.max)
+		expect(t, c, tc.want, "ZCOUNT", "big", tc.min, tc.max)
 	}
-	zsetWant(t, c, "OK", "SET", "str", "v")
-	zsetWantErr(t, c, zsetWrongType, "ZCOUNT", "str", 0, 1)
-	zsetWantErr(t, c, zsetWrongType, "ZLEXCOUNT", "str", "-", "+")
+	expect(t, c, "OK", "SET", "str", "v")
+	expectErr(t, c, zsetWrongType, "ZCOUNT", "str", 0, 1)
+	expectErr(t, c, zsetWrongType, "ZLEXCOUNT", "str", "-", "+")
 }
 
 func TestZPop_ZMPop(t *testing.T) {
 	_, c := zsetStart(t)
-	zsetWant(t, c, int64(4), "ZADD", "z", 1, "a", 2, "b", 3, "c", 4, "d")
+	expect(t, c, int64(4), "ZADD", "z", 1, "a", 2, "b", 3, "c", 4, "d")
 	zsetWantStrs(t, c, "a 1", "ZPOPMIN", "z")
 	zsetWantStrs(t, c, "d 4 c 3", "ZPOPMAX", "z", 2)
 	zsetWantStrs(t, c, "", "ZPOPMAX", "z", 0)
 	zsetWantStrs(t, c, "b 2", "ZPOPMAX", "z", 10)
-	zsetWant(t, c, int64(0), "EXISTS", "z")
+	expect(t, c, int64(0), "EXISTS", "z")
 	zsetWantStrs(t, c, "", "ZPOPMIN", "nokey")
-	zsetWantErr(t, c, "ERR value is out of range, must be positive", "ZPOPMIN", "z", -1)
-	zsetWantErr(t, c, "ERR value is out of range, must be positive", "ZPOPMIN", "z", "abc")
-	zsetWantErr(t, c, "ERR syntax error", "ZPOPMIN", "z", 1, 2)
+	expectErr(t, c, "ERR value is out of range, must be positive", "ZPOPMIN", "z", -1)
+	expectErr(t, c, "ERR value is out of range, must be positive", "ZPOPMIN", "z", "abc")
+	expectErr(t, c, "ERR syntax error", "ZPOPMIN", "z", 1, 2)
 
-	zsetWant(t, c, int64(3), "ZADD", "{m}b", 1, "a", 2, "b", 3, "c")
-	zsetWant(t, c, []any{"{m}b", []any{[]any{"c", "3"}, []any{"b", "2"}}}, "ZMPOP", 2, "{m}a", "{m}b", "MAX", "COUNT", 2)
-	zsetWant(t, c, []any{"{m}b", []any{[]any{"a", "1"}}}, "ZMPOP", 2, "{m}a", "{m}b", "min")
-	zsetWantNil(t, c, "ZMPOP", 2, "{m}a", "{m}b", "MIN")
-	zsetWant(t, c, "OK", "SET", "{m}s", "v")
-	zsetWantErr(t, c, zsetWrongType, "ZMPOP", 2, "{m}a", "{m}s", "MIN")
-	zsetWantErr(t, c, "ERR numkeys should be greater than 0", "ZMPOP", 0, "z", "MIN")
-	zsetWantErr(t, c, "ERR numkeys should be greater than 0", "ZMPOP", "abc", "z", "MIN")
-	zsetWantErr(t, c, "ERR syntax error", "ZMPOP", 5, "z", "MIN")
-	zsetWantErr(t, c, "ERR syntax error", "ZMPOP", 1, "z", "MID")
-	zsetWantErr(t, c, "ERR count should be greater than 0", "ZMPOP", 1, "z", "MIN", "COUNT", 0)
-	zsetWantErr(t, c, "ERR syntax error", "ZMPOP", 1, "z", "MIN", "COUNT", 1, "COUNT", 1)
+	expect(t, c, int64(3), "ZADD", "{m}b", 1, "a", 2, "b", 3, "c")
+	expect(t, c, []any{"{m}b", []any{[]any{"c", "3"}, []any{"b", "2"}}}, "ZMPOP", 2, "{m}a", "{m}b", "MAX", "COUNT", 2)
+	expect(t, c, []any{"{m}b", []any{[]any{"a", "1"}}}, "ZMPOP", 2, "{m}a", "{m}b", "min")
+	expectNil(t, c, "ZMPOP", 2, "{m}a", "{m}b", "MIN")
+	expect(t, c, "OK", "SET", "{m}s", "v")
+	expectErr(t, c, zsetWrongType, "ZMPOP", 2, "{m}a", "{m}s", "MIN")
+	expectErr(t, c, "ERR numkeys should be greater than 0", "ZMPOP", 0, "z", "MIN")
+	expectErr(t, c, "ERR numkeys should be greater than 0", "ZMPOP", "abc", "z", "MIN")
+	expectErr(t, c, "ERR syntax error", "ZMPOP", 5, "z", "MIN")
+	expectErr(t, c, "ERR syntax error", "ZMPOP", 1, "z", "MID")
+	expectErr(t, c, "ERR count should be greater than 0", "ZMPOP", 1, "z", "MIN", "COUNT", 0)
+	expectErr(t, c, "ERR syntax error", "ZMPOP", 1, "z", "MIN", "COUNT", 1, "COUNT", 1)
 
 	// Popping part of a big set, then all of it.
 	zsetFill(t, c, "big", 300)
@@ -559,61 +519,61 @@ func TestZPop_ZMPop(t *testing.T) {
 	if len(got) != 200 || got[0] != "m0299" || got[198] != "m0200" {
 		t.Fatalf("ZPOPMAX big 100: %q..", got[:4])
 	}
-	zsetWant(t, c, int64(200), "ZCARD", "big")
+	expect(t, c, int64(200), "ZCARD", "big")
 	zsetWantStrs(t, c, "m0000", "ZRANGE", "big", 0, 0)
 	zsetWantStrs(t, c, "m0199", "ZRANGE", "big", -1, -1)
 	if got := zsetStrs(t, c, "ZPOPMIN", "big", 1000); len(got) != 400 {
 		t.Fatalf("ZPOPMIN big 1000: %d", len(got))
 	}
-	zsetWant(t, c, int64(0), "EXISTS", "big")
-	zsetWant(t, c, int64(1), "ZADD", "big", 1, "fresh")
+	expect(t, c, int64(0), "EXISTS", "big")
+	expect(t, c, int64(1), "ZADD", "big", 1, "fresh")
 	zsetWantStrs(t, c, "fresh", "ZRANGE", "big", 0, -1)
 }
 
 func TestZRemRangeBy(t *testing.T) {
 	_, c := zsetStart(t)
 	add := func() {
-		zsetWant(t, c, int64(5), "ZADD", "z", 1, "a", 2, "b", 3, "c", 4, "d", 5, "e")
+		expect(t, c, int64(5), "ZADD", "z", 1, "a", 2, "b", 3, "c", 4, "d", 5, "e")
 	}
 	add()
-	zsetWant(t, c, int64(2), "ZREMRANGEBYRANK", "z", 0, 1)
+	expect(t, c, int64(2), "ZREMRANGEBYRANK", "z", 0, 1)
 	zsetWantStrs(t, c, "c d e", "ZRANGE", "z", 0, -1)
-	zsetWant(t, c, int64(1), "ZREMRANGEBYRANK", "z", -1, -1)
-	zsetWant(t, c, int64(0), "ZREMRANGEBYRANK", "z", 5, 10)
-	zsetWant(t, c, int64(2), "ZREMRANGEBYRANK", "z", 0, -1)
-	zsetWant(t, c, int64(0), "EXISTS", "z")
+	expect(t, c, int64(1), "ZREMRANGEBYRANK", "z", -1, -1)
+	expect(t, c, int64(0), "ZREMRANGEBYRANK", "z", 5, 10)
+	expect(t, c, int64(2), "ZREMRANGEBYRANK", "z", 0, -1)
+	expect(t, c, int64(0), "EXISTS", "z")
 	add()
-	zsetWant(t, c, int64(2), "ZREMRANGEBYSCORE", "z", "(1", 3)
-	zsetWant(t, c, int64(0), "ZREMRANGEBYSCORE", "z", 2, 3)
+	expect(t, c, int64(2), "ZREMRANGEBYSCORE", "z", "(1", 3)
+	expect(t, c, int64(0), "ZREMRANGEBYSCORE", "z", 2, 3)
 	zsetWantStrs(t, c, "a d e", "ZRANGE", "z", 0, -1)
-	zsetWant(t, c, int64(3), "ZREMRANGEBYSCORE", "z", "-inf", "+inf")
-	zsetWant(t, c, int64(0), "EXISTS", "z")
-	zsetWant(t, c, int64(5), "ZADD", "z", 0, "a", 0, "b", 0, "c", 0, "d", 0, "e")
-	zsetWant(t, c, int64(2), "ZREMRANGEBYLEX", "z", "(a", "[c")
+	expect(t, c, int64(3), "ZREMRANGEBYSCORE", "z", "-inf", "+inf")
+	expect(t, c, int64(0), "EXISTS", "z")
+	expect(t, c, int64(5), "ZADD", "z", 0, "a", 0, "b", 0, "c", 0, "d", 0, "e")
+	expect(t, c, int64(2), "ZREMRANGEBYLEX", "z", "(a", "[c")
 	zsetWantStrs(t, c, "a d e", "ZRANGE", "z", 0, -1)
-	zsetWant(t, c, int64(3), "ZREMRANGEBYLEX", "z", "-", "+")
-	zsetWant(t, c, int64(0), "EXISTS", "z")
-	zsetWant(t, c, int64(0), "ZREMRANGEBYRANK", "nokey", 0, -1)
-	zsetWantErr(t, c, "ERR value is not an integer or out of range", "ZREMRANGEBYRANK", "z", "a", 1)
-	zsetWantErr(t, c, "ERR min or max is not a float", "ZREMRANGEBYSCORE", "z", "a", 1)
-	zsetWantErr(t, c, "ERR min or max not valid string range item", "ZREMRANGEBYLEX", "z", "a", "+")
+	expect(t, c, int64(3), "ZREMRANGEBYLEX", "z", "-", "+")
+	expect(t, c, int64(0), "EXISTS", "z")
+	expect(t, c, int64(0), "ZREMRANGEBYRANK", "nokey", 0, -1)
+	expectErr(t, c, "ERR value is not an integer or out of range", "ZREMRANGEBYRANK", "z", "a", 1)
+	expectErr(t, c, "ERR min or max is not a float", "ZREMRANGEBYSCORE", "z", "a", 1)
+	expectErr(t, c, "ERR min or max not valid string range item", "ZREMRANGEBYLEX", "z", "a", "+")
 	// Big sets: a part, then a range that covers the rest (the key goes at once).
 	zsetFill(t, c, "big", 1000)
-	zsetWant(t, c, int64(100), "ZREMRANGEBYSCORE", "big", 100, "(200")
-	zsetWant(t, c, int64(10), "ZREMRANGEBYRANK", "big", -10, -1)
-	zsetWant(t, c, int64(890), "ZCARD", "big")
+	expect(t, c, int64(100), "ZREMRANGEBYSCORE", "big", 100, "(200")
+	expect(t, c, int64(10), "ZREMRANGEBYRANK", "big", -10, -1)
+	expect(t, c, int64(890), "ZCARD", "big")
 	zsetWantStrs(t, c, "m0099 m0200", "ZRANGE", "big", 99, 100)
-	zsetWant(t, c, int64(890), "ZREMRANGEBYSCORE", "big", "-inf", "+inf")
-	zsetWant(t, c, int64(0), "EXISTS", "big")
-	zsetWant(t, c, "OK", "SET", "str", "v")
-	zsetWantErr(t, c, zsetWrongType, "ZREMRANGEBYRANK", "str", 0, 1)
+	expect(t, c, int64(890), "ZREMRANGEBYSCORE", "big", "-inf", "+inf")
+	expect(t, c, int64(0), "EXISTS", "big")
+	expect(t, c, "OK", "SET", "str", "v")
+	expectErr(t, c, zsetWrongType, "ZREMRANGEBYRANK", "str", 0, 1)
 }
 
 func TestZUnionInterDiff(t *testing.T) {
 	_, c := zsetStart(t)
-	zsetWant(t, c, int64(3), "ZADD", "{k}a", 1, "x", 2, "y", 3, "z")
-	zsetWant(t, c, int64(2), "ZADD", "{k}b", 10, "y", 20, "w")
-	zsetWant(t, c, int64(2), "SADD", "{k}s", "y", "q") // sets count with score 1
+	expect(t, c, int64(3), "ZADD", "{k}a", 1, "x", 2, "y", 3, "z")
+	expect(t, c, int64(2), "ZADD", "{k}b", 10, "y", 20, "w")
+	expect(t, c, int64(2), "SADD", "{k}s", "y", "q") // sets count with score 1
 	zsetWantStrs(t, c, "x 1 z 3 y 12 w 20", "ZUNION", 2, "{k}a", "{k}b", "WITHSCORES")
 	zsetWantStrs(t, c, "x z y w", "ZUNION", 3, "{k}a", "{k}b", "{k}nokey")
 	zsetWantStrs(t, c, "q 1 x 1 z 3 y 13 w 20", "ZUNION", 3, "{k}a", "{k}b", "{k}s", "WITHSCORES")
@@ -628,26 +588,26 @@ func TestZUnionInterDiff(t *testing.T) {
 	zsetWantStrs(t, c, "", "ZDIFF", 2, "{k}nokey", "{k}a")
 	zsetWantStrs(t, c, "q y", "ZDIFF", 1, "{k}s")
 	// inf + -inf is 0; weight 0 times inf is 0.
-	zsetWant(t, c, int64(1), "ZADD", "{k}pinf", "inf", "m")
-	zsetWant(t, c, int64(1), "ZADD", "{k}ninf", "-inf", "m")
+	expect(t, c, int64(1), "ZADD", "{k}pinf", "inf", "m")
+	expect(t, c, int64(1), "ZADD", "{k}ninf", "-inf", "m")
 	zsetWantStrs(t, c, "m 0", "ZUNION", 2, "{k}pinf", "{k}ninf", "WITHSCORES")
 	zsetWantStrs(t, c, "m 0", "ZINTER", 2, "{k}pinf", "{k}ninf", "WITHSCORES")
 	zsetWantStrs(t, c, "m 0", "ZUNION", 1, "{k}pinf", "WEIGHTS", 0, "WITHSCORES")
 	zsetWantStrs(t, c, "m -inf", "ZUNION", 2, "{k}pinf", "{k}ninf", "WEIGHTS", 0, 1, "AGGREGATE", "MIN", "WITHSCORES")
 
-	zsetWantErr(t, c, "ERR at least 1 input key is needed for 'zunion' command", "ZUNION", 0, "{k}a")
-	zsetWantErr(t, c, "ERR at least 1 input key is needed for 'zinterstore' command", "ZINTERSTORE", "{k}d", 0, "{k}a")
-	zsetWantErr(t, c, "ERR value is not an integer or out of range", "ZUNION", "x", "{k}a")
-	zsetWantErr(t, c, "ERR syntax error", "ZUNION", 3, "{k}a", "{k}b")
-	zsetWantErr(t, c, "ERR syntax error", "ZUNION", 2, "{k}a", "{k}b", "WEIGHTS", 1)
-	zsetWantErr(t, c, "ERR weight value is not a float", "ZUNION", 2, "{k}a", "{k}b", "WEIGHTS", 1, "x")
-	zsetWantErr(t, c, "ERR syntax error", "ZUNION", 2, "{k}a", "{k}b", "AGGREGATE", "AVG")
-	zsetWantErr(t, c, "ERR syntax error", "ZDIFF", 2, "{k}a", "{k}b", "WEIGHTS", 1, 2)
-	zsetWantErr(t, c, "ERR syntax error", "ZUNIONSTORE", "{k}d", 2, "{k}a", "{k}b", "WITHSCORES")
-	zsetWant(t, c, "OK", "SET", "{k}str", "v")
+	expectErr(t, c, "ERR at least 1 input key is needed for 'zunion' command", "ZUNION", 0, "{k}a")
+	expectErr(t, c, "ERR at least 1 input key is needed for 'zinterstore' command", "ZINTERSTORE", "{k}d", 0, "{k}a")
+	expectErr(t, c, "ERR value is not an integer or out of range", "ZUNION", "x", "{k}a")
+	expectErr(t, c, "ERR syntax error", "ZUNION", 3, "{k}a", "{k}b")
+	expectErr(t, c, "ERR syntax error", "ZUNION", 2, "{k}a", "{k}b", "WEIGHTS", 1)
+	expectErr(t, c, "ERR weight value is not a float", "ZUNION", 2, "{k}a", "{k}b", "WEIGHTS", 1, "x")
+	expectErr(t, c, "ERR syntax error", "ZUNION", 2, "{k}a", "{k}b", "AGGREGATE", "AVG")
+	expectErr(t, c, "ERR syntax error", "ZDIFF", 2, "{k}a", "{k}b", "WEIGHTS", 1, 2)
+	expectErr(t, c, "ERR syntax error", "ZUNIONSTORE", "{k}d", 2, "{k}a", "{k}b", "WITHSCORES")
+	expect(t, c, "OK", "SET", "{k}str", "v")
 	// Types are checked before the options.
-	zsetWantErr(t, c, zsetWrongType, "ZUNION", 2, "{k}a", "{k}str", "FOO")
-	zsetWantErr(t, c, zsetWrongType, "ZINTER", 2, "{k}nokey", "{k}str")
+	expectErr(t, c, zsetWrongType, "ZUNION", 2, "{k}a", "{k}str", "FOO")
+	expectErr(t, c, zsetWrongType, "ZINTER", 2, "{k}nokey", "{k}str")
 }
 
 func TestZStore_AcrossShards(t *testing.T) {
@@ -655,54 +615,54 @@ func TestZStore_AcrossShards(t *testing.T) {
 	a := "a"
 	b := zsetOtherShard(s, a, "b")
 	d := zsetOtherShard(s, b, "d")
-	zsetWant(t, c, int64(3), "ZADD", a, 1, "x", 2, "y", 3, "z")
-	zsetWant(t, c, int64(2), "ZADD", b, 10, "y", 20, "w")
-	zsetWant(t, c, int64(4), "ZUNIONSTORE", d, 2, a, b, "WEIGHTS", 1, 2)
+	expect(t, c, int64(3), "ZADD", a, 1, "x", 2, "y", 3, "z")
+	expect(t, c, int64(2), "ZADD", b, 10, "y", 20, "w")
+	expect(t, c, int64(4), "ZUNIONSTORE", d, 2, a, b, "WEIGHTS", 1, 2)
 	zsetWantStrs(t, c, "x 1 z 3 y 22 w 40", "ZRANGE", d, 0, -1, "WITHSCORES")
-	zsetWant(t, c, int64(1), "ZINTERSTORE", d, 2, a, b, "AGGREGATE", "MAX")
+	expect(t, c, int64(1), "ZINTERSTORE", d, 2, a, b, "AGGREGATE", "MAX")
 	zsetWantStrs(t, c, "y 10", "ZRANGE", d, 0, -1, "WITHSCORES")
-	zsetWant(t, c, int64(2), "ZDIFFSTORE", d, 2, a, b)
+	expect(t, c, int64(2), "ZDIFFSTORE", d, 2, a, b)
 	zsetWantStrs(t, c, "x z", "ZRANGE", d, 0, -1)
 	// The destination may be an input.
-	zsetWant(t, c, int64(4), "ZUNIONSTORE", a, 3, a, b, d)
+	expect(t, c, int64(4), "ZUNIONSTORE", a, 3, a, b, d)
 	zsetWantStrs(t, c, "x 2 z 6 y 12 w 20", "ZRANGE", a, 0, -1, "WITHSCORES")
 	// An empty result deletes the destination.
-	zsetWant(t, c, int64(0), "ZINTERSTORE", d, 2, a, "nokey")
-	zsetWant(t, c, int64(0), "EXISTS", d)
-	zsetWant(t, c, int64(0), "ZDIFFSTORE", d, 1, "nokey")
-	zsetWant(t, c, "OK", "SET", d, "v")
-	zsetWant(t, c, int64(2), "ZDIFFSTORE", d, 2, b, "nokey")
-	zsetWant(t, c, "zset", "TYPE", d)
+	expect(t, c, int64(0), "ZINTERSTORE", d, 2, a, "nokey")
+	expect(t, c, int64(0), "EXISTS", d)
+	expect(t, c, int64(0), "ZDIFFSTORE", d, 1, "nokey")
+	expect(t, c, "OK", "SET", d, "v")
+	expect(t, c, int64(2), "ZDIFFSTORE", d, 2, b, "nokey")
+	expect(t, c, "zset", "TYPE", d)
 	// The other numkeys commands across shards.
-	zsetWant(t, c, int64(2), "ZINTERCARD", 3, a, b, d)
+	expect(t, c, int64(2), "ZINTERCARD", 3, a, b, d)
 	zsetWantStrs(t, c, "y 20 w 40", "ZINTER", 2, b, d, "WITHSCORES")
-	zsetWant(t, c, []any{b, []any{[]any{"w", "20"}}}, "ZMPOP", 3, "nokey", b, a, "MAX")
+	expect(t, c, []any{b, []any{[]any{"w", "20"}}}, "ZMPOP", 3, "nokey", b, a, "MAX")
 }
 
 func TestZInterCard(t *testing.T) {
 	_, c := zsetStart(t)
-	zsetWant(t, c, int64(4), "ZADD", "{k}a", 1, "w", 2, "x", 3, "y", 4, "z")
-	zsetWant(t, c, int64(3), "SADD", "{k}s", "x", "y", "z")
-	zsetWant(t, c, int64(3), "ZINTERCARD", 2, "{k}a", "{k}s")
-	zsetWant(t, c, int64(2), "ZINTERCARD", 2, "{k}a", "{k}s", "LIMIT", 2)
-	zsetWant(t, c, int64(3), "ZINTERCARD", 2, "{k}a", "{k}s", "LIMIT", 0)
-	zsetWant(t, c, int64(0), "ZINTERCARD", 2, "{k}a", "{k}nokey")
-	zsetWantErr(t, c, "ERR at least 1 input key is needed for 'zintercard' command", "ZINTERCARD", 0, "{k}a")
-	zsetWantErr(t, c, "ERR syntax error", "ZINTERCARD", 2, "{k}a")
-	zsetWantErr(t, c, "ERR LIMIT can't be negative", "ZINTERCARD", 1, "{k}a", "LIMIT", -1)
-	zsetWantErr(t, c, "ERR LIMIT can't be negative", "ZINTERCARD", 1, "{k}a", "LIMIT", "abc")
-	zsetWantErr(t, c, "ERR syntax error", "ZINTERCARD", 1, "{k}a", "WITHSCORES")
-	zsetWantErr(t, c, "ERR syntax error", "ZINTERCARD", 1, "{k}a", "WEIGHTS", 1)
+	expect(t, c, int64(4), "ZADD", "{k}a", 1, "w", 2, "x", 3, "y", 4, "z")
+	expect(t, c, int64(3), "SADD", "{k}s", "x", "y", "z")
+	expect(t, c, int64(3), "ZINTERCARD", 2, "{k}a", "{k}s")
+	expect(t, c, int64(2), "ZINTERCARD", 2, "{k}a", "{k}s", "LIMIT", 2)
+	expect(t, c, int64(3), "ZINTERCARD", 2, "{k}a", "{k}s", "LIMIT", 0)
+	expect(t, c, int64(0), "ZINTERCARD", 2, "{k}a", "{k}nokey")
+	expectErr(t, c, "ERR at least 1 input key is needed for 'zintercard' command", "ZINTERCARD", 0, "{k}a")
+	expectErr(t, c, "ERR syntax error", "ZINTERCARD", 2, "{k}a")
+	expectErr(t, c, "ERR LIMIT can't be negative", "ZINTERCARD", 1, "{k}a", "LIMIT", -1)
+	expectErr(t, c, "ERR LIMIT can't be negative", "ZINTERCARD", 1, "{k}a", "LIMIT", "abc")
+	expectErr(t, c, "ERR syntax error", "ZINTERCARD", 1, "{k}a", "WITHSCORES")
+	expectErr(t, c, "ERR syntax error", "ZINTERCARD", 1, "{k}a", "WEIGHTS", 1)
 }
 
 func TestZRandMember(t *testing.T) {
 	_, c := zsetStart(t)
-	zsetWantNil(t, c, "ZRANDMEMBER", "nokey")
+	expectNil(t, c, "ZRANDMEMBER", "nokey")
 	zsetWantStrs(t, c, "", "ZRANDMEMBER", "nokey", 5)
 	zsetFill(t, c, "z", 100)
 	in := func(m string) bool { return len(m) == 5 && m[0] == 'm' && m < "m0100" }
 	for range 20 {
-		v, err := zsetDo(t, c, "ZRANDMEMBER", "z")
+		v, err := doCmd(t, c, "ZRANDMEMBER", "z")
 		if err != nil || !in(v.(string)) {
 			t.Fatalf("ZRANDMEMBER z = %v, %v", v, err)
 		}
@@ -746,13 +706,13 @@ func TestZRandMember(t *testing.T) {
 		}
 	}
 	zsetWantStrs(t, c, "", "ZRANDMEMBER", "z", 0)
-	zsetWantErr(t, c, "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807", "ZRANDMEMBER", "z", "-9223372036854775808")
-	zsetWantErr(t, c, "ERR value is not an integer or out of range", "ZRANDMEMBER", "z", "abc")
-	zsetWantErr(t, c, "ERR syntax error", "ZRANDMEMBER", "z", 1, "foo")
-	zsetWantErr(t, c, "ERR value is out of range", "ZRANDMEMBER", "z", "9223372036854775807", "WITHSCORES")
-	zsetWant(t, c, "OK", "SET", "str", "v")
-	zsetWantErr(t, c, zsetWrongType, "ZRANDMEMBER", "str")
-	zsetWantErr(t, c, zsetWrongType, "ZRANDMEMBER", "str", 2)
+	expectErr(t, c, "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807", "ZRANDMEMBER", "z", "-9223372036854775808")
+	expectErr(t, c, "ERR value is not an integer or out of range", "ZRANDMEMBER", "z", "abc")
+	expectErr(t, c, "ERR syntax error", "ZRANDMEMBER", "z", 1, "foo")
+	expectErr(t, c, "ERR value is out of range", "ZRANDMEMBER", "z", "9223372036854775807", "WITHSCORES")
+	expect(t, c, "OK", "SET", "str", "v")
+	expectErr(t, c, zsetWrongType, "ZRANDMEMBER", "str")
+	expectErr(t, c, zsetWrongType, "ZRANDMEMBER", "str", 2)
 }
 
 func TestZScan(t *testing.T) {
@@ -765,7 +725,7 @@ func TestZScan(t *testing.T) {
 		args = append(args, i, m)
 		want[m] = strconv.Itoa(i)
 	}
-	zsetWant(t, c, int64(301), args...)
+	expect(t, c, int64(301), args...)
 	got := map[string]string{}
 	cursor, calls := "0", 0
 	for {
@@ -784,23 +744,23 @@ func TestZScan(t *testing.T) {
 		t.Fatalf("ZSCAN collected %v in %d calls", got, calls)
 	}
 	// A small set comes whole in the first reply, as from Redis.
-	zsetWant(t, c, int64(3), "ZADD", "small", 1, "a", 2, "b", 3, "c")
+	expect(t, c, int64(3), "ZADD", "small", 1, "a", 2, "b", 3, "c")
 	zsetWantStrs(t, c, "0 [a 1 b 2 c 3]", "ZSCAN", "small", 0, "COUNT", 1)
 	v := zsetStrsAny(t, c, "ZSCAN", "z", 0, "MATCH", "m09*", "COUNT", 1000)
 	if v[0] != "0" || fmt.Sprint(v[1]) != "[m090 90 m091 91 m092 92 m093 93 m094 94 m095 95 m096 96 m097 97 m098 98 m099 99]" {
 		t.Fatalf("ZSCAN MATCH: %v", v)
 	}
-	zsetWantErr(t, c, "ERR invalid cursor", "ZSCAN", "z", "abc")
-	zsetWantErr(t, c, "ERR syntax error", "ZSCAN", "z", 0, "COUNT", 0)
-	zsetWantErr(t, c, "ERR value is not an integer or out of range", "ZSCAN", "z", 0, "COUNT", "x")
-	zsetWantErr(t, c, "ERR syntax error", "ZSCAN", "z", 0, "TYPE", "zset")
-	zsetWant(t, c, "OK", "SET", "str", "v")
-	zsetWantErr(t, c, zsetWrongType, "ZSCAN", "str", 0)
+	expectErr(t, c, "ERR invalid cursor", "ZSCAN", "z", "abc")
+	expectErr(t, c, "ERR syntax error", "ZSCAN", "z", 0, "COUNT", 0)
+	expectErr(t, c, "ERR value is not an integer or out of range", "ZSCAN", "z", 0, "COUNT", "x")
+	expectErr(t, c, "ERR syntax error", "ZSCAN", "z", 0, "TYPE", "zset")
+	expect(t, c, "OK", "SET", "str", "v")
+	expectErr(t, c, zsetWrongType, "ZSCAN", "str", 0)
 }
 
 func zsetStrsAny(t *testing.T, c *redis.Client, args ...any) []any {
 	t.Helper()
-	v, err := zsetDo(t, c, args...)
+	v, err := doCmd(t, c, args...)
 	if err != nil {
 		t.Fatalf("%v: %v", args, err)
 	}
@@ -823,8 +783,8 @@ func TestZSetFamily_CommandGetKeys(t *testing.T) {
 	} {
 		zsetWantStrs(t, c, tc.want, append([]any{"COMMAND", "GETKEYS"}, tc.args...)...)
 	}
-	zsetWantErr(t, c, "ERR Invalid arguments specified for command", "COMMAND", "GETKEYS", "ZUNIONSTORE", "d", 3, "a", "b")
-	zsetWantErr(t, c, "ERR Invalid arguments specified for command", "COMMAND", "GETKEYS", "ZUNION", 0, "a")
+	expectErr(t, c, "ERR Invalid arguments specified for command", "COMMAND", "GETKEYS", "ZUNIONSTORE", "d", 3, "a", "b")
+	expectErr(t, c, "ERR Invalid arguments specified for command", "COMMAND", "GETKEYS", "ZUNION", 0, "a")
 }
 
 // zsetOpenReplayStore opens a fresh store of the test server's shape as a replay target.
@@ -940,9 +900,9 @@ func TestZSetFamily_BinlogReplay(t *testing.T) {
 		{"ZADD", "cp", 1, "p", 2, "q"},
 		{"RENAME", "cp", "cp2"},
 	}
-	zsetWant(t, c, int64(2), "ZADD", "{z}one", 1, "x", 2, "y")
+	expect(t, c, int64(2), "ZADD", "{z}one", 1, "x", 2, "y")
 	for _, st := range steps {
-		if _, err := zsetDo(t, c, st...); err != nil {
+		if _, err := doCmd(t, c, st...); err != nil {
 			t.Fatalf("%v: %v", st, err)
 		}
 	}
@@ -999,32 +959,32 @@ func TestZSetFamily_BigKey(t *testing.T) {
 	}
 	t.Logf("built %d members in %v", n, time.Since(start))
 
-	zsetWant(t, c, int64(n), "ZCARD", "big")
-	zsetWant(t, c, "500000", "ZSCORE", "big", "m500000")
-	zsetWantNil(t, c, "ZSCORE", "big", "m1000000")
+	expect(t, c, int64(n), "ZCARD", "big")
+	expect(t, c, "500000", "ZSCORE", "big", "m500000")
+	expectNil(t, c, "ZSCORE", "big", "m1000000")
 	zsetWantStrs(t, c, "m0 m1 m2 m3 m4 m5 m6 m7 m8 m9", "ZRANGE", "big", 0, 9)
 	zsetWantStrs(t, c, "m999999 999999", "ZRANGE", "big", -1, -1, "WITHSCORES")
 	zsetWantStrs(t, c, "m999999 m999998", "ZREVRANGE", "big", 0, 1)
 	zsetWantStrs(t, c, "m500000 m500001", "ZRANGEBYSCORE", "big", 500000, "+inf", "LIMIT", 0, 2)
-	zsetWant(t, c, int64(3), "ZRANK", "big", "m3")
-	zsetWant(t, c, int64(2), "ZREVRANK", "big", "m999997")
-	zsetWant(t, c, int64(n), "ZCOUNT", "big", "-inf", "+inf")
-	zsetWant(t, c, int64(11), "ZCOUNT", "big", 10, 20)
+	expect(t, c, int64(3), "ZRANK", "big", "m3")
+	expect(t, c, int64(2), "ZREVRANK", "big", "m999997")
+	expect(t, c, int64(n), "ZCOUNT", "big", "-inf", "+inf")
+	expect(t, c, int64(11), "ZCOUNT", "big", 10, 20)
 	v := zsetStrsAny(t, c, "ZSCAN", "big", 0, "COUNT", 10)
 	if v[0] == "0" || len(v[1].([]any)) != 20 {
 		t.Fatalf("ZSCAN big 0 COUNT 10 = %v", v)
 	}
 	zsetWantStrs(t, c, "m0 0", "ZPOPMIN", "big")
-	zsetWant(t, c, int64(1), "ZADD", "big", -1, "first")
-	zsetWant(t, c, int64(n), "ZCARD", "big")
+	expect(t, c, int64(1), "ZADD", "big", -1, "first")
+	expect(t, c, int64(n), "ZCARD", "big")
 
 	start = time.Now()
-	zsetWant(t, c, int64(1), "DEL", "big")
+	expect(t, c, int64(1), "DEL", "big")
 	if d := time.Since(start); d > time.Second {
 		t.Fatalf("DEL of %d members took %v", n, d)
 	}
-	zsetWant(t, c, int64(0), "ZCARD", "big")
-	zsetWantNil(t, c, "ZSCORE", "big", "m500000")
-	zsetWant(t, c, int64(1), "ZADD", "big", 1, "x")
+	expect(t, c, int64(0), "ZCARD", "big")
+	expectNil(t, c, "ZSCORE", "big", "m500000")
+	expect(t, c, int64(1), "ZADD", "big", 1, "x")
 	zsetWantStrs(t, c, "x", "ZRANGE", "big", 0, -1)
 }
