@@ -73,6 +73,9 @@ func (cmd *Command) HasFlag(f string) bool {
 // IsWrite reports whether the command may modify data.
 func (cmd *Command) IsWrite() bool { return cmd.HasFlag("write") }
 
+// IsReadOnly reports whether the command only reads data (Redis's "readonly" flag).
+func (cmd *Command) IsReadOnly() bool { return cmd.HasFlag("readonly") }
+
 // KeyArgs returns the key arguments of args (args[0] is the command name).
 func (cmd *Command) KeyArgs(args [][]byte) [][]byte {
 	if cmd.Keys != nil {

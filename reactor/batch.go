@@ -283,9 +283,19 @@ func (b *batch) exec(ctx *cmds.Ctx, s *slot, tx *shard.Tx) {
 		Cmd:    s.cmd,
 	}
 	start := time.Now()
+	if tx != nil {
+		tx.TakeLookups() // count this command's lookups only
+	}
 	runGuarded(ctx)
 	d := time.Since(start)
 	s.reply = ctx.W.Buf
+	if tx != nil {
+		// As Redis, only read commands count keyspace hits and misses.
+		if hits, misses := tx.TakeLookups(); s.cmd.IsReadOnly() {
+			srv.cmds.Stats.KeyspaceHits.Add(hits)
+			srv.cmds.Stats.KeyspaceMisses.Add(misses)
+		}
+	}
 	srv.account(s.cmd, ctx.Args, d, len(s.reply) > 0 && s.reply[0] == '-', b.conn.client)
 }
 

@@ -36,6 +36,8 @@ type Tx struct {
 	scratch []byte
 	nowMs   int64
 	err     error // first storage error; fails the commit
+	hits    int64 // Meta lookups that found / missed their key (see TakeLookups)
+	misses  int64
 }
 
 // entry is the transaction's latest knowledge of one raw key.
@@ -219,6 +221,24 @@ func (tx *Tx) deleteRange(p int, lower, upper []byte) {
 // Meta returns the meta of key in logical db. A key whose expire time has passed is deleted
 // here (lazy expiry) and reported absent. m.Value stays valid until the commit.
 func (tx *Tx) Meta(db int, key []byte) (m codec.Meta, ok bool) {
+	m, ok = tx.meta(db, key)
+	if ok {
+		tx.hits++
+	} else {
+		tx.misses++
+	}
+	return m, ok
+}
+
+// TakeLookups returns how many Meta lookups found their key and how many did not since the
+// last call, and resets the counts (INFO keyspace_hits/misses of read commands).
+func (tx *Tx) TakeLookups() (hits, misses int64) {
+	hits, misses = tx.hits, tx.misses
+	tx.hits, tx.misses = 0, 0
+	return hits, misses
+}
+
+func (tx *Tx) meta(db int, key []byte) (m codec.Meta, ok bool) {
 	p := tx.part(key)
 	if p < 0 {
 		tx.fail(ErrNotHeld)
