@@ -33,7 +33,7 @@ test: build
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 15m ./...
 	$(GO) test -race -count=1 -timeout 10m ./reactor ./shard
-	$(GO) test -run=NONE -fuzz=FuzzParseCommand -fuzztime=15s ./codec
+	$(GO) test -run=NONE -fuzz=FuzzParseCommand -fuzztime=300000x ./codec
 	./.ci/difftest.sh
 
 unit: deps
