@@ -8,24 +8,8 @@ import (
 
 	"shardis/cmds"
 	"shardis/codec"
-	"shardis/config"
 	"shardis/shard"
 )
-
-// openApplyStore opens a fresh 4-shard store and a Server around it, as a replay target.
-func openApplyStore(t *testing.T) (*shard.Store, *cmds.Server) {
-	t.Helper()
-	cfg, err := config.Load([]string{"--dir", t.TempDir(), "--shards", "4"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := shard.Open(shard.Options{Dir: cfg.Dir(), Shards: 4, Databases: 16, Hz: func() int { return 10 }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = st.Close() })
-	return st, &cmds.Server{Store: st, Config: cfg}
-}
 
 func applyArgs(s ...string) [][]byte {
 	out := make([][]byte, len(s))
@@ -59,7 +43,7 @@ func metaOf(t *testing.T, st *shard.Store, db int, key string) (codec.Meta, bool
 }
 
 func TestApply_SetWritesIntoDB(t *testing.T) {
-	st, srv := openApplyStore(t)
+	st, srv := openReplayStore(t, 4)
 	if err := applyIn(t, st, srv, 3, "k", "SET", "k", "v"); err != nil {
 		t.Fatalf("apply: %v", err)
 	}
@@ -72,7 +56,7 @@ func TestApply_SetWritesIntoDB(t *testing.T) {
 }
 
 func TestApply_UnknownCommandFails(t *testing.T) {
-	st, srv := openApplyStore(t)
+	st, srv := openReplayStore(t, 4)
 	err := applyIn(t, st, srv, 0, "k", "NOSUCHCMD", "k")
 	if err == nil || !strings.Contains(err.Error(), "unknown command") {
 		t.Fatalf("err = %v, want unknown command", err)
@@ -80,14 +64,14 @@ func TestApply_UnknownCommandFails(t *testing.T) {
 }
 
 func TestApply_ArityErrorFails(t *testing.T) {
-	st, srv := openApplyStore(t)
+	st, srv := openReplayStore(t, 4)
 	if err := applyIn(t, st, srv, 0, "k", "SET", "k"); err == nil || !strings.Contains(err.Error(), "wrong number of arguments") {
 		t.Fatalf("err = %v, want arity error", err)
 	}
 }
 
 func TestApply_ErrorReplyFails(t *testing.T) {
-	st, srv := openApplyStore(t)
+	st, srv := openReplayStore(t, 4)
 	key := []byte("h")
 	if err := st.Do(st.ShardOf(key), func(tx *shard.Tx) {
 		tx.SetMeta(0, key, &codec.Meta{Type: codec.TypeHash, Version: 1, Count: 1})
@@ -101,14 +85,14 @@ func TestApply_ErrorReplyFails(t *testing.T) {
 }
 
 func TestApply_ConnectionCommandRefused(t *testing.T) {
-	st, srv := openApplyStore(t)
+	st, srv := openReplayStore(t, 4)
 	if err := applyIn(t, st, srv, 0, "x", "PING"); err == nil || !strings.Contains(err.Error(), "not a data command") {
 		t.Fatalf("err = %v, want refusal of PING", err)
 	}
 }
 
 func TestApply_KeyOutsideHeldShardFails(t *testing.T) {
-	st, srv := openApplyStore(t)
+	st, srv := openReplayStore(t, 4)
 	// Find a key of another shard than "a"'s.
 	other := ""
 	for i := 0; other == ""; i++ {
@@ -125,7 +109,7 @@ func TestApply_KeyOutsideHeldShardFails(t *testing.T) {
 }
 
 func TestApply_BadDBFails(t *testing.T) {
-	st, srv := openApplyStore(t)
+	st, srv := openReplayStore(t, 4)
 	if err := applyIn(t, st, srv, 16, "k", "SET", "k", "v"); err == nil || !strings.Contains(err.Error(), "DB index is out of range") {
 		t.Fatalf("err = %v, want DB index error", err)
 	}
@@ -134,7 +118,7 @@ func TestApply_BadDBFails(t *testing.T) {
 // TestReplayShard_CopiesEveryShard writes through Apply (which logs like the real command), then
 // replays each shard's binlog into a fresh store and expects the same keys.
 func TestReplayShard_CopiesEveryShard(t *testing.T) {
-	src, srcSrv := openApplyStore(t)
+	src, srcSrv := openReplayStore(t, 4)
 	want := map[string]string{}
 	for i := range 2000 { // more than one replay chunk per shard
 		k, v := fmt.Sprintf("key:%d", i%700), fmt.Sprintf("val:%d", i)
@@ -143,7 +127,7 @@ func TestReplayShard_CopiesEveryShard(t *testing.T) {
 		}
 		want[fmt.Sprintf("%d/%s", i%3, k)] = v
 	}
-	dst, dstSrv := openApplyStore(t)
+	dst, dstSrv := openReplayStore(t, 4)
 	total := 0
 	for id := range src.NumShards() {
 		n, err := cmds.ReplayShard(src, dst, dstSrv, id)
@@ -183,7 +167,7 @@ func TestReplayShard_CopiesEveryShard(t *testing.T) {
 }
 
 func TestReplayShard_StopsAtBadRecord(t *testing.T) {
-	src, _ := openApplyStore(t)
+	src, _ := openReplayStore(t, 4)
 	key := []byte("k")
 	id := src.ShardOf(key)
 	if err := src.Do(id, func(tx *shard.Tx) {
@@ -193,7 +177,7 @@ func TestReplayShard_StopsAtBadRecord(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	dst, dstSrv := openApplyStore(t)
+	dst, dstSrv := openReplayStore(t, 4)
 	n, err := cmds.ReplayShard(src, dst, dstSrv, id)
 	if err == nil || !strings.Contains(err.Error(), "record 2") {
 		t.Fatalf("err = %v, want a failure naming record 2", err)

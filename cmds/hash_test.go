@@ -354,7 +354,7 @@ func TestHash_BinlogReplay(t *testing.T) {
 	if got := c.HGetAll(hashCtx, "h1").Val(); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("HGETALL h1 = %v, want %v", got, want)
 	}
-	dst, dstSrv := openApplyStore(t)
+	dst, dstSrv := openReplayStore(t, 4)
 	for id := range s.Store.NumShards() {
 		if _, err := cmds.ReplayShard(s.Store, dst, dstSrv, id); err != nil {
 			t.Fatalf("replay shard %d: %v", id, err)

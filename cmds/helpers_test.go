@@ -3,9 +3,14 @@ package cmds_test
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"testing"
 
 	"github.com/redis/go-redis/v9"
+
+	"shardis/cmds"
+	"shardis/config"
+	"shardis/shard"
 )
 
 // Shared by the integration tests of every family: run a command through go-redis and check
@@ -53,4 +58,20 @@ func expectNil(t *testing.T, c *redis.Client, args ...any) {
 	if err != redis.Nil {
 		t.Fatalf("%v = %#v, %v; want nil", args, v, err)
 	}
+}
+
+// openReplayStore opens a fresh store of the given shard count, and a command server around
+// it, as the target of a binlog replay. It is closed when the test ends.
+func openReplayStore(t *testing.T, shards int) (*shard.Store, *cmds.Server) {
+	t.Helper()
+	cfg, err := config.Load([]string{"--dir", t.TempDir(), "--shards", strconv.Itoa(shards)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := shard.Open(shard.Options{Dir: cfg.Dir(), Shards: shards, Databases: 16, Hz: func() int { return 10 }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	return st, &cmds.Server{Store: st, Config: cfg}
 }

@@ -279,6 +279,35 @@ func keysMatcher(pattern []byte) func(key []byte) bool {
 	return func(key []byte) bool { return glob.Match(pattern, key, false) }
 }
 
+// scanOptions parses the [MATCH pattern] [COUNT count] options of SCAN, SSCAN and ZSCAN from
+// c.Args[from:], and [TYPE type] when withType (SCAN). ok is false when an error was replied.
+func scanOptions(c *Ctx, from int, withType bool) (count int64, match func([]byte) bool, typeName []byte, ok bool) {
+	count, match = 10, keysMatcher([]byte("*"))
+	for i := from; i < len(c.Args); i += 2 {
+		more := i+1 < len(c.Args)
+		switch {
+		case equalFold(c.Args[i], "count") && more:
+			n, ok := c.intArg(i + 1)
+			if !ok {
+				return 0, nil, nil, false
+			}
+			if n < 1 {
+				c.Error(errSyntax)
+				return 0, nil, nil, false
+			}
+			count = n
+		case equalFold(c.Args[i], "match") && more:
+			match = keysMatcher(c.Args[i+1])
+		case withType && equalFold(c.Args[i], "type") && more:
+			typeName = c.Args[i+1]
+		default:
+			c.Error(errSyntax)
+			return 0, nil, nil, false
+		}
+	}
+	return count, match, typeName, true
+}
+
 func keysCommand(c *Ctx) {
 	match := keysMatcher(c.Args[1])
 	var keys [][]byte
@@ -352,30 +381,9 @@ func scanCommand(c *Ctx) {
 		c.Error(errKeysCursor)
 		return
 	}
-	count := int64(10)
-	match := keysMatcher([]byte("*"))
-	var typeName []byte
-	for i := 2; i < len(c.Args); i += 2 {
-		more := i+1 < len(c.Args)
-		switch {
-		case equalFold(c.Args[i], "count") && more:
-			n, ok := c.intArg(i + 1)
-			if !ok {
-				return
-			}
-			if n < 1 {
-				c.Error(errSyntax)
-				return
-			}
-			count = n
-		case equalFold(c.Args[i], "match") && more:
-			match = keysMatcher(c.Args[i+1])
-		case equalFold(c.Args[i], "type") && more:
-			typeName = c.Args[i+1]
-		default:
-			c.Error(errSyntax)
-			return
-		}
+	count, match, typeName, ok := scanOptions(c, 2, true)
+	if !ok {
+		return
 	}
 	id, pos := keysCursorShard(c, cursor)
 	if id >= c.Srv.Store.NumShards() {

@@ -829,27 +829,9 @@ func sscan(c *Ctx) {
 		setScanReply(c, 0, nil)
 		return
 	}
-	count := int64(10)
-	match := keysMatcher([]byte("*"))
-	for i := 3; i < len(c.Args); i += 2 {
-		more := i+1 < len(c.Args)
-		switch {
-		case equalFold(c.Args[i], "count") && more:
-			v, ok := c.intArg(i + 1)
-			if !ok {
-				return
-			}
-			if v < 1 {
-				c.Error(errSyntax)
-				return
-			}
-			count = v
-		case equalFold(c.Args[i], "match") && more:
-			match = keysMatcher(c.Args[i+1])
-		default:
-			c.Error(errSyntax)
-			return
-		}
+	count, match, _, ok := scanOptions(c, 3, false)
+	if !ok {
+		return
 	}
 	var lower []byte
 	if cursor != 0 {

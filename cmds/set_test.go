@@ -15,7 +15,6 @@ import (
 
 	"shardis/cmds"
 	"shardis/codec"
-	"shardis/config"
 	"shardis/internal/testserver"
 	"shardis/shard"
 )
@@ -489,22 +488,6 @@ func TestSSCAN(t *testing.T) {
 	expectErr(t, c, "ERR syntax error", "SSCAN", "s", 0, "MATCH")
 }
 
-// setOpenReplayStore opens a fresh store of the test server's shape with a command server
-// around it, as the target of a binlog replay.
-func setOpenReplayStore(t *testing.T, shards int) (*shard.Store, *cmds.Server) {
-	t.Helper()
-	cfg, err := config.Load([]string{"--dir", t.TempDir(), "--shards", strconv.Itoa(shards)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := shard.Open(shard.Options{Dir: cfg.Dir(), Shards: shards, Databases: 16, Hz: func() int { return 10 }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = st.Close() })
-	return st, &cmds.Server{Store: st, Config: cfg}
-}
-
 // setDump returns every set of db 0 in st as "key=m1,m2,..." lines, and every other key as
 // "key:type".
 func setDump(t *testing.T, st *shard.Store) []string {
@@ -589,7 +572,7 @@ func TestSetFamily_BinlogReplay(t *testing.T) {
 		}
 	}
 	want := setDump(t, s.Store)
-	dst, srv := setOpenReplayStore(t, s.Store.NumShards())
+	dst, srv := openReplayStore(t, s.Store.NumShards())
 	for id := range s.Store.NumShards() {
 		if _, err := cmds.ReplayShard(s.Store, dst, srv, id); err != nil {
 			t.Fatalf("shard %d: %v", id, err)

@@ -14,7 +14,6 @@ import (
 
 	"shardis/cmds"
 	"shardis/codec"
-	"shardis/config"
 	"shardis/internal/testserver"
 	"shardis/shard"
 )
@@ -471,16 +470,7 @@ func TestStrings_BinlogReplayReproducesState(t *testing.T) {
 			t.Fatalf("%v: %v", cmd, err)
 		}
 	}
-	cfg, err := config.Load([]string{"--dir", t.TempDir(), "--shards", "4"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	dst, err := shard.Open(shard.Options{Dir: cfg.Dir(), Shards: 4, Databases: 16, Hz: func() int { return 10 }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = dst.Close() })
-	dstSrv := &cmds.Server{Store: dst, Config: cfg}
+	dst, dstSrv := openReplayStore(t, 4)
 	for id := range s.Store.NumShards() {
 		if _, err := cmds.ReplayShard(s.Store, dst, dstSrv, id); err != nil {
 			t.Fatalf("shard %d: %v", id, err)

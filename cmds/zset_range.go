@@ -8,7 +8,6 @@ import (
 	"strconv"
 
 	"shardis/codec"
-	"shardis/internal/glob"
 	"shardis/shard"
 )
 
@@ -972,29 +971,9 @@ func zscanCmd(c *Ctx) {
 		zsetScanReply(c, 0, nil)
 		return
 	}
-	count := int64(10)
-	match := func([]byte) bool { return true }
-	for i := 3; i < len(c.Args); i += 2 {
-		more := i+1 < len(c.Args)
-		switch {
-		case equalFold(c.Args[i], "count") && more:
-			n, ok := c.intArg(i + 1)
-			if !ok {
-				return
-			}
-			if n < 1 {
-				c.Error(errSyntax)
-				return
-			}
-			count = n
-		case equalFold(c.Args[i], "match") && more:
-			if pat := c.Args[i+1]; string(pat) != "*" {
-				match = func(m []byte) bool { return glob.Match(pat, m, false) }
-			}
-		default:
-			c.Error(errSyntax)
-			return
-		}
+	count, match, _, ok := scanOptions(c, 3, false)
+	if !ok {
+		return
 	}
 	if cursor == 0 && z.m.Count <= zsetListpackMax {
 		count = max(count, zsetListpackMax) // as Redis does for its compact small sets

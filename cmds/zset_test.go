@@ -16,7 +16,6 @@ import (
 
 	"shardis/cmds"
 	"shardis/codec"
-	"shardis/config"
 	"shardis/internal/testserver"
 	"shardis/shard"
 )
@@ -787,21 +786,6 @@ func TestZSetFamily_CommandGetKeys(t *testing.T) {
 	expectErr(t, c, "ERR Invalid arguments specified for command", "COMMAND", "GETKEYS", "ZUNION", 0, "a")
 }
 
-// zsetOpenReplayStore opens a fresh store of the test server's shape as a replay target.
-func zsetOpenReplayStore(t *testing.T, shards int) (*shard.Store, *cmds.Server) {
-	t.Helper()
-	cfg, err := config.Load([]string{"--dir", t.TempDir(), "--shards", strconv.Itoa(shards)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := shard.Open(shard.Options{Dir: cfg.Dir(), Shards: shards, Databases: 16, Hz: func() int { return 10 }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = st.Close() })
-	return st, &cmds.Server{Store: st, Config: cfg}
-}
-
 // zsetDump returns every sorted set of db 0 in st as "key=member:score,..." lines (checking
 // both entries of every member and the count), and every other key as "key:type".
 func zsetDump(t *testing.T, st *shard.Store) []string {
@@ -907,7 +891,7 @@ func TestZSetFamily_BinlogReplay(t *testing.T) {
 		}
 	}
 	want := zsetDump(t, s.Store)
-	dst, srv := zsetOpenReplayStore(t, s.Store.NumShards())
+	dst, srv := openReplayStore(t, s.Store.NumShards())
 	for id := range s.Store.NumShards() {
 		if _, err := cmds.ReplayShard(s.Store, dst, srv, id); err != nil {
 			t.Fatalf("shard %d: %v", id, err)
