@@ -2,6 +2,7 @@ package cmds
 
 import (
 	"shardis/codec"
+	"shardis/shard"
 )
 
 // Shared plumbing of the collection families (hash.go, list.go, set.go, zset.go).
@@ -36,6 +37,28 @@ func (c *Ctx) readCollection(key []byte, t codec.Type) (m codec.Meta, exists, ok
 		return m, true, false
 	}
 	return m, exists, true
+}
+
+// streamAbove is the element count above which a reply that walks a collection is streamed
+// (see shard.Stream) instead of built whole: the server then holds a few 64 KiB pieces of it,
+// however large the collection. Below it, building the reply at once is cheaper.
+const streamAbove = 1024
+
+// streamElems answers the rest of the reply (its header is written) with n elements of
+// collection (key, m) in [lowerElem, upperElem), through a stream when the caller can send one
+// and n is large. It reports false when the command must write the elements itself.
+func (c *Ctx) streamElems(key []byte, m *codec.Meta, n int, lowerElem, upperElem []byte, reverse bool, emit shard.EmitFunc) bool {
+	if !c.Streamable || n <= streamAbove {
+		return false
+	}
+	st, err := c.Tx.StreamData(c.DB, key, m.Version, lowerElem, upperElem, reverse, n, emit)
+	if err != nil {
+		c.W.Buf = c.W.Buf[:0] // the transaction failed: every command of the group gets the error
+		c.Error("ERR " + err.Error())
+		return true
+	}
+	c.Stream = st
+	return true
 }
 
 // newCollection returns the meta of a new, empty collection of type t stored under key.

@@ -110,6 +110,12 @@ type Ctx struct {
 	Client *Client   // nil when the binlog is replayed
 	Srv    *Server
 	Cmd    *Command
+
+	// Streamable says the caller can send the reply in pieces (the reactor can; the binlog
+	// replay and internal callers cannot). Stream, set by a command that had Streamable, is
+	// the rest of its reply after W.Buf; the caller sends it and closes it.
+	Streamable bool
+	Stream     *shard.Stream
 }
 
 // Error replies with an error (msg is the whole text: "ERR syntax error").

@@ -10,6 +10,7 @@ import (
 
 	"shardis/codec"
 	"shardis/internal/glob"
+	"shardis/shard"
 )
 
 // The hash family. A hash is a collection (see collection.go) whose data keys are its fields
@@ -252,6 +253,20 @@ func hexists(c *Ctx) {
 	}
 }
 
+// hashEmitters write one field of HVALS (index 2), HKEYS (1) or HGETALL (3) to a stream.
+var hashEmitters = [4]shard.EmitFunc{
+	1: func(w *codec.Writer, field, _ []byte) { w.Bulk(field) },
+	2: func(w *codec.Writer, _, val []byte) { w.Bulk(val) },
+	3: func(w *codec.Writer, field, val []byte) { w.Bulk(field); w.Bulk(val) },
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 // hashGetAll is HKEYS, HVALS and HGETALL: the length comes from the meta, so the reply is
 // written while the fields stream by.
 func hashGetAll(c *Ctx, fields, values bool) {
@@ -269,7 +284,7 @@ func hashGetAll(c *Ctx, fields, values bool) {
 	} else {
 		c.W.ArrayLen(n)
 	}
-	if !exists {
+	if !exists || c.streamElems(key, &m, n, nil, nil, false, hashEmitters[btoi(fields)|btoi(values)<<1]) {
 		return
 	}
 	it := c.Tx.IterateData(c.DB, key, m.Version, nil, nil, false)

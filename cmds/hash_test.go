@@ -1,8 +1,12 @@
 package cmds_test
 
 import (
+	"bufio"
 	"context"
 	"fmt"
+	"io"
+	"net"
+	"runtime"
 	"slices"
 	"strconv"
 	"testing"
@@ -401,6 +405,38 @@ func hashRead(t *testing.T, st *shard.Store, key string) map[string]string {
 	return out
 }
 
+// buildBigHash writes hash key (db 0) with n fields "f%07d" straight through the Tx API, in
+// groups of 10,000, which is much faster than the network; value appends field i's value.
+func buildBigHash(t *testing.T, s *testserver.Server, key string, n int, value func(i int, b []byte) []byte) {
+	t.Helper()
+	const batch = 10_000
+	k := []byte(key)
+	id := s.Store.ShardOf(k)
+	var version uint64
+	if err := s.Store.Do(id, func(tx *shard.Tx) { version = tx.NewVersion(k) }); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	for base := 0; base < n; base += batch {
+		if err := s.Store.Do(id, func(tx *shard.Tx) {
+			prefix := tx.DataPrefix(0, k, version)
+			dk := prefix
+			var val []byte
+			for i := base; i < min(base+batch, n); i++ {
+				dk = fmt.Appendf(dk[:len(prefix)], "f%07d", i)
+				val = value(i, val[:0])
+				tx.PutData(k, dk, val)
+			}
+			if base+batch >= n {
+				tx.SetMeta(0, k, &codec.Meta{Type: codec.TypeHash, Version: version, Count: uint64(n)})
+			}
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Logf("built %d fields in %v", n, time.Since(start))
+}
+
 // TestHash_BigKey builds a hash of a million fields directly through the Tx API, then checks
 // that HLEN is one meta read, that point reads and a scan page work, and that DEL drops it at
 // once, leaving nothing visible under the same key.
@@ -408,32 +444,8 @@ func TestHash_BigKey(t *testing.T) {
 	t.Parallel()
 	s := testserver.Start(t)
 	c := s.Client(t)
-	const n, batch = 1_000_000, 10_000
-	key := []byte("big")
-	id := s.Store.ShardOf(key)
-	var version uint64
-	if err := s.Store.Do(id, func(tx *shard.Tx) { version = tx.NewVersion(key) }); err != nil {
-		t.Fatal(err)
-	}
-	start := time.Now()
-	for base := 0; base < n; base += batch {
-		if err := s.Store.Do(id, func(tx *shard.Tx) {
-			prefix := tx.DataPrefix(0, key, version)
-			dk := prefix
-			var val []byte
-			for i := base; i < base+batch; i++ {
-				dk = fmt.Appendf(dk[:len(prefix)], "f%07d", i)
-				val = strconv.AppendInt(val[:0], int64(i), 10)
-				tx.PutData(key, dk, val)
-			}
-			if base+batch == n {
-				tx.SetMeta(0, key, &codec.Meta{Type: codec.TypeHash, Version: version, Count: n})
-			}
-		}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	t.Logf("built %d fields in %v", n, time.Since(start))
+	const n = 1_000_000
+	buildBigHash(t, s, "big", n, func(i int, b []byte) []byte { return strconv.AppendInt(b, int64(i), 10) })
 	expect(t, c, int64(n), "HLEN", "big")
 	expect(t, c, "500000", "HGET", "big", "f0500000")
 	expect(t, c, []any{"999999", nil}, "HMGET", "big", "f0999999", "f1000000")
@@ -447,7 +459,7 @@ func TestHash_BigKey(t *testing.T) {
 	if f, err := c.Do(hashCtx, "HRANDFIELD", "big").Text(); err != nil || len(f) != 8 {
 		t.Fatalf("HRANDFIELD big = %q, %v", f, err)
 	}
-	start = time.Now()
+	start := time.Now()
 	expect(t, c, int64(1), "DEL", "big")
 	if d := time.Since(start); d > 2*time.Second {
 		t.Fatalf("DEL of a million fields took %v", d)
@@ -457,4 +469,124 @@ func TestHash_BigKey(t *testing.T) {
 	expect(t, c, int64(1), "HSET", "big", "new", "1")
 	expect(t, c, []any{"new", "1"}, "HGETALL", "big")
 	expect(t, c, nil, "HGET", "big", "f0500000")
+}
+
+// TestHash_GetAll_StreamsBigHash sends HGETALL of a million fields with 100-byte values (a
+// reply of about 130 MB) to a client that reads it slowly. The server must stream it: its
+// heap stays far below the reply's size. The reply must be complete and in order and show
+// the hash as it was when HGETALL ran (a write pipelined before it shows, one after it does
+// not), and the replies pipelined behind it follow in order. It is not parallel: it measures
+// the process's heap.
+func TestHash_GetAll_StreamsBigHash(t *testing.T) {
+	s := testserver.Start(t)
+	const n, valLen = 1_000_000, 100
+	value := func(i int, b []byte) []byte {
+		b = fmt.Appendf(b, "%07d", i)
+		for len(b) < valLen {
+			b = append(b, 'v')
+		}
+		return b
+	}
+	buildBigHash(t, s, "big", n, value)
+
+	t.Run("BoundedMemory", func(t *testing.T) {
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		base, peak := ms.HeapInuse, ms.HeapInuse
+		nc, r := dialRaw(t, s.Addr)
+		send(t, nc, "HSET big a 1\r\nHGETALL big\r\nHSET big f0000000 changed\r\nHGET big f0000000\r\nPING\r\n")
+		readLine(t, r, ":1")
+		readLine(t, r, fmt.Sprintf("*%d", 2*(n+1)))
+		readBulk(t, r, "a")
+		readBulk(t, r, "1")
+		var want []byte
+		for i := range n {
+			readBulk(t, r, fmt.Sprintf("f%07d", i))
+			want = value(i, want[:0])
+			readBulk(t, r, string(want))
+			if i%100_000 == 0 {
+				time.Sleep(20 * time.Millisecond) // a slow reader: the server must wait, not buffer
+			}
+			if i%20_000 == 0 {
+				runtime.ReadMemStats(&ms)
+				peak = max(peak, ms.HeapInuse)
+			}
+		}
+		readLine(t, r, ":0")
+		readBulk(t, r, "changed")
+		readLine(t, r, "+PONG")
+		growth := int64(peak) - int64(base)
+		t.Logf("reply ~%d MB; heap in use grew by %.1f MB at most", n*(2*8+12+valLen+6)>>20, float64(growth)/(1<<20))
+		if growth > 48<<20 {
+			t.Fatalf("heap in use grew by %d MB while HGETALL streamed: the reply is being held", growth>>20)
+		}
+		waitNoStreams(t, s)
+	})
+
+	t.Run("ClientGoneMidStream", func(t *testing.T) {
+		nc, r := dialRaw(t, s.Addr)
+		send(t, nc, "HVALS big\r\n")
+		if _, err := io.CopyN(io.Discard, r, 1<<20); err != nil {
+			t.Fatal(err)
+		}
+		nc.Close()
+		waitNoStreams(t, s)
+		expect(t, s.Client(t), int64(n+1), "HLEN", "big")
+	})
+
+	t.Run("ShutdownWhileStreaming", func(t *testing.T) {
+		nc, r := dialRaw(t, s.Addr)
+		send(t, nc, "HKEYS big\r\n")
+		readLine(t, r, fmt.Sprintf("*%d", n+1))
+		s.Stop() // the reader never reads on: the stream's iterator must still be released
+	})
+}
+
+// dialRaw connects to addr with a deadline that bounds the test.
+func dialRaw(t *testing.T, addr string) (net.Conn, *bufio.Reader) {
+	t.Helper()
+	nc, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { nc.Close() })
+	_ = nc.SetDeadline(time.Now().Add(2 * time.Minute))
+	return nc, bufio.NewReaderSize(nc, 64<<10)
+}
+
+func send(t *testing.T, nc net.Conn, s string) {
+	t.Helper()
+	if _, err := nc.Write([]byte(s)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func readLine(t *testing.T, r *bufio.Reader, want string) {
+	t.Helper()
+	line, err := r.ReadString('\n')
+	if err != nil || line != want+"\r\n" {
+		t.Fatalf("read %q, %v; want %q", line, err, want)
+	}
+}
+
+func readBulk(t *testing.T, r *bufio.Reader, want string) {
+	t.Helper()
+	readLine(t, r, "$"+strconv.Itoa(len(want)))
+	buf := make([]byte, len(want)+2)
+	if _, err := io.ReadFull(r, buf); err != nil || string(buf) != want+"\r\n" {
+		t.Fatalf("read bulk %q, %v; want %q", buf, err, want)
+	}
+}
+
+// waitNoStreams waits (bounded) until the server has released every reply stream.
+func waitNoStreams(t *testing.T, s *testserver.Server) {
+	t.Helper()
+	for range 500 {
+		if s.Store.OpenStreams() == 0 {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("%d reply streams still open", s.Store.OpenStreams())
 }

@@ -184,8 +184,13 @@ func (l *listRef) walk(lo, hi uint64, reverse bool, fn func(seq uint64, val []by
 // replyRange writes the n elements from position lo as an array, ascending or (reverse)
 // descending from lo+n-1, streaming them as they are read; with pop it deletes each one.
 func (l *listRef) replyRange(lo, n uint64, reverse, pop bool) {
+	l.c.W.ArrayLen(int(n))
+	l.replyElems(lo, n, reverse, pop)
+}
+
+// replyElems is replyRange without the array header.
+func (l *listRef) replyElems(lo, n uint64, reverse, pop bool) {
 	c := l.c
-	c.W.ArrayLen(int(n))
 	var sent uint64
 	l.walk(lo, lo+n, reverse, func(seq uint64, val []byte) bool {
 		c.W.Bulk(val)
@@ -387,8 +392,16 @@ func lrangeCmd(c *Ctx) {
 		c.W.ArrayLen(0)
 		return
 	}
-	l.replyRange(l.m.Head+uint64(off), uint64(n), false, false)
+	lo := l.m.Head + uint64(off)
+	c.W.ArrayLen(int(n))
+	if c.streamElems(c.Args[1], &l.m, int(n), codec.AppendListSeq(nil, lo), codec.AppendListSeq(nil, lo+uint64(n)), false, emitListElem) {
+		return
+	}
+	l.replyElems(lo, uint64(n), false, false)
 }
+
+// emitListElem writes one element of LRANGE to a stream.
+func emitListElem(w *codec.Writer, _, val []byte) { w.Bulk(val) }
 
 // listIndex resolves a (possibly negative) index to a position; ok is false out of range.
 func (l *listRef) index(idx int64) (uint64, bool) {

@@ -237,6 +237,9 @@ func setBool(b bool) int64 {
 	return 0
 }
 
+// emitMember writes one member of SMEMBERS to a stream.
+func emitMember(w *codec.Writer, member, _ []byte) { w.Bulk(member) }
+
 func smembers(c *Ctx) {
 	key := c.Args[1]
 	m, exists, ok := c.readCollection(key, codec.TypeSet)
@@ -248,6 +251,9 @@ func smembers(c *Ctx) {
 		return
 	}
 	c.W.SetLen(int(m.Count))
+	if c.streamElems(key, &m, int(m.Count), nil, nil, false, emitMember) {
+		return
+	}
 	it := c.setIter(key, &m, nil)
 	for ; it.Valid(); it.Next() {
 		c.W.Bulk(it.Elem())

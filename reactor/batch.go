@@ -35,6 +35,7 @@ type batch struct {
 	steps   []step
 	jobs    []shardJob // one per shard, reused; a job's slots are the ones of the current step
 	step    int
+	flushed int // slots whose replies the loop has written (see conn.flush)
 
 	pending atomic.Int32 // jobs of the current step still running
 	done    atomic.Bool  // every step finished; set before the loop is woken
@@ -50,6 +51,9 @@ type slot struct {
 	finished         bool // already has its reply (ran in the loop, or was refused)
 	suppress         bool // CLIENT REPLY OFF/SKIP: do not send the reply
 	reply            []byte
+	// stream, when set, is the rest of the reply after reply: the loop sends it piece by
+	// piece (see pump) and closes it. Whoever drops the slot unsent must close it.
+	stream *shard.Stream
 }
 
 // step is a range of slots run together.
@@ -86,11 +90,30 @@ func (b *batch) reset() {
 			b.slots[i].reply = nil
 		}
 		b.slots[i].reply = b.slots[i].reply[:0]
+		b.slots[i].stream = nil
 	}
 	b.slots = b.slots[:0]
 	b.steps = b.steps[:0]
+	b.flushed = 0
 	b.step = 0
 	b.done.Store(false)
+}
+
+// closeStreams closes the streams of the slots not yet written. It may run twice, from the
+// loop's OnClose and from the batch's end (Stream.Close is idempotent).
+func (b *batch) closeStreams() {
+	for i := b.flushed; i < len(b.slots); i++ {
+		if st := b.slots[i].stream; st != nil {
+			st.Close()
+		}
+	}
+}
+
+func (s *slot) closeStream() {
+	if s.stream != nil {
+		s.stream.Close()
+		s.stream = nil
+	}
 }
 
 func (b *batch) args(s *slot) [][]byte { return b.argv[s.argStart:s.argEnd] }
@@ -164,6 +187,9 @@ func (b *batch) run(from origin) {
 		b.step++
 	}
 	b.done.Store(true)
+	if b.conn.closed.Load() {
+		b.closeStreams() // the connection went while the batch ran: nobody will send them
+	}
 	if from != inLoop {
 		b.conn.wake() // the loop writes the replies; in the loop, onTraffic does it at once
 	}
@@ -240,6 +266,7 @@ func (j *shardJob) Done(err error) {
 }
 
 func (b *batch) failSlot(s *slot, err error) {
+	s.closeStream()
 	w := codec.Writer{Buf: s.reply[:0], RESP3: s.resp3}
 	w.Error("ERR " + err.Error())
 	s.reply = w.Buf
@@ -286,9 +313,10 @@ func (b *batch) exec(ctx *cmds.Ctx, s *slot, tx *shard.Tx) {
 	if tx != nil {
 		tx.TakeLookups() // count this command's lookups only
 	}
+	ctx.Streamable = tx != nil && !s.suppress
 	runGuarded(ctx)
 	d := time.Since(start)
-	s.reply = ctx.W.Buf
+	s.reply, s.stream = ctx.W.Buf, ctx.Stream
 	if tx != nil {
 		// As Redis, only read commands count keyspace hits and misses.
 		if hits, misses := tx.TakeLookups(); s.cmd.IsReadOnly() {
@@ -309,6 +337,10 @@ func runGuarded(ctx *cmds.Ctx) {
 			err := fmt.Errorf("internal error in '%s'", ctx.Cmd.Name)
 			if ctx.Tx != nil {
 				ctx.Tx.Fail(err)
+			}
+			if ctx.Stream != nil {
+				ctx.Stream.Close()
+				ctx.Stream = nil
 			}
 			ctx.W.Buf = ctx.W.Buf[:0]
 			ctx.W.Error("ERR " + err.Error())

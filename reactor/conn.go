@@ -3,6 +3,7 @@ package reactor
 import (
 	"errors"
 	"strconv"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -33,6 +34,10 @@ type conn struct {
 	// closeAfterFlush: a protocol error or QUIT ends the connection once replies are out.
 	closeAfterFlush bool
 	protoErr        string
+
+	pump   *pump       // the streamed reply being sent, if any (see stream.go)
+	poll   *time.Timer // wakes the loop to look at a pump's socket again
+	closed atomic.Bool // set by OnClose; a batch ending afterwards closes its streams
 }
 
 func (cn *conn) wake() { _ = cn.gc.Wake(nil) }
@@ -44,7 +49,7 @@ func (cn *conn) onTraffic() gnet.Action {
 			if !cn.b.done.Load() {
 				return gnet.None
 			}
-			if act := cn.flush(); act != gnet.None {
+			if act, finished := cn.flush(); act != gnet.None || !finished {
 				return act
 			}
 		}
@@ -57,32 +62,73 @@ func (cn *conn) onTraffic() gnet.Action {
 	}
 }
 
+// flush writes the replies of the finished batch, in order. A streamed reply goes out piece
+// by piece as the socket takes it (see pump), so flush may stop before the batch is out:
+// finished is false then, and the pump's producer or the poll timer wakes the loop to go on.
+func (cn *conn) flush() (act gnet.Action, finished bool) {
+	b := &cn.b
+	for {
+		if cn.pump != nil {
+			switch cn.pumpOut() {
+			case pumpWaiting:
+				return gnet.None, false
+			case pumpFailed:
+				return gnet.Close, false
+			}
+		}
+		end := b.flushed // up to and including the next streamed slot
+		for end < len(b.slots) && b.slots[end].stream == nil {
+			end++
+		}
+		last := end == len(b.slots)
+		if !last {
+			end++
+		}
+		var tail []byte
+		if last && cn.protoErr != "" {
+			tail = codec.AppendError(nil, "ERR "+cn.protoErr)
+		}
+		cn.writeReplies(b.slots[b.flushed:end], tail)
+		b.flushed = end
+		if last {
+			break
+		}
+		s := &b.slots[end-1]
+		st := s.stream
+		s.stream = nil
+		if s.suppress {
+			st.Close()
+			continue
+		}
+		cn.pump = startPump(st, s.resp3, cn.wake)
+	}
+	b.reset()
+	cn.busy = false
+	if cn.closeAfterFlush {
+		return gnet.Close, true
+	}
+	return gnet.None, true
+}
+
 // Replies up to this size are copied into one pooled buffer and written at once; larger ones
-// go out with writev straight from the command buffers, so a big reply (HGETALL of a large
-// hash) is never held twice.
+// go out with writev straight from the command buffers, so a big reply is never held twice.
 const copyRepliesBelow = 64 << 10
 
-// flush writes the replies of the finished batch. gnet copies what the socket does not take
-// at once, so the buffers are free for reuse afterwards.
-func (cn *conn) flush() gnet.Action {
-	b := &cn.b
-	var total int
-	for i := range b.slots {
-		if s := &b.slots[i]; !s.suppress {
+// writeReplies writes the replies of slots, then tail. gnet copies what the socket does not
+// take at once, so the buffers are free for reuse afterwards.
+func (cn *conn) writeReplies(slots []slot, tail []byte) {
+	total := len(tail)
+	for i := range slots {
+		if s := &slots[i]; !s.suppress {
 			total += len(s.reply)
 		}
-	}
-	var tail []byte
-	if cn.protoErr != "" {
-		tail = codec.AppendError(nil, "ERR "+cn.protoErr)
-		total += len(tail)
 	}
 	switch {
 	case total == 0:
 	case total < copyRepliesBelow:
 		out := bytebufferpool.Get()
-		for i := range b.slots {
-			if s := &b.slots[i]; !s.suppress {
+		for i := range slots {
+			if s := &slots[i]; !s.suppress {
 				out.B = append(out.B, s.reply...)
 			}
 		}
@@ -91,8 +137,8 @@ func (cn *conn) flush() gnet.Action {
 		bytebufferpool.Put(out)
 	default:
 		iov := cn.iov[:0]
-		for i := range b.slots {
-			if s := &b.slots[i]; !s.suppress && len(s.reply) > 0 {
+		for i := range slots {
+			if s := &slots[i]; !s.suppress && len(s.reply) > 0 {
 				iov = append(iov, s.reply)
 			}
 		}
@@ -108,12 +154,6 @@ func (cn *conn) flush() gnet.Action {
 		cn.iov = iov[:0]
 	}
 	cn.srv.cmds.Stats.NetOutputBytes.Add(int64(total))
-	b.reset()
-	cn.busy = false
-	if cn.closeAfterFlush {
-		return gnet.Close
-	}
-	return gnet.None
 }
 
 // read parses the buffered input into a batch and starts it. It reports whether it made

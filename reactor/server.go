@@ -153,6 +153,7 @@ func addrString(a net.Addr) string {
 func (s *Server) OnClose(c gnet.Conn, _ error) gnet.Action {
 	if cn, ok := c.Context().(*conn); ok {
 		s.cmds.Clients.Remove(cn.client)
+		cn.stopStreams()
 	}
 	return gnet.None
 }

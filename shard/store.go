@@ -77,10 +77,15 @@ type Store struct {
 	closed  atomic.Bool
 	saving  sync.Mutex // held by Checkpoint; Close waits for it
 
+	streamsMu sync.Mutex
+	streams   map[*Stream]struct{} // open reply streams (see Stream); Close closes them
+
 	// LastSave is the unix time of the last successful checkpoint (SAVE/BGSAVE) or of Open.
 	LastSave atomic.Int64
 	// Dirty counts writes since the last save, as Redis's rdb_changes_since_last_save.
 	Dirty atomic.Int64
+	// StreamsOpened counts the reply streams ever opened (see Stream).
+	StreamsOpened atomic.Int64
 	// ExpiredKeys counts keys deleted because their time came (lazily or by the TTL worker).
 	ExpiredKeys atomic.Int64
 }
@@ -105,7 +110,7 @@ func Open(opts Options) (*Store, error) {
 	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
 		return nil, err
 	}
-	s := &Store{opts: opts}
+	s := &Store{opts: opts, streams: make(map[*Stream]struct{})}
 	s.cache = grocksdb.NewLRUCache(uint64(max(opts.BlockCacheSize, 1<<20)))
 	s.bbto = grocksdb.NewDefaultBlockBasedTableOptions()
 	s.bbto.SetBlockCache(s.cache)
@@ -316,6 +321,7 @@ func (s *Store) Close() error {
 		close(sh.inbox)
 	}
 	s.running.Wait()
+	s.closeStreams()
 	err := s.db.FlushWAL(true)
 	s.closeDB()
 	return err

@@ -1,0 +1,171 @@
+package shard
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/linxGnu/grocksdb"
+
+	"shardis/codec"
+)
+
+// ErrStreamClosed is returned by Stream.Fill after the stream was closed, which Store.Close
+// does to every stream still open.
+var ErrStreamClosed = errors.New("shard: reply stream closed")
+
+// EmitFunc appends one element of a streamed reply to w: elem is the element part of the data
+// key, val its value. Both are valid only during the call.
+type EmitFunc func(w *codec.Writer, elem, val []byte)
+
+// Stream reads the data keys of one collection for a reply too large to build at once
+// (HGETALL of a million fields). It is made in the shard goroutine by Tx.StreamData and sees
+// the collection as it was at that moment: a RocksDB iterator is a consistent view, so later
+// writes, even to the same key, do not show. The reply is then produced piece by piece with
+// Fill, long after the group committed, as fast as the client reads it; the server never holds
+// more of it than a few pieces.
+//
+// Fill and Close may be called from any goroutine, one at a time or concurrently (a mutex
+// orders them). Close must be called; it is idempotent.
+type Stream struct {
+	store     *Store
+	mu        sync.Mutex
+	ro        *grocksdb.ReadOptions
+	it        *grocksdb.Iterator
+	prefixLen int
+	reverse   bool
+	left      int // elements still to emit; < 0: until the end of the range
+	emit      EmitFunc
+	closed    bool
+}
+
+// StreamData opens a Stream over the data keys of collection key (logical db, version) whose
+// element part lies in [lowerElem, upperElem) (nil: unbounded), in order or reversed, emitting
+// at most limit elements (limit < 0: all).
+//
+// A stream reads committed data only, so the writes this transaction made so far are
+// committed first: the group's earlier commands become durable a little earlier than the
+// group, and each command stays atomic. A failed early commit fails the transaction.
+func (tx *Tx) StreamData(db int, key []byte, version uint64, lowerElem, upperElem []byte, reverse bool, limit int, emit EmitFunc) (*Stream, error) {
+	p := tx.part(key)
+	if p < 0 {
+		tx.fail(ErrNotHeld)
+		return nil, ErrNotHeld
+	}
+	if tx.hasWrites() {
+		shards := append([]*Shard(nil), tx.shards...)
+		err := tx.commit()
+		tx.begin(shards...)
+		if err != nil {
+			tx.fail(err)
+			return nil, err
+		}
+	}
+	prefix := tx.DataPrefix(db, key, version)
+	lower := append(append([]byte(nil), prefix...), lowerElem...)
+	upper := PrefixEnd(prefix)
+	if upperElem != nil {
+		upper = append(append([]byte(nil), prefix...), upperElem...)
+	}
+	s := &Stream{store: tx.store, prefixLen: len(prefix), reverse: reverse, left: limit, emit: emit}
+	s.ro = grocksdb.NewDefaultReadOptions()
+	s.ro.SetIterateLowerBound(lower) // the C API keeps copies of the bounds
+	if upper != nil {
+		s.ro.SetIterateUpperBound(upper)
+	}
+	s.ro.SetFillCache(false) // one big scan must not evict the working set
+	s.it = tx.store.db.NewIteratorCF(s.ro, tx.shards[p].cf)
+	if reverse {
+		s.it.SeekToLast()
+	} else {
+		s.it.SeekToFirst()
+	}
+	tx.store.trackStream(s)
+	return s, nil
+}
+
+// hasWrites reports whether the transaction wrote anything not yet committed.
+func (tx *Tx) hasWrites() bool {
+	if len(tx.ranges) > 0 || tx.wb.Count() > 0 {
+		return true
+	}
+	for _, e := range tx.overlay {
+		if e.dirty {
+			return true
+		}
+	}
+	return false
+}
+
+// Fill appends elements to w until w holds at least maxBytes or the stream ends, and reports
+// whether elements remain. After an error the stream is unusable (the reply is cut short).
+func (s *Stream) Fill(w *codec.Writer, maxBytes int) (more bool, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return false, ErrStreamClosed
+	}
+	for s.left != 0 && s.it.Valid() && len(w.Buf) < maxBytes {
+		k, v := s.it.Key(), s.it.Value()
+		s.emit(w, k.Data()[s.prefixLen:], v.Data())
+		if s.reverse {
+			s.it.Prev()
+		} else {
+			s.it.Next()
+		}
+		if s.left > 0 {
+			s.left--
+		}
+	}
+	if err := s.it.Err(); err != nil {
+		return false, fmt.Errorf("reply stream: %w", err)
+	}
+	return s.left != 0 && s.it.Valid(), nil
+}
+
+// Close releases the stream's iterator (and the data version it pins).
+func (s *Stream) Close() {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return
+	}
+	s.closed = true
+	s.it.Close()
+	s.ro.Destroy()
+	s.mu.Unlock()
+	s.store.untrackStream(s)
+}
+
+func (s *Store) trackStream(st *Stream) {
+	s.streamsMu.Lock()
+	s.streams[st] = struct{}{}
+	s.streamsMu.Unlock()
+	s.StreamsOpened.Add(1)
+}
+
+func (s *Store) untrackStream(st *Stream) {
+	s.streamsMu.Lock()
+	delete(s.streams, st)
+	s.streamsMu.Unlock()
+}
+
+// OpenStreams returns how many streams are open (tests, INFO).
+func (s *Store) OpenStreams() int {
+	s.streamsMu.Lock()
+	defer s.streamsMu.Unlock()
+	return len(s.streams)
+}
+
+// closeStreams closes every stream still open: their iterators must go before the DB does.
+func (s *Store) closeStreams() {
+	s.streamsMu.Lock()
+	open := make([]*Stream, 0, len(s.streams))
+	for st := range s.streams {
+		open = append(open, st)
+	}
+	s.streamsMu.Unlock()
+	for _, st := range open {
+		st.Close()
+	}
+}
