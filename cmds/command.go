@@ -51,7 +51,11 @@ type Command struct {
 	// Route, when set, picks the shards of a keyless ExecKeyed command (SCAN by its cursor).
 	Route func(c *Ctx, nShards int) []int
 	Run   func(c *Ctx)
-	Subs  map[string]*Command // subcommands by lower-case name; Run of the parent is unused
+	// Peek, when set, answers the command from committed state in the event loop, without a
+	// trip to the shard (c.Tx is nil; see shard.Store.PeekMeta). It returns false, having
+	// written nothing, when only the shard can answer; the command then runs as usual.
+	Peek func(c *Ctx) bool
+	Subs map[string]*Command // subcommands by lower-case name; Run of the parent is unused
 
 	parent *Command
 	stats  *cmdStats
@@ -116,6 +120,9 @@ type Ctx struct {
 	// the rest of its reply after W.Buf; the caller sends it and closes it.
 	Streamable bool
 	Stream     *shard.Stream
+
+	// PeekBuf is scratch space a Peek may use, kept by the caller between commands.
+	PeekBuf []byte
 }
 
 // Error replies with an error (msg is the whole text: "ERR syntax error").
@@ -129,6 +136,12 @@ func ArityError(cmd *Command) string {
 var table = map[string]*Command{}
 
 // register adds commands to the table; called from the init of each family's file.
+// withPeek sets cmd's Peek (see Command.Peek) and returns cmd.
+func withPeek(cmd *Command, peek func(c *Ctx) bool) *Command {
+	cmd.Peek = peek
+	return cmd
+}
+
 func register(list ...*Command) {
 	for _, cmd := range list {
 		if _, dup := table[cmd.Name]; dup {

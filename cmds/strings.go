@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/big"
 	"strings"
+	"time"
 
 	"shardis/codec"
 )
@@ -31,7 +32,7 @@ func init() {
 		rangeCplx    = "O(N) where N is the length of the returned string. The complexity is ultimately determined by the returned length, but because creating a substring from an existing string is very cheap, it can be considered O(1) for small strings."
 	)
 	register(
-		strCmd("get", 2, roFast, aclRFast, 1, 1, 1, "1.0.0", "Get the value of a key", "O(1)", "key", get),
+		withPeek(strCmd("get", 2, roFast, aclRFast, 1, 1, 1, "1.0.0", "Get the value of a key", "O(1)", "key", get), getPeek),
 		strCmd("set", -3, wDeny, aclWSlow, 1, 1, 1, "1.0.0", "Set the string value of a key", "O(1)",
 			"key value [NX | XX] [GET] "+expireSyntax+" | KEEPTTL]", set),
 		strCmd("setnx", 3, wDenyF, aclWFast, 1, 1, 1, "1.0.0", "Set the value of a key, only if the key does not exist", "O(1)",
@@ -244,6 +245,29 @@ func strGet(c *Ctx, key []byte) (codec.Meta, bool, bool) {
 }
 
 func get(c *Ctx) { strGet(c, c.Args[1]) }
+
+// getPeek is GET answered in the event loop from committed state (Command.Peek): a lone GET
+// costs no trip to the shard and back.
+func getPeek(c *Ctx) bool {
+	var m codec.Meta
+	var exists, sure bool
+	m, exists, sure, c.PeekBuf = c.Srv.Store.PeekMeta(c.DB, c.Args[1], time.Now().UnixMilli(), c.PeekBuf)
+	if !sure {
+		return false
+	}
+	switch {
+	case !exists:
+		c.Srv.Stats.KeyspaceMisses.Add(1)
+		c.W.Null()
+	case m.Type != codec.TypeString:
+		c.Srv.Stats.KeyspaceHits.Add(1)
+		c.Error(errWrongType)
+	default:
+		c.Srv.Stats.KeyspaceHits.Add(1)
+		c.W.Bulk(m.Value)
+	}
+	return true
+}
 
 func set(c *Ctx) {
 	flags, expire, ok := strParseOpts(c.Args, true)

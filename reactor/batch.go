@@ -36,6 +36,10 @@ type batch struct {
 	jobs    []shardJob // one per shard, reused; a job's slots are the ones of the current step
 	step    int
 	flushed int // slots whose replies the loop has written (see conn.flush)
+	// queued: a slot of this batch waits for a shard, so later commands must wait too (a
+	// Peek may answer a read in the loop only while nothing before it is pending).
+	queued  bool
+	peekBuf []byte // Ctx.PeekBuf, kept between commands
 
 	pending atomic.Int32 // jobs of the current step still running
 	done    atomic.Bool  // every step finished; set before the loop is woken
@@ -95,6 +99,7 @@ func (b *batch) reset() {
 	b.slots = b.slots[:0]
 	b.steps = b.steps[:0]
 	b.flushed = 0
+	b.queued = false
 	b.step = 0
 	b.done.Store(false)
 }
@@ -295,6 +300,30 @@ func (b *batch) runCoordinated(st *step) {
 			}
 		}
 	}
+}
+
+// peek tries to answer slot s in the loop from committed state (Command.Peek). Its
+// arguments still point into gnet's buffer, which is fine: a Peek copies what it replies.
+func (b *batch) peek(s *slot) bool {
+	srv := b.conn.srv
+	ctx := cmds.Ctx{
+		Args:    b.args(s),
+		DB:      s.db,
+		W:       codec.Writer{Buf: s.reply[:0], RESP3: s.resp3},
+		Client:  b.conn.client,
+		Srv:     srv.cmds,
+		Cmd:     s.cmd,
+		PeekBuf: b.peekBuf,
+	}
+	start := time.Now()
+	ok := s.cmd.Peek(&ctx)
+	b.peekBuf = ctx.PeekBuf
+	if !ok {
+		return false
+	}
+	s.reply, s.finished = ctx.W.Buf, true
+	srv.account(s.cmd, ctx.Args, time.Since(start), len(s.reply) > 0 && s.reply[0] == '-', b.conn.client)
+	return true
 }
 
 // exec runs one command and records its statistics.

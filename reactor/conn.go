@@ -328,10 +328,16 @@ func (cn *conn) dispatch(start int) bool {
 			break
 		}
 		s.shard = srv.singleShard(cmd, args)
+		if cmd.Peek != nil && s.shard >= 0 && !b.queued && b.peek(s) {
+			return true
+		}
 	case cmds.ExecAll:
 		if srv.store.NumShards() == 1 {
 			s.shard = 0
 		}
+	}
+	if !s.finished {
+		b.queued = true
 	}
 	return true
 }

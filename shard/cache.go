@@ -1,30 +1,41 @@
 package shard
 
+import (
+	"sync"
+	"sync/atomic"
+)
+
 // keyCache is a shard's cache of committed values of the keys it reads point-wise (meta keys,
 // and the data keys commands read one by one). A hit answers a read without a RocksDB lookup,
 // so GET and the existence check of SET on a hot key cost a map lookup.
 //
 // It holds committed state only: filled from RocksDB reads and written through after a
-// successful commit, never from a transaction's pending writes. Only the holder of the shard
-// touches it, so it has no lock. Values are immutable (cap == len, never written in place),
-// so a caller may keep one while the entry is evicted.
+// successful commit, never from a transaction's pending writes. The shard's holder reads and
+// writes it; the event loops read it too (Store.PeekMeta), so a RWMutex guards it: readers
+// share it, and the holder takes it exclusively once per commit to write the commit through.
+// Values are immutable (cap == len, never written in place), so a caller may keep one after
+// the lock is released and the entry evicted.
 //
 // Eviction is CLOCK: a hit sets the entry's reference bit; the hand clears bits until it finds
 // an entry without one. The budget counts key and value bytes plus a fixed overhead.
 type keyCache struct {
+	mu     sync.RWMutex
 	budget int64
 	used   int64
 	index  map[string]int32 // key -> slot
 	slots  []cacheSlot
 	free   []int32
 	hand   int
+	// epoch counts the commits written through. A reader outside the shard that missed and
+	// read RocksDB may insert what it read only if no commit came in between (see putIfEpoch).
+	epoch uint64
 }
 
 type cacheSlot struct {
 	key    string
 	val    []byte
-	exists bool // false: the key is known to be absent
-	ref    bool
+	exists bool   // false: the key is known to be absent
+	ref    uint32 // CLOCK reference bit; set by readers under the read lock, hence atomic
 	live   bool
 }
 
@@ -36,6 +47,14 @@ func newKeyCache(budget int64) *keyCache {
 
 // get returns the cached state of key: val and exists, and whether the cache knew it.
 func (c *keyCache) get(key []byte) (val []byte, exists, hit bool) {
+	c.mu.RLock()
+	val, exists, hit = c.getLocked(key)
+	c.mu.RUnlock()
+	return val, exists, hit
+}
+
+// getLocked is get for a caller holding c.mu (either way).
+func (c *keyCache) getLocked(key []byte) (val []byte, exists, hit bool) {
 	if c.budget <= 0 {
 		return nil, false, false
 	}
@@ -44,30 +63,59 @@ func (c *keyCache) get(key []byte) (val []byte, exists, hit bool) {
 		return nil, false, false
 	}
 	s := &c.slots[i]
-	s.ref = true
+	if atomic.LoadUint32(&s.ref) == 0 {
+		atomic.StoreUint32(&s.ref, 1)
+	}
 	return s.val, s.exists, true
 }
 
-// put records the committed state of key (val is copied) and reports whether the cache holds
-// it now. With insert false it only updates an entry that is already cached.
-func (c *keyCache) put(key, val []byte, exists, insert bool) bool {
+// snapshotEpoch returns the epoch, to be given to putIfEpoch after a RocksDB read.
+func (c *keyCache) snapshotEpoch() uint64 {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.epoch
+}
+
+// putIfEpoch inserts what a reader outside the shard read from RocksDB, unless a commit was
+// written through since it took epoch: that commit may have changed the key after the read,
+// and a stale entry would never be corrected.
+func (c *keyCache) putIfEpoch(key, val []byte, exists bool, epoch uint64) {
+	c.mu.Lock()
+	if c.epoch == epoch {
+		c.putLocked(key, val, exists, true)
+	}
+	c.mu.Unlock()
+}
+
+// put records the committed state of key (val is copied). It returns the cached copy and
+// whether the cache holds it now. With insert false it only updates an entry that is cached.
+func (c *keyCache) put(key, val []byte, exists, insert bool) ([]byte, bool) {
+	c.mu.Lock()
+	v, ok := c.putLocked(key, val, exists, insert)
+	c.mu.Unlock()
+	return v, ok
+}
+
+// putLocked is put for the holder of c.mu.
+func (c *keyCache) putLocked(key, val []byte, exists, insert bool) ([]byte, bool) {
 	if c.budget <= 0 {
-		return false
+		return nil, false
 	}
 	size := int64(len(key)+len(val)) + cacheEntryOverhead
 	if i, ok := c.index[string(key)]; ok {
 		s := &c.slots[i]
 		if size > c.budget/8 { // grew too big to keep
 			c.drop(i)
-			return false
+			return nil, false
 		}
 		c.used += int64(len(val) - len(s.val))
-		s.val, s.exists, s.ref = clip(val), exists, true
+		s.val, s.exists, s.ref = clip(val), exists, 1
+		v := s.val
 		c.evict()
-		return true
+		return v, true
 	}
 	if !insert || size > c.budget/8 { // one huge value must not flush the whole cache
-		return false
+		return nil, false
 	}
 	slot := cacheSlot{key: string(key), val: clip(val), exists: exists, live: true}
 	var i int32
@@ -83,7 +131,7 @@ func (c *keyCache) put(key, val []byte, exists, insert bool) bool {
 	c.used += size
 	c.evict()
 	_, ok := c.index[slot.key] // a tiny budget may have evicted it at once
-	return ok
+	return slot.val, ok
 }
 
 // drop removes slot i.
@@ -114,8 +162,8 @@ func (c *keyCache) evict() {
 		s := &c.slots[c.hand]
 		switch {
 		case !s.live:
-		case s.ref:
-			s.ref = false
+		case s.ref != 0:
+			s.ref = 0
 		default:
 			c.drop(int32(c.hand))
 		}
@@ -123,7 +171,8 @@ func (c *keyCache) evict() {
 	}
 }
 
-// clear forgets everything (after a range delete of keys the cache may hold).
+// clear forgets everything (after a range delete of keys the cache may hold). The caller
+// holds c.mu.
 func (c *keyCache) clear() {
 	clear(c.index)
 	c.slots, c.free, c.used, c.hand = c.slots[:0], c.free[:0], 0, 0
@@ -131,6 +180,8 @@ func (c *keyCache) clear() {
 
 // setBudget changes the budget, evicting at once if it shrank.
 func (c *keyCache) setBudget(b int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	c.budget = b
 	if b <= 0 {
 		c.clear()

@@ -32,7 +32,7 @@ func TestKeyCache_ReturnedValueIsPrivate(t *testing.T) {
 
 func TestKeyCache_UpdateOnlyDoesNotInsert(t *testing.T) {
 	c := newKeyCache(1 << 20)
-	if c.put([]byte("d1"), []byte("x"), true, false) {
+	if _, ok := c.put([]byte("d1"), []byte("x"), true, false); ok {
 		t.Fatal("insert=false added a new entry")
 	}
 	if _, _, hit := c.get([]byte("d1")); hit {

@@ -164,8 +164,7 @@ func (tx *Tx) getRaw(p int, raw []byte) ([]byte, bool) {
 	}
 	defer v.Destroy()
 	exists := v.Exists()
-	if sh.cache.put(raw, v.Data(), exists, true) {
-		val, _, _ := sh.cache.get(raw)
+	if val, ok := sh.cache.put(raw, v.Data(), exists, true); ok {
 		return val, exists
 	}
 	// Not cached (caches off, or a huge value): remember it for the rest of the group.
@@ -455,6 +454,10 @@ func (tx *Tx) commit() error {
 // are added (a key just written is likely to be read). Data keys of dropped collection versions
 // may stay cached: reads build keys from the current version, so they are never asked for again.
 func (tx *Tx) writeThrough() {
+	for _, sh := range tx.shards {
+		sh.cache.mu.Lock()
+		sh.cache.epoch++
+	}
 	for _, r := range tx.ranges {
 		if len(r.lower) > 0 && r.lower[0] == codec.PrefixMeta {
 			tx.shards[r.part].cache.clear()
@@ -464,8 +467,12 @@ func (tx *Tx) writeThrough() {
 		if !e.dirty {
 			continue
 		}
-		p, raw := int(k[0])<<8|int(k[1]), k[2:]
-		tx.shards[p].cache.put([]byte(raw), e.val, e.exists, raw[0] == codec.PrefixMeta)
+		p := int(k[0])<<8 | int(k[1])
+		raw := unsafe.Slice(unsafe.StringData(k[2:]), len(k)-2) // read-only; the cache copies it
+		tx.shards[p].cache.putLocked(raw, e.val, e.exists, raw[0] == codec.PrefixMeta)
+	}
+	for _, sh := range tx.shards {
+		sh.cache.mu.Unlock()
 	}
 }
 

@@ -1,0 +1,135 @@
+package reactor_test
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"shardis/internal/testserver"
+)
+
+// A lone GET is answered in the event loop from the shard's key cache or RocksDB
+// (Command.Peek). These tests pin down that it sees exactly what the shard would.
+
+// Every GET sees at least the last write acknowledged before it was sent, with the default
+// cache and with a tiny one that misses and evicts all the time (readers then fill the cache
+// from RocksDB, racing the writer's commits).
+func TestPeek_GetSeesEveryAcknowledgedWrite(t *testing.T) {
+	for _, cache := range []string{"64mb", "2kb"} {
+		t.Run("cache="+cache, func(t *testing.T) {
+			t.Parallel()
+			s := testserver.Start(t, "--key-cache-size", cache)
+			ctx := context.Background()
+			const keys, writes = 8, 1500
+			var acked [keys]atomic.Int64
+			var wg sync.WaitGroup
+			done := make(chan struct{})
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer close(done)
+				w := s.Client(t)
+				for i := 1; i <= writes; i++ {
+					k := i % keys
+					if err := w.Set(ctx, fmt.Sprintf("k%d", k), i, 0).Err(); err != nil {
+						t.Error(err)
+						return
+					}
+					acked[k].Store(int64(i))
+				}
+			}()
+			for r := range 3 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					c := s.Client(t)
+					for n := 0; ; n++ {
+						select {
+						case <-done:
+							return
+						default:
+						}
+						k := (n + r) % keys
+						floor := acked[k].Load()
+						v, err := c.Get(ctx, fmt.Sprintf("k%d", k)).Int64()
+						if err == redis.Nil && floor == 0 {
+							continue
+						}
+						if err != nil || v < floor {
+							t.Errorf("GET k%d = %d, %v after SET of %d was acknowledged", k, v, err, floor)
+							return
+						}
+					}
+				}()
+			}
+			wg.Wait()
+		})
+	}
+}
+
+// Commands pipelined behind a write see it: a GET waits for what precedes it in its batch.
+func TestPeek_PipelinedGetSeesEarlierWrite(t *testing.T) {
+	t.Parallel()
+	s := testserver.Start(t)
+	c := rtDial(t, s.Addr)
+	var req []byte
+	for i := range 200 {
+		req = append(req, rtCommand("SET", "k", strconv.Itoa(i))...)
+		req = append(req, rtCommand("GET", "k")...)
+	}
+	if _, err := c.Write(req); err != nil {
+		t.Fatal(err)
+	}
+	r := bufio.NewReader(c)
+	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
+	for i := range 200 {
+		for _, want := range []string{"+OK\r\n", fmt.Sprintf("$%d\r\n%d\r\n", len(strconv.Itoa(i)), i)} {
+			got, err := rtReadReply(r)
+			if err != nil || string(got) != want {
+				t.Fatalf("reply %d = %q, %v; want %q", i, got, err, want)
+			}
+		}
+	}
+}
+
+// A GET that finds the key's time has come leaves it to the shard, which deletes it (DBSIZE
+// drops, expired_keys counts it) as Redis's lazy expiry does; SWAPDB and FLUSHDB show at once.
+func TestPeek_ExpiryAndSwapAndFlushGoThroughTheShard(t *testing.T) {
+	t.Parallel()
+	s := testserver.Start(t, "--hz", "1")
+	c := s.Client(t)
+	ctx := context.Background()
+	if err := c.Set(ctx, "gone", "v", 30*time.Millisecond).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := c.Get(ctx, "gone").Result(); v != "v" || err != nil {
+		t.Fatalf("GET gone = %q, %v", v, err)
+	}
+	time.Sleep(60 * time.Millisecond)
+	if err := c.Get(ctx, "gone").Err(); err != redis.Nil {
+		t.Fatalf("GET of an expired key = %v, want nil", err)
+	}
+	if n, _ := c.DBSize(ctx).Result(); n != 0 {
+		t.Fatalf("DBSIZE = %d after the expired key was read, want 0", n)
+	}
+	c.Set(ctx, "k", "db0", 0)
+	c1 := s.Client(t, func(o *redis.Options) { o.DB = 1 })
+	c1.Set(ctx, "k", "db1", 0)
+	if err := c.Do(ctx, "SWAPDB", 0, 1).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := c.Get(ctx, "k").Result(); v != "db1" {
+		t.Fatalf("GET k after SWAPDB = %q, want db1", v)
+	}
+	c.FlushDB(ctx)
+	if err := c.Get(ctx, "k").Err(); err != redis.Nil {
+		t.Fatalf("GET k after FLUSHDB = %v, want nil", err)
+	}
+}
