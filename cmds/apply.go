@@ -96,7 +96,7 @@ func ReplayShard(src, dst *shard.Store, srv *Server, id int) (n int, err error) 
 		var recs []record
 		var decodeErr error
 		err := src.Do(id, func(tx *shard.Tx) {
-			it := tx.IterateShard(id, binlog.AppendKey(nil, next), []byte{binlog.Prefix + 1}, false)
+			it := tx.IterateBinlog(id, next)
 			defer it.Close()
 			var r binlog.Record
 			for ; it.Valid() && len(recs) < replayChunk; it.Next() {

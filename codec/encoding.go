@@ -17,7 +17,7 @@ const (
 )
 
 // FormatVersion is written to the manifest; a data directory of another format is refused.
-const FormatVersion = 1
+const FormatVersion = 2 // 2: the binlog has a column family of its own
 
 // SlotCount is the number of Redis Cluster hash slots.
 const SlotCount = 16384

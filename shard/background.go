@@ -76,7 +76,7 @@ func (sh *Shard) TrimBinlog(maxEntries int64, maxAge time.Duration) (int, error)
 	err := sh.store.Do(sh.id, func(tx *Tx) {
 		if maxAge > 0 {
 			oldest := tx.nowMs - maxAge.Milliseconds()
-			it := tx.iterPart(0, binlog.AppendKey(nil, cut), []byte{binlog.Prefix + 1}, false)
+			it := tx.IterateBinlog(sh.id, cut)
 			for ; it.Valid() && binlog.RecordTime(it.Value()) < oldest; it.Next() {
 				if seq, ok := binlog.KeySeq(it.Key()); ok {
 					cut = seq + 1
@@ -90,7 +90,7 @@ func (sh *Shard) TrimBinlog(maxEntries int64, maxAge time.Duration) (int, error)
 		if cut <= first {
 			return
 		}
-		tx.deleteRange(0, binlog.AppendKey(nil, first), binlog.AppendKey(nil, cut))
+		tx.wb.DeleteRangeCF(sh.logCF, binlog.AppendKey(nil, first), binlog.AppendKey(nil, cut))
 		tx.parts[0].firstSeq = cut
 		trimmed = int(cut - first)
 	})

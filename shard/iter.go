@@ -5,6 +5,8 @@ import (
 	"slices"
 
 	"github.com/linxGnu/grocksdb"
+
+	"shardis/binlog"
 )
 
 // Iter walks the raw keys of one held shard in [lower, upper), merging what RocksDB holds with
@@ -26,6 +28,7 @@ type Iter struct {
 	valid     bool
 	fromDB    bool // the current entry is the RocksDB iterator's, which Next must step past
 	prefixLen int  // IterateData: length of the collection's prefix (see Elem)
+	keysCF    bool // walking the keys' family (false: the binlog's), which has pending writes
 }
 
 type pendingKV struct {
@@ -48,9 +51,26 @@ func (tx *Tx) IterateShard(id int, lower, upper []byte, reverse bool) *Iter {
 	return tx.iterPart(max(tx.partOf(id), 0), lower, upper, reverse)
 }
 
+// IterateBinlog walks the binlog of held shard id from sequence from on; Key is a binlog key
+// (binlog.KeySeq). Records this transaction wrote are not shown: they go straight into its
+// WriteBatch and become visible at the commit.
+func (tx *Tx) IterateBinlog(id int, from uint64) *Iter {
+	p := max(tx.partOf(id), 0)
+	return tx.iterCF(p, tx.shards[p].logCF, binlog.AppendKey(nil, from), []byte{binlog.Prefix + 1}, false)
+}
+
 func (tx *Tx) iterPart(p int, lower, upper []byte, reverse bool) *Iter {
-	x := &Iter{tx: tx, p: p, reverse: reverse}
+	return tx.iterCF(p, tx.shards[p].cf, lower, upper, reverse)
+}
+
+// iterCF walks [lower, upper) of column family cf of held part p. The transaction's pending
+// writes and range deletes are merged in for the keys' family; the binlog has none.
+func (tx *Tx) iterCF(p int, cf *grocksdb.ColumnFamilyHandle, lower, upper []byte, reverse bool) *Iter {
+	x := &Iter{tx: tx, p: p, reverse: reverse, keysCF: cf == tx.shards[p].cf}
 	for k, e := range tx.overlay {
+		if !x.keysCF {
+			break
+		}
 		if !e.dirty || int(k[0])<<8|int(k[1]) != p {
 			continue
 		}
@@ -72,7 +92,7 @@ func (tx *Tx) iterPart(p int, lower, upper []byte, reverse bool) *Iter {
 		x.ro.SetIterateUpperBound(upper)
 	}
 	x.ro.SetFillCache(false)
-	x.it = tx.store.db.NewIteratorCF(x.ro, tx.shards[p].cf)
+	x.it = tx.store.db.NewIteratorCF(x.ro, cf)
 	if reverse {
 		x.it.SeekToLast()
 	} else {
@@ -144,7 +164,7 @@ func (x *Iter) settle() {
 		if !dbOK {
 			return
 		}
-		if x.tx.inRangeDel(x.p, dk) {
+		if x.keysCF && x.tx.inRangeDel(x.p, dk) {
 			x.step()
 			continue
 		}

@@ -38,7 +38,8 @@ type barrier struct {
 type Shard struct {
 	id    int
 	store *Store
-	cf    *grocksdb.ColumnFamilyHandle
+	cf    *grocksdb.ColumnFamilyHandle // keys: meta, data, TTL index, bookkeeping
+	logCF *grocksdb.ColumnFamilyHandle // binlog records, by sequence
 	inbox chan message
 
 	// Counters readable from any goroutine.
@@ -55,10 +56,10 @@ type Shard struct {
 	tx      *Tx // reused for every group
 }
 
-func newShard(s *Store, id int, cf *grocksdb.ColumnFamilyHandle) *Shard {
+func newShard(s *Store, id int, cf, logCF *grocksdb.ColumnFamilyHandle) *Shard {
 	n := s.opts.Databases
 	sh := &Shard{
-		id: id, store: s, cf: cf,
+		id: id, store: s, cf: cf, logCF: logCF,
 		inbox:    make(chan message, 1024),
 		keys:     make([]atomic.Int64, n),
 		expires:  make([]atomic.Int64, n),
@@ -113,7 +114,7 @@ func (sh *Shard) load() error {
 	defer ro.Destroy()
 	ro.SetIterateLowerBound([]byte{binlog.Prefix})
 	ro.SetIterateUpperBound([]byte{binlog.Prefix + 1})
-	it := s.db.NewIteratorCF(ro, sh.cf)
+	it := s.db.NewIteratorCF(ro, sh.logCF)
 	defer it.Close()
 	it.SeekToFirst()
 	if it.Valid() {
@@ -137,6 +138,7 @@ func (sh *Shard) destroy() {
 		sh.tx = nil
 	}
 	sh.cf.Destroy()
+	sh.logCF.Destroy()
 }
 
 // Post queues job on the shard. It blocks while the inbox is full, which is backpressure.

@@ -372,7 +372,7 @@ func (tx *Tx) logArgs(p, db int, args [][]byte) {
 	k := binlog.AppendKey(nil, part.nextSeq)
 	part.nextSeq++
 	tx.scratch = binlog.AppendRecord(tx.scratch[:0], tx.nowMs, db, args)
-	tx.wb.PutCF(tx.shards[p].cf, k, tx.scratch)
+	tx.wb.PutCF(tx.shards[p].logCF, k, tx.scratch)
 	tx.store.Dirty.Add(1)
 }
 

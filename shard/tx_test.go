@@ -1,8 +1,12 @@
 package shard
 
 import (
+	"errors"
 	"fmt"
+	"github.com/linxGnu/grocksdb"
+	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -92,6 +96,32 @@ func TestStore_Open_RefusesOtherShardCount(t *testing.T) {
 	}
 }
 
+// A directory of format 1 (the binlog inside the shard's key family) is refused before
+// anything is created in it.
+func TestStore_Open_RefusesFormat1Directory(t *testing.T) {
+	dir := t.TempDir()
+	opts := grocksdb.NewDefaultOptions()
+	defer opts.Destroy()
+	opts.SetCreateIfMissing(true)
+	opts.SetCreateIfMissingColumnFamilies(true)
+	names := []string{"default", "shard-0000"}
+	db, cfs, err := grocksdb.OpenDbColumnFamilies(opts, filepath.Join(dir, "rocksdb"), names, []*grocksdb.Options{opts, opts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cf := range cfs {
+		cf.Destroy()
+	}
+	db.Close()
+	_, err = Open(Options{Dir: dir, Shards: 1, Databases: 16})
+	if !errors.Is(err, ErrLayout) || !strings.Contains(err.Error(), "another version of the on-disk format") {
+		t.Fatalf("Open of a format-1 directory = %v", err)
+	}
+	if got, _ := grocksdb.ListColumnFamilies(opts, filepath.Join(dir, "rocksdb")); len(got) != 2 {
+		t.Fatalf("column families now %v: the directory was changed", got)
+	}
+}
+
 func TestStore_CountsAndDBMap_SurviveRestart(t *testing.T) {
 	dir := t.TempDir()
 	s, err := Open(Options{Dir: dir, Shards: 2, Databases: 16})
@@ -169,12 +199,15 @@ func TestExpireDue_DeletesAndLogs(t *testing.T) {
 	}
 	var last []string
 	_ = s.Do(0, func(tx *Tx) {
-		it := tx.IterateShard(0, []byte{binlog.Prefix}, []byte{binlog.Prefix + 1}, true)
+		it := tx.IterateBinlog(0, 0)
 		defer it.Close()
 		var r binlog.Record
-		if it.Valid() && binlog.DecodeRecord(it.Value(), &r) == nil {
-			for _, a := range r.Args {
-				last = append(last, string(a))
+		for ; it.Valid(); it.Next() {
+			last = last[:0]
+			if binlog.DecodeRecord(it.Value(), &r) == nil {
+				for _, a := range r.Args {
+					last = append(last, string(a))
+				}
 			}
 		}
 	})
