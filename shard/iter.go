@@ -21,6 +21,7 @@ type Iter struct {
 	reverse   bool
 	ro        *grocksdb.ReadOptions
 	it        *grocksdb.Iterator
+	db        batchReader // it's entries, read in batches
 	pending   []pendingKV // dirty overlay entries in range, in walk order
 	next      int
 	key       []byte
@@ -98,6 +99,8 @@ func (tx *Tx) iterCF(p int, cf *grocksdb.ColumnFamilyHandle, lower, upper []byte
 	} else {
 		x.it.SeekToFirst()
 	}
+	x.db = batchReader{it: x.it, reverse: reverse}
+	x.db.reset()
 	x.settle()
 	return x
 }
@@ -111,6 +114,7 @@ func (x *Iter) Seek(target []byte) {
 		x.it.Seek(target)
 		x.next, _ = slices.BinarySearchFunc(x.pending, target, func(a pendingKV, t []byte) int { return bytes.Compare(a.key, t) })
 	}
+	x.db.reset()
 	x.settle()
 }
 
@@ -135,10 +139,10 @@ func (x *Iter) Next() {
 func (x *Iter) settle() {
 	x.valid = false
 	for {
-		dbOK := x.it.Valid()
+		dbOK := x.db.valid()
 		var dk []byte
 		if dbOK {
-			dk = x.it.Key().Data()
+			dk = x.db.key()
 		}
 		if x.next < len(x.pending) {
 			pk := x.pending[x.next]
@@ -168,24 +172,19 @@ func (x *Iter) settle() {
 			x.step()
 			continue
 		}
-		x.key, x.val, x.valid, x.fromDB = dk, x.it.Value().Data(), true, true
+		x.key, x.val, x.valid, x.fromDB = dk, x.db.val(), true, true
 		return
 	}
 }
 
-func (x *Iter) step() {
-	if x.reverse {
-		x.it.Prev()
-	} else {
-		x.it.Next()
-	}
-}
+func (x *Iter) step() { x.db.next() }
 
 // Err returns the iterator's storage error, if any.
 func (x *Iter) Err() error { return x.it.Err() }
 
 // Close releases the iterator.
 func (x *Iter) Close() {
+	x.db.release()
 	x.it.Close()
 	x.ro.Destroy()
 }

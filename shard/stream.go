@@ -32,8 +32,8 @@ type Stream struct {
 	mu        sync.Mutex
 	ro        *grocksdb.ReadOptions
 	it        *grocksdb.Iterator
+	r         batchReader // it's entries, read in batches
 	prefixLen int
-	reverse   bool
 	left      int // elements still to emit; < 0: until the end of the range
 	emit      EmitFunc
 	closed    bool
@@ -67,7 +67,7 @@ func (tx *Tx) StreamData(db int, key []byte, version uint64, lowerElem, upperEle
 	if upperElem != nil {
 		upper = append(append([]byte(nil), prefix...), upperElem...)
 	}
-	s := &Stream{store: tx.store, prefixLen: len(prefix), reverse: reverse, left: limit, emit: emit}
+	s := &Stream{store: tx.store, prefixLen: len(prefix), left: limit, emit: emit}
 	s.ro = grocksdb.NewDefaultReadOptions()
 	s.ro.SetIterateLowerBound(lower) // the C API keeps copies of the bounds
 	if upper != nil {
@@ -80,6 +80,8 @@ func (tx *Tx) StreamData(db int, key []byte, version uint64, lowerElem, upperEle
 	} else {
 		s.it.SeekToFirst()
 	}
+	s.r = batchReader{it: s.it, reverse: reverse}
+	s.r.reset()
 	tx.store.trackStream(s)
 	return s, nil
 }
@@ -105,14 +107,9 @@ func (s *Stream) Fill(w *codec.Writer, maxBytes int) (more bool, err error) {
 	if s.closed {
 		return false, ErrStreamClosed
 	}
-	for s.left != 0 && s.it.Valid() && len(w.Buf) < maxBytes {
-		k, v := s.it.Key(), s.it.Value()
-		s.emit(w, k.Data()[s.prefixLen:], v.Data())
-		if s.reverse {
-			s.it.Prev()
-		} else {
-			s.it.Next()
-		}
+	for s.left != 0 && s.r.valid() && len(w.Buf) < maxBytes {
+		s.emit(w, s.r.key()[s.prefixLen:], s.r.val())
+		s.r.next()
 		if s.left > 0 {
 			s.left--
 		}
@@ -120,7 +117,7 @@ func (s *Stream) Fill(w *codec.Writer, maxBytes int) (more bool, err error) {
 	if err := s.it.Err(); err != nil {
 		return false, fmt.Errorf("reply stream: %w", err)
 	}
-	return s.left != 0 && s.it.Valid(), nil
+	return s.left != 0 && s.r.valid(), nil
 }
 
 // Close releases the stream's iterator (and the data version it pins).
@@ -131,6 +128,7 @@ func (s *Stream) Close() {
 		return
 	}
 	s.closed = true
+	s.r.release()
 	s.it.Close()
 	s.ro.Destroy()
 	s.mu.Unlock()
