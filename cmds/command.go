@@ -121,8 +121,10 @@ type Ctx struct {
 	Streamable bool
 	Stream     *shard.Stream
 
-	// PeekBuf is scratch space a Peek may use, kept by the caller between commands.
+	// PeekBuf is scratch space a Peek may use, kept by the caller between commands; NowMs is
+	// the command's clock (unix ms) for a Peek.
 	PeekBuf []byte
+	NowMs   int64
 }
 
 // Error replies with an error (msg is the whole text: "ERR syntax error").

@@ -5,7 +5,6 @@ import (
 	"math"
 	"math/big"
 	"strings"
-	"time"
 
 	"shardis/codec"
 )
@@ -251,7 +250,7 @@ func get(c *Ctx) { strGet(c, c.Args[1]) }
 func getPeek(c *Ctx) bool {
 	var m codec.Meta
 	var exists, sure bool
-	m, exists, sure, c.PeekBuf = c.Srv.Store.PeekMeta(c.DB, c.Args[1], time.Now().UnixMilli(), c.PeekBuf)
+	m, exists, sure, c.PeekBuf = c.Srv.Store.PeekMeta(c.DB, c.Args[1], c.NowMs, c.PeekBuf)
 	if !sure {
 		return false
 	}

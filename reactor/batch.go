@@ -304,7 +304,7 @@ func (b *batch) runCoordinated(st *step) {
 
 // peek tries to answer slot s in the loop from committed state (Command.Peek). Its
 // arguments still point into gnet's buffer, which is fine: a Peek copies what it replies.
-func (b *batch) peek(s *slot) bool {
+func (b *batch) peek(s *slot, start time.Time) bool {
 	srv := b.conn.srv
 	ctx := cmds.Ctx{
 		Args:    b.args(s),
@@ -314,8 +314,8 @@ func (b *batch) peek(s *slot) bool {
 		Srv:     srv.cmds,
 		Cmd:     s.cmd,
 		PeekBuf: b.peekBuf,
+		NowMs:   start.UnixMilli(),
 	}
-	start := time.Now()
 	ok := s.cmd.Peek(&ctx)
 	b.peekBuf = ctx.PeekBuf
 	if !ok {

@@ -260,7 +260,8 @@ func (cn *conn) dispatch(start int) bool {
 	b, srv, cl := &cn.b, cn.srv, cn.client
 	args := b.argv[start:]
 	cmd := cmds.Lookup(args)
-	now := time.Now().UnixMilli()
+	clock := time.Now()
+	now := clock.UnixMilli()
 	if cmd != nil && cmd.Run != nil {
 		if paused, until := srv.cmds.Paused(cmd, now); paused {
 			if len(b.slots) == 0 {
@@ -328,7 +329,7 @@ func (cn *conn) dispatch(start int) bool {
 			break
 		}
 		s.shard = srv.singleShard(cmd, args)
-		if cmd.Peek != nil && s.shard >= 0 && !b.queued && b.peek(s) {
+		if cmd.Peek != nil && s.shard >= 0 && !b.queued && b.peek(s, clock) {
 			return true
 		}
 	case cmds.ExecAll:
