@@ -126,6 +126,11 @@ func Open(opts Options) (*Store, error) {
 	s.dbOpts.SetWriteBufferSize(uint64(max(opts.WriteBufferSize/int64(opts.Shards), 4<<20)))
 	s.dbOpts.SetMaxBackgroundJobs(4)
 	s.dbOpts.SetCompression(grocksdb.LZ4Compression)
+	// A bloom filter over each memtable's keys: the existence checks of SET, HSET, SADD, ZADD
+	// and GETs of absent keys mostly look for keys that are not there, and without it each one
+	// walks the memtable's skip list (about 5 µs here).
+	s.dbOpts.SetMemTablePrefixBloomSizeRatio(0.1)
+	s.dbOpts.SetMemtableWholeKeyFiltering(true)
 
 	path := filepath.Join(opts.Dir, "rocksdb")
 	names := []string{"default"}
