@@ -53,7 +53,8 @@ type Command struct {
 	Run   func(c *Ctx)
 	// Peek, when set, answers the command from committed state in the event loop, without a
 	// trip to the shard (c.Tx is nil; see shard.Store.PeekMeta). It returns false, having
-	// written nothing, when only the shard can answer; the command then runs as usual.
+	// written nothing, when only the shard can answer; the command then runs as usual. With
+	// c.LatePeek it must answer (an expired key is absent; it is left to the TTL worker).
 	Peek func(c *Ctx) bool
 	Subs map[string]*Command // subcommands by lower-case name; Run of the parent is unused
 
@@ -122,9 +123,11 @@ type Ctx struct {
 	Stream     *shard.Stream
 
 	// PeekBuf is scratch space a Peek may use, kept by the caller between commands; NowMs is
-	// the command's clock (unix ms) for a Peek.
-	PeekBuf []byte
-	NowMs   int64
+	// the command's clock (unix ms) for a Peek. LatePeek says the Peek runs after the rest of
+	// its batch and must answer: it cannot fall back to the shard (see Command.Peek).
+	PeekBuf  []byte
+	NowMs    int64
+	LatePeek bool
 }
 
 // Error replies with an error (msg is the whole text: "ERR syntax error").

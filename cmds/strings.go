@@ -249,10 +249,20 @@ func get(c *Ctx) { strGet(c, c.Args[1]) }
 // costs no trip to the shard and back.
 func getPeek(c *Ctx) bool {
 	var m codec.Meta
-	var exists, sure bool
-	m, exists, sure, c.PeekBuf = c.Srv.Store.PeekMeta(c.DB, c.Args[1], c.NowMs, c.PeekBuf)
-	if !sure {
-		return false
+	var exists, sure, expired bool
+	for try := 0; ; try++ {
+		m, exists, sure, expired, c.PeekBuf = c.Srv.Store.PeekMeta(c.DB, c.Args[1], c.NowMs, c.PeekBuf)
+		switch {
+		case sure || expired && c.LatePeek: // an expired key is absent
+		case !c.LatePeek:
+			return false
+		case try < 3: // SWAPDB ran during the read: read again
+			continue
+		default:
+			c.Error("ERR could not read the key, try again")
+			return true
+		}
+		break
 	}
 	switch {
 	case !exists:

@@ -40,6 +40,9 @@ type batch struct {
 	// Peek may answer a read in the loop only while nothing before it is pending).
 	queued  bool
 	peekBuf []byte // Ctx.PeekBuf, kept between commands
+	// hasLate: some slot is a late read (slot.late); laterWrite is plan's scratch for them.
+	hasLate    bool
+	laterWrite []bool
 
 	pending atomic.Int32 // jobs of the current step still running
 	done    atomic.Bool  // every step finished; set before the loop is woken
@@ -54,6 +57,7 @@ type slot struct {
 	shard            int  // owning shard of a single-shard command, -1 otherwise
 	finished         bool // already has its reply (ran in the loop, or was refused)
 	suppress         bool // CLIENT REPLY OFF/SKIP: do not send the reply
+	late             bool // a read answered by Peek in the loop once the batch's steps are done
 	reply            []byte
 	// stream, when set, is the rest of the reply after reply: the loop sends it piece by
 	// piece (see pump) and closes it. Whoever drops the slot unsent must close it.
@@ -99,7 +103,7 @@ func (b *batch) reset() {
 	b.slots = b.slots[:0]
 	b.steps = b.steps[:0]
 	b.flushed = 0
-	b.queued = false
+	b.queued, b.hasLate = false, false
 	b.step = 0
 	b.done.Store(false)
 }
@@ -141,6 +145,9 @@ func (b *batch) addSlot(start int) *slot {
 // that holds no shard (ExecServer) always has a step of its own.
 func (b *batch) plan(nShards int) {
 	srv := b.conn.srv
+	if b.hasLate {
+		b.planLate(nShards)
+	}
 	for i := range b.slots {
 		s := &b.slots[i]
 		last := len(b.steps) - 1
@@ -160,6 +167,48 @@ func (b *batch) plan(nShards int) {
 		}
 		b.steps = append(b.steps, step{from: i, to: i + 1, coordinated: true, shards: shards})
 	}
+}
+
+// planLate decides which late reads (a Peek-able read behind a command that waits for a
+// shard) are answered in the loop after the batch's steps: those whose shard no later command
+// of the batch writes, and that no later multi-shard command follows. Reading committed
+// state after everything before it finished, and before anything after it could touch its
+// key, is what running it in order would have read. The others run in their shard, in order.
+// A late read is marked finished so that no step runs it.
+func (b *batch) planLate(nShards int) {
+	if len(b.laterWrite) != nShards {
+		b.laterWrite = make([]bool, nShards)
+	}
+	clear(b.laterWrite)
+	laterAll := false
+	for i := len(b.slots) - 1; i >= 0; i-- {
+		s := &b.slots[i]
+		switch {
+		case s.late:
+			if laterAll || b.laterWrite[s.shard] {
+				s.late = false
+			} else {
+				s.finished = true
+			}
+		case s.finished:
+		case s.shard < 0:
+			laterAll = true
+		case !s.cmd.IsReadOnly():
+			b.laterWrite[s.shard] = true
+		}
+	}
+}
+
+// answerLate answers the late reads (loop only, once the steps are done).
+func (b *batch) answerLate() {
+	now := time.Now()
+	for i := b.flushed; i < len(b.slots); i++ {
+		if s := &b.slots[i]; s.late {
+			s.late = false
+			b.peek(s, now, true)
+		}
+	}
+	b.hasLate = false
 }
 
 // origin says which goroutine runs a batch's steps.
@@ -304,17 +353,18 @@ func (b *batch) runCoordinated(st *step) {
 
 // peek tries to answer slot s in the loop from committed state (Command.Peek). Its
 // arguments still point into gnet's buffer, which is fine: a Peek copies what it replies.
-func (b *batch) peek(s *slot, start time.Time) bool {
+func (b *batch) peek(s *slot, start time.Time, late bool) bool {
 	srv := b.conn.srv
 	ctx := cmds.Ctx{
-		Args:    b.args(s),
-		DB:      s.db,
-		W:       codec.Writer{Buf: s.reply[:0], RESP3: s.resp3},
-		Client:  b.conn.client,
-		Srv:     srv.cmds,
-		Cmd:     s.cmd,
-		PeekBuf: b.peekBuf,
-		NowMs:   start.UnixMilli(),
+		Args:     b.args(s),
+		DB:       s.db,
+		W:        codec.Writer{Buf: s.reply[:0], RESP3: s.resp3},
+		Client:   b.conn.client,
+		Srv:      srv.cmds,
+		Cmd:      s.cmd,
+		PeekBuf:  b.peekBuf,
+		NowMs:    start.UnixMilli(),
+		LatePeek: late,
 	}
 	ok := s.cmd.Peek(&ctx)
 	b.peekBuf = ctx.PeekBuf

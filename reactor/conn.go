@@ -67,6 +67,9 @@ func (cn *conn) onTraffic() gnet.Action {
 // finished is false then, and the pump's producer or the poll timer wakes the loop to go on.
 func (cn *conn) flush() (act gnet.Action, finished bool) {
 	b := &cn.b
+	if b.hasLate {
+		b.answerLate()
+	}
 	for {
 		if cn.pump != nil {
 			switch cn.pumpOut() {
@@ -329,8 +332,14 @@ func (cn *conn) dispatch(start int) bool {
 			break
 		}
 		s.shard = srv.singleShard(cmd, args)
-		if cmd.Peek != nil && s.shard >= 0 && !b.queued && b.peek(s, clock) {
-			return true
+		if cmd.Peek != nil && s.shard >= 0 {
+			if !b.queued && b.peek(s, clock, false) {
+				return true
+			}
+			if b.queued { // plan decides whether it can be answered once the rest is done
+				s.late, b.hasLate = true, true
+				return true
+			}
 		}
 	case cmds.ExecAll:
 		if srv.store.NumShards() == 1 {

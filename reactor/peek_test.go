@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -131,5 +132,63 @@ func TestPeek_ExpiryAndSwapAndFlushGoThroughTheShard(t *testing.T) {
 	c.FlushDB(ctx)
 	if err := c.Get(ctx, "k").Err(); err != redis.Nil {
 		t.Fatalf("GET k after FLUSHDB = %v, want nil", err)
+	}
+}
+
+// Random pipelines of reads and writes over a few keys in several shards get exactly the
+// replies of running them one by one: whichever way each GET is answered (in the loop before
+// the batch, in the loop after it, or in its shard), it sees every earlier write of its
+// pipeline and none of the later ones.
+func TestPeek_RandomPipelinesMatchSequentialModel(t *testing.T) {
+	t.Parallel()
+	s := testserver.Start(t)
+	c := rtDial(t, s.Addr)
+	r := bufio.NewReader(c)
+	model := map[string]string{}
+	rng := rand.New(rand.NewPCG(1, 2))
+	keys := []string{"a", "b", "c", "d", "e", "f", "{a}2"}
+	for round := range 40 {
+		var req []byte
+		var want []string
+		for range 1 + rng.IntN(60) {
+			k := keys[rng.IntN(len(keys))]
+			switch op := rng.IntN(10); {
+			case op < 6:
+				req = append(req, rtCommand("GET", k)...)
+				if v, ok := model[k]; ok {
+					want = append(want, fmt.Sprintf("$%d\r\n%s\r\n", len(v), v))
+				} else {
+					want = append(want, "$-1\r\n")
+				}
+			case op < 8:
+				v := strconv.Itoa(rng.IntN(1000))
+				req = append(req, rtCommand("SET", k, v)...)
+				model[k] = v
+				want = append(want, "+OK\r\n")
+			case op < 9:
+				req = append(req, rtCommand("DEL", k)...)
+				if _, ok := model[k]; ok {
+					want = append(want, ":1\r\n")
+				} else {
+					want = append(want, ":0\r\n")
+				}
+				delete(model, k)
+			default:
+				k2 := keys[rng.IntN(len(keys))] // often in another shard: a multi-shard write
+				req = append(req, rtCommand("MSET", k, "m", k2, "n")...)
+				model[k], model[k2] = "m", "n"
+				want = append(want, "+OK\r\n")
+			}
+		}
+		if _, err := c.Write(req); err != nil {
+			t.Fatal(err)
+		}
+		_ = c.SetDeadline(time.Now().Add(10 * time.Second))
+		for i, w := range want {
+			got, err := rtReadReply(r)
+			if err != nil || string(got) != w {
+				t.Fatalf("round %d reply %d = %q, %v; want %q", round, i, got, err, w)
+			}
+		}
 	}
 }

@@ -10,10 +10,10 @@ import (
 //
 // Committed state is what a command would see at this instant, since a write is acknowledged
 // only after its commit (and its write-through to the cache). sure is false when only the
-// shard can answer: the key's time has come (the shard deletes it and logs the DEL), SWAPDB
-// remapped db during the read, or the read failed. m.Value is immutable and may be kept.
-// buf is scratch space for the meta key; the returned buf is to be reused.
-func (s *Store) PeekMeta(db int, key []byte, nowMs int64, buf []byte) (m codec.Meta, exists, sure bool, _ []byte) {
+// shard can answer: the key's time has come (expired is true then: the shard deletes it and
+// logs the DEL), SWAPDB remapped db during the read, or the read failed. m.Value is immutable
+// and may be kept. buf is scratch space for the meta key; the returned buf is to be reused.
+func (s *Store) PeekMeta(db int, key []byte, nowMs int64, buf []byte) (m codec.Meta, exists, sure, expired bool, _ []byte) {
 	sh := s.shards[s.ShardOf(key)]
 	pdb := sh.dbmapPub[db].Load()
 	buf = codec.AppendMetaKey(buf[:0], int(pdb), key)
@@ -22,7 +22,7 @@ func (s *Store) PeekMeta(db int, key []byte, nowMs int64, buf []byte) (m codec.M
 		epoch := sh.cache.snapshotEpoch()
 		v, err := s.db.GetPinnedCF(s.ro, sh.cf, buf)
 		if err != nil {
-			return m, false, false, buf
+			return m, false, false, false, buf
 		}
 		found = v.Exists()
 		val = clip(v.Data())
@@ -30,16 +30,16 @@ func (s *Store) PeekMeta(db int, key []byte, nowMs int64, buf []byte) (m codec.M
 		sh.cache.putIfEpoch(buf, val, found, epoch)
 	}
 	if sh.dbmapPub[db].Load() != pdb {
-		return m, false, false, buf
+		return m, false, false, false, buf
 	}
 	if !found {
-		return m, false, true, buf
+		return m, false, true, false, buf
 	}
 	if err := codec.DecodeMeta(val, &m); err != nil {
-		return m, false, false, buf // the shard reports the corruption
+		return m, false, false, false, buf // the shard reports the corruption
 	}
 	if m.Expire != 0 && m.Expire <= nowMs {
-		return codec.Meta{}, false, false, buf
+		return codec.Meta{}, false, false, true, buf
 	}
-	return m, true, true, buf
+	return m, true, true, false, buf
 }

@@ -17,7 +17,7 @@ func TestPeekMeta_CommittedStateOnly(t *testing.T) {
 	peek := func() (string, bool, bool) {
 		var m codec.Meta
 		var exists, sure bool
-		m, exists, sure, buf = s.PeekMeta(0, key, now, buf)
+		m, exists, sure, _, buf = s.PeekMeta(0, key, now, buf)
 		return string(m.Value), exists, sure
 	}
 	if _, exists, sure := peek(); exists || !sure {
@@ -56,7 +56,7 @@ func TestKeyCache_PutIfEpoch_RefusesAfterACommit(t *testing.T) {
 	stale := codec.AppendMeta(nil, str("old"))
 	_ = s.Do(0, func(tx *Tx) { tx.SetMeta(0, key, str("new")) }) // a commit between read and insert
 	sh.cache.putIfEpoch(mk, stale, true, epoch)
-	m, _, _, _ := s.PeekMeta(0, key, time.Now().UnixMilli(), nil)
+	m, _, _, _, _ := s.PeekMeta(0, key, time.Now().UnixMilli(), nil)
 	if string(m.Value) != "new" {
 		t.Fatalf("GET would answer %q, want new", m.Value)
 	}
