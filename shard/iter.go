@@ -19,9 +19,7 @@ type Iter struct {
 	tx        *Tx
 	p         int
 	reverse   bool
-	ro        *grocksdb.ReadOptions
-	it        *grocksdb.Iterator
-	db        batchReader // it's entries, read in batches
+	db        batchReader // RocksDB's entries, read in batches
 	pending   []pendingKV // dirty overlay entries in range, in walk order
 	next      int
 	key       []byte
@@ -87,20 +85,7 @@ func (tx *Tx) iterCF(p int, cf *grocksdb.ColumnFamilyHandle, lower, upper []byte
 		}
 		return bytes.Compare(a.key, b.key)
 	})
-	x.ro = grocksdb.NewDefaultReadOptions()
-	x.ro.SetIterateLowerBound(lower)
-	if upper != nil {
-		x.ro.SetIterateUpperBound(upper)
-	}
-	x.ro.SetFillCache(false)
-	x.it = tx.store.db.NewIteratorCF(x.ro, cf)
-	if reverse {
-		x.it.SeekToLast()
-	} else {
-		x.it.SeekToFirst()
-	}
-	x.db = batchReader{it: x.it, reverse: reverse}
-	x.db.reset()
+	x.db = openBatchReader(tx.store.db, cf, lower, upper, reverse)
 	x.settle()
 	return x
 }
@@ -108,13 +93,11 @@ func (tx *Tx) iterCF(p int, cf *grocksdb.ColumnFamilyHandle, lower, upper []byte
 // Seek moves to the first key >= target (ascending) or <= target (descending).
 func (x *Iter) Seek(target []byte) {
 	if x.reverse {
-		x.it.SeekForPrev(target)
 		x.next, _ = slices.BinarySearchFunc(x.pending, target, func(a pendingKV, t []byte) int { return bytes.Compare(t, a.key) })
 	} else {
-		x.it.Seek(target)
 		x.next, _ = slices.BinarySearchFunc(x.pending, target, func(a pendingKV, t []byte) int { return bytes.Compare(a.key, t) })
 	}
-	x.db.reset()
+	x.db.seek(target)
 	x.settle()
 }
 
@@ -180,11 +163,9 @@ func (x *Iter) settle() {
 func (x *Iter) step() { x.db.next() }
 
 // Err returns the iterator's storage error, if any.
-func (x *Iter) Err() error { return x.it.Err() }
+func (x *Iter) Err() error { return x.db.err() }
 
 // Close releases the iterator.
 func (x *Iter) Close() {
-	x.db.release()
-	x.it.Close()
-	x.ro.Destroy()
+	x.db.close()
 }

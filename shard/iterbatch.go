@@ -57,6 +57,7 @@ import (
 // The batch starts small, so a walk that reads one entry (LINDEX-like seeks) copies little,
 // and doubles with every refill up to maxBatch entries.
 type batchReader struct {
+	ro      *grocksdb.ReadOptions
 	it      *grocksdb.Iterator
 	reverse bool
 	buf     []byte
@@ -74,6 +75,46 @@ const (
 	maxBatch   = 512
 	batchBytes = 64 << 10
 )
+
+// openBatchReader opens an iterator over [lower, upper) (nil upper: unbounded) of column
+// family cf, positioned at its first entry (last, with reverse). It does not fill the block
+// cache: a scan must not evict the working set. close must be called.
+func openBatchReader(db *grocksdb.DB, cf *grocksdb.ColumnFamilyHandle, lower, upper []byte, reverse bool) batchReader {
+	r := batchReader{ro: grocksdb.NewDefaultReadOptions(), reverse: reverse}
+	r.ro.SetIterateLowerBound(lower) // the C API keeps copies of the bounds
+	if upper != nil {
+		r.ro.SetIterateUpperBound(upper)
+	}
+	r.ro.SetFillCache(false)
+	r.it = db.NewIteratorCF(r.ro, cf)
+	if reverse {
+		r.it.SeekToLast()
+	} else {
+		r.it.SeekToFirst()
+	}
+	r.reset()
+	return r
+}
+
+// seek moves to the first entry >= target (<= target, reversed).
+func (r *batchReader) seek(target []byte) {
+	if r.reverse {
+		r.it.SeekForPrev(target)
+	} else {
+		r.it.Seek(target)
+	}
+	r.reset()
+}
+
+// err returns the iterator's storage error, if any.
+func (r *batchReader) err() error { return r.it.Err() }
+
+// close releases the iterator, its options and the buffers.
+func (r *batchReader) close() {
+	r.release()
+	r.it.Close()
+	r.ro.Destroy()
+}
 
 // cIterator returns the C iterator behind a grocksdb Iterator. grocksdb (v1.7.15, pinned in
 // go.mod) keeps it as the struct's only field and does not export it;

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/linxGnu/grocksdb"
-
 	"shardis/codec"
 )
 
@@ -30,9 +28,7 @@ type EmitFunc func(w *codec.Writer, elem, val []byte)
 type Stream struct {
 	store     *Store
 	mu        sync.Mutex
-	ro        *grocksdb.ReadOptions
-	it        *grocksdb.Iterator
-	r         batchReader // it's entries, read in batches
+	r         batchReader // the collection's entries, read in batches
 	prefixLen int
 	left      int // elements still to emit; < 0: until the end of the range
 	emit      EmitFunc
@@ -68,20 +64,7 @@ func (tx *Tx) StreamData(db int, key []byte, version uint64, lowerElem, upperEle
 		upper = append(append([]byte(nil), prefix...), upperElem...)
 	}
 	s := &Stream{store: tx.store, prefixLen: len(prefix), left: limit, emit: emit}
-	s.ro = grocksdb.NewDefaultReadOptions()
-	s.ro.SetIterateLowerBound(lower) // the C API keeps copies of the bounds
-	if upper != nil {
-		s.ro.SetIterateUpperBound(upper)
-	}
-	s.ro.SetFillCache(false) // one big scan must not evict the working set
-	s.it = tx.store.db.NewIteratorCF(s.ro, tx.shards[p].cf)
-	if reverse {
-		s.it.SeekToLast()
-	} else {
-		s.it.SeekToFirst()
-	}
-	s.r = batchReader{it: s.it, reverse: reverse}
-	s.r.reset()
+	s.r = openBatchReader(tx.store.db, tx.shards[p].cf, lower, upper, reverse)
 	tx.store.trackStream(s)
 	return s, nil
 }
@@ -114,7 +97,7 @@ func (s *Stream) Fill(w *codec.Writer, maxBytes int) (more bool, err error) {
 			s.left--
 		}
 	}
-	if err := s.it.Err(); err != nil {
+	if err := s.r.err(); err != nil {
 		return false, fmt.Errorf("reply stream: %w", err)
 	}
 	return s.left != 0 && s.r.valid(), nil
@@ -128,9 +111,7 @@ func (s *Stream) Close() {
 		return
 	}
 	s.closed = true
-	s.r.release()
-	s.it.Close()
-	s.ro.Destroy()
+	s.r.close()
 	s.mu.Unlock()
 	s.store.untrackStream(s)
 }
