@@ -330,7 +330,7 @@ var paramList = []*param{
 		get: func(*values) string { return "" },
 	},
 
-	intParam("shards", false, 0, 0, 16384, func(v *values) *int64 { return &v.shards }),
+	intParam("shards", false, 0, 0, 4096, func(v *values) *int64 { return &v.shards }),
 	intParam("slowlog-log-slower-than", true, 10000, -1, llMax, func(v *values) *int64 { return &v.slowlogSlowerThan }),
 	intParam("slowlog-max-len", true, 128, 0, llMax, func(v *values) *int64 { return &v.slowlogMaxLen }),
 	intParam("timeout", true, 0, 0, intMax, func(v *values) *int64 { return &v.timeout }),
