@@ -5,6 +5,7 @@
 package cmds
 
 import (
+	"bytes"
 	"strings"
 
 	"shardis/codec"
@@ -224,7 +225,12 @@ func UnknownSubcommandError(args [][]byte) string {
 	return "ERR unknown subcommand '" + truncate(args[1], 128) + "'. Try " + strings.ToUpper(string(args[0])) + " HELP."
 }
 
+// truncate returns b as Redis prints an argument in an error: up to its first NUL byte (Redis
+// formats it as a C string) and at most n bytes.
 func truncate(b []byte, n int) string {
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		b = b[:i]
+	}
 	if len(b) > n {
 		b = b[:n]
 	}
