@@ -376,6 +376,48 @@ func (b *batch) peek(s *slot, start time.Time, late bool) bool {
 	return true
 }
 
+// viewable reports whether cmd may be answered in the loop through a view (shard.Store.View):
+// a keyed read that routes by its keys. SORT_RO is left to its shard: it may read keys of
+// any shard and sort a lot.
+func viewable(cmd *cmds.Command) bool {
+	return cmd.Exec == cmds.ExecKeyed && cmd.Route == nil && cmd.Name != "sort_ro" && cmd.IsReadOnly()
+}
+
+// view tries to answer slot s in the loop with a read-only view of its shard's committed
+// state, running the command as the shard would. It reports false, with nothing written,
+// when the command needed the shard (a lazy expiry, a reply stream) or SWAPDB ran meanwhile.
+// Its arguments still point into gnet's buffer; commands copy what they keep.
+func (b *batch) view(s *slot) bool {
+	srv := b.conn.srv
+	tx := srv.store.View(s.shard)
+	ctx := cmds.Ctx{
+		Args:       b.args(s),
+		DB:         s.db,
+		W:          codec.Writer{Buf: s.reply[:0], RESP3: s.resp3},
+		Tx:         tx,
+		Client:     b.conn.client,
+		Srv:        srv.cmds,
+		Cmd:        s.cmd,
+		Streamable: !s.suppress,
+	}
+	start := time.Now()
+	runGuarded(&ctx)
+	d := time.Since(start)
+	hits, misses := tx.TakeLookups()
+	if !srv.store.EndView(tx) {
+		if ctx.Stream != nil {
+			ctx.Stream.Close()
+		}
+		s.reply = ctx.W.Buf[:0]
+		return false
+	}
+	srv.cmds.Stats.KeyspaceHits.Add(hits)
+	srv.cmds.Stats.KeyspaceMisses.Add(misses)
+	s.reply, s.finished = ctx.W.Buf, true
+	srv.account(s.cmd, ctx.Args, d, len(s.reply) > 0 && s.reply[0] == '-', b.conn.client)
+	return true
+}
+
 // exec runs one command and records its statistics.
 func (b *batch) exec(ctx *cmds.Ctx, s *slot, tx *shard.Tx) {
 	srv := b.conn.srv

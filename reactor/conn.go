@@ -340,6 +340,8 @@ func (cn *conn) dispatch(start int) bool {
 				s.late, b.hasLate = true, true
 				return true
 			}
+		} else if s.shard >= 0 && !b.queued && viewable(cmd) && b.view(s) {
+			return true
 		}
 	case cmds.ExecAll:
 		if srv.store.NumShards() == 1 {

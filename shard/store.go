@@ -78,6 +78,8 @@ type Store struct {
 	closed  atomic.Bool
 	saving  sync.Mutex // held by Checkpoint; Close waits for it
 
+	views sync.Pool // of *Tx, for View
+
 	streamsMu sync.Mutex
 	streams   map[*Stream]struct{} // open reply streams (see Stream); Close closes them
 
@@ -112,6 +114,7 @@ func Open(opts Options) (*Store, error) {
 		return nil, err
 	}
 	s := &Store{opts: opts, streams: make(map[*Stream]struct{})}
+	s.views.New = func() any { return newViewTx(s) }
 	s.cache = grocksdb.NewLRUCache(uint64(max(opts.BlockCacheSize, 1<<20)))
 	s.bbto = grocksdb.NewDefaultBlockBasedTableOptions()
 	s.bbto.SetBlockCache(s.cache)

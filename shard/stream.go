@@ -43,6 +43,9 @@ type Stream struct {
 // committed first: the group's earlier commands become durable a little earlier than the
 // group, and each command stays atomic. A failed early commit fails the transaction.
 func (tx *Tx) StreamData(db int, key []byte, version uint64, lowerElem, upperElem []byte, reverse bool, limit int, emit EmitFunc) (*Stream, error) {
+	if tx.needsShard() {
+		return nil, ErrNeedsShard
+	}
 	p := tx.part(key)
 	if p < 0 {
 		tx.fail(ErrNotHeld)

@@ -38,6 +38,13 @@ type Tx struct {
 	err     error // first storage error; fails the commit
 	hits    int64 // Meta lookups that found / missed their key (see TakeLookups)
 	misses  int64
+
+	// A view (Store.View) reads committed state outside the shard: it writes nothing, maps
+	// databases with the snapshot viewDBMap and caches what it reads only if no commit came
+	// since viewEpoch.
+	view      bool
+	viewEpoch uint64
+	viewDBMap []int
 }
 
 // entry is the transaction's latest knowledge of one raw key.
@@ -136,7 +143,12 @@ func (tx *Tx) partOf(id int) int {
 }
 
 // pdb maps logical db to the physical db of held part p.
-func (tx *Tx) pdb(p, db int) int { return tx.shards[p].dbmap[db] }
+func (tx *Tx) pdb(p, db int) int {
+	if tx.view {
+		return tx.viewDBMap[db]
+	}
+	return tx.shards[p].dbmap[db]
+}
 
 func (tx *Tx) overlayKey(p int, raw []byte) []byte {
 	tx.scratch = append(tx.scratch[:0], byte(p>>8), byte(p))
@@ -164,7 +176,9 @@ func (tx *Tx) getRaw(p int, raw []byte) ([]byte, bool) {
 	}
 	defer v.Destroy()
 	exists := v.Exists()
-	if val, ok := sh.cache.put(raw, v.Data(), exists, true); ok {
+	if tx.view {
+		sh.cache.putIfEpoch(raw, v.Data(), exists, tx.viewEpoch)
+	} else if val, ok := sh.cache.put(raw, v.Data(), exists, true); ok {
 		return val, exists
 	}
 	// Not cached (caches off, or a huge value): remember it for the rest of the group.
@@ -192,12 +206,18 @@ func (tx *Tx) inRangeDel(p int, raw []byte) bool {
 // the WriteBatch at commit, once per key, with the key's final state: a hot key written by many
 // commands of a group costs one memtable insert, not one per command.
 func (tx *Tx) putRaw(p int, raw, val []byte) {
+	if tx.needsShard() {
+		return
+	}
 	start := len(tx.arena)
 	tx.arena = append(tx.arena, val...)
 	tx.overlay[string(tx.overlayKey(p, raw))] = entry{val: tx.arena[start:len(tx.arena):len(tx.arena)], exists: true, dirty: true}
 }
 
 func (tx *Tx) deleteRaw(p int, raw []byte) {
+	if tx.needsShard() {
+		return
+	}
 	tx.overlay[string(tx.overlayKey(p, raw))] = entry{dirty: true}
 }
 
@@ -205,6 +225,9 @@ func (tx *Tx) deleteRaw(p int, raw []byte) {
 // precedes every point write, which commit adds with each key's final state (a key written
 // after the range delete is put back; one written before is marked deleted here).
 func (tx *Tx) deleteRange(p int, lower, upper []byte) {
+	if tx.needsShard() {
+		return
+	}
 	tx.wb.DeleteRangeCF(tx.shards[p].cf, lower, upper)
 	for k, e := range tx.overlay {
 		if int(k[0])<<8|int(k[1]) == p && k[2:] >= string(lower) && k[2:] < string(upper) {
@@ -254,6 +277,9 @@ func (tx *Tx) meta(db int, key []byte) (m codec.Meta, ok bool) {
 		return m, false
 	}
 	if m.Expire != 0 && m.Expire <= tx.nowMs {
+		if tx.needsShard() { // lazy expiry deletes the key
+			return codec.Meta{}, false
+		}
 		tx.removeKey(p, pdb, mk, key, v)
 		tx.logPart(p, db, cmdDEL, key)
 		tx.store.ExpiredKeys.Add(1)
@@ -338,6 +364,9 @@ func (tx *Tx) removeKey(p, pdb int, mk, key, val []byte) {
 
 // NewVersion returns a version for a new collection stored under key.
 func (tx *Tx) NewVersion(key []byte) uint64 {
+	if tx.needsShard() {
+		return 0
+	}
 	p := max(tx.part(key), 0)
 	return tx.shards[p].nextVersion(uint64(time.Now().UnixNano()))
 }
@@ -368,6 +397,9 @@ func (tx *Tx) LogShard(id, db int, args ...[]byte) {
 func (tx *Tx) logPart(p, db int, name, key []byte) { tx.logArgs(p, db, [][]byte{name, key}) }
 
 func (tx *Tx) logArgs(p, db int, args [][]byte) {
+	if tx.needsShard() {
+		return
+	}
 	part := &tx.parts[p]
 	k := binlog.AppendKey(nil, part.nextSeq)
 	part.nextSeq++
@@ -477,7 +509,9 @@ func (tx *Tx) writeThrough() {
 }
 
 func (tx *Tx) reset() {
-	tx.wb.Clear()
+	if tx.wb != nil { // views have none
+		tx.wb.Clear()
+	}
 	clear(tx.overlay)
 	tx.ranges = tx.ranges[:0]
 	if cap(tx.arena) > 1<<20 {
