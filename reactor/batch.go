@@ -355,17 +355,8 @@ func (b *batch) runCoordinated(st *step) {
 // arguments still point into gnet's buffer, which is fine: a Peek copies what it replies.
 func (b *batch) peek(s *slot, start time.Time, late bool) bool {
 	srv := b.conn.srv
-	ctx := cmds.Ctx{
-		Args:     b.args(s),
-		DB:       s.db,
-		W:        codec.Writer{Buf: s.reply[:0], RESP3: s.resp3},
-		Client:   b.conn.client,
-		Srv:      srv.cmds,
-		Cmd:      s.cmd,
-		PeekBuf:  b.peekBuf,
-		NowMs:    start.UnixMilli(),
-		LatePeek: late,
-	}
+	ctx := b.ctxFor(s, nil)
+	ctx.PeekBuf, ctx.NowMs, ctx.LatePeek = b.peekBuf, start.UnixMilli(), late
 	ok := s.cmd.Peek(&ctx)
 	b.peekBuf = ctx.PeekBuf
 	if !ok {
@@ -390,16 +381,8 @@ func viewable(cmd *cmds.Command) bool {
 func (b *batch) view(s *slot) bool {
 	srv := b.conn.srv
 	tx := srv.store.View(s.shard)
-	ctx := cmds.Ctx{
-		Args:       b.args(s),
-		DB:         s.db,
-		W:          codec.Writer{Buf: s.reply[:0], RESP3: s.resp3},
-		Tx:         tx,
-		Client:     b.conn.client,
-		Srv:        srv.cmds,
-		Cmd:        s.cmd,
-		Streamable: !s.suppress,
-	}
+	ctx := b.ctxFor(s, tx)
+	ctx.Streamable = !s.suppress
 	start := time.Now()
 	runGuarded(&ctx)
 	d := time.Since(start)
@@ -418,18 +401,23 @@ func (b *batch) view(s *slot) bool {
 	return true
 }
 
-// exec runs one command and records its statistics.
-func (b *batch) exec(ctx *cmds.Ctx, s *slot, tx *shard.Tx) {
-	srv := b.conn.srv
-	*ctx = cmds.Ctx{
+// ctxFor returns the context that runs slot s against tx (nil for none).
+func (b *batch) ctxFor(s *slot, tx *shard.Tx) cmds.Ctx {
+	return cmds.Ctx{
 		Args:   b.args(s),
 		DB:     s.db,
 		W:      codec.Writer{Buf: s.reply[:0], RESP3: s.resp3},
 		Tx:     tx,
 		Client: b.conn.client,
-		Srv:    srv.cmds,
+		Srv:    b.conn.srv.cmds,
 		Cmd:    s.cmd,
 	}
+}
+
+// exec runs one command and records its statistics.
+func (b *batch) exec(ctx *cmds.Ctx, s *slot, tx *shard.Tx) {
+	srv := b.conn.srv
+	*ctx = b.ctxFor(s, tx)
 	start := time.Now()
 	if tx != nil {
 		tx.TakeLookups() // count this command's lookups only
