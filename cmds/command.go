@@ -59,8 +59,9 @@ type Command struct {
 	Peek func(c *Ctx) bool
 	Subs map[string]*Command // subcommands by lower-case name; Run of the parent is unused
 
-	parent *Command
-	stats  *cmdStats
+	parent   *Command
+	stats    *cmdStats
+	readOnly bool // Flags has "readonly" (set by register)
 }
 
 // FullName is the name Redis puts in errors and statistics: "get", "config|get".
@@ -79,8 +80,9 @@ func (cmd *Command) HasFlag(f string) bool {
 // IsWrite reports whether the command may modify data.
 func (cmd *Command) IsWrite() bool { return cmd.HasFlag("write") }
 
-// IsReadOnly reports whether the command only reads data (Redis's "readonly" flag).
-func (cmd *Command) IsReadOnly() bool { return cmd.HasFlag("readonly") }
+// IsReadOnly reports whether the command only reads data (Redis's "readonly" flag). The
+// reactor asks for every command it routes, so register works it out once.
+func (cmd *Command) IsReadOnly() bool { return cmd.readOnly }
 
 // KeyArgs returns the key arguments of args (args[0] is the command name).
 func (cmd *Command) KeyArgs(args [][]byte) [][]byte {
@@ -154,10 +156,12 @@ func register(list ...*Command) {
 			panic("cmds: duplicate command " + cmd.Name)
 		}
 		cmd.stats = &cmdStats{}
+		cmd.readOnly = cmd.HasFlag("readonly")
 		for name, sub := range cmd.Subs {
 			sub.Name = cmd.Name + "|" + name
 			sub.parent = cmd
 			sub.stats = &cmdStats{}
+			sub.readOnly = sub.HasFlag("readonly")
 			if sub.Group == "" {
 				sub.Group = cmd.Group
 			}
