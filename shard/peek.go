@@ -17,9 +17,8 @@ func (s *Store) PeekMeta(db int, key []byte, nowMs int64, buf []byte) (m codec.M
 	sh := s.shards[s.ShardOf(key)]
 	pdb := sh.dbmapPub[db].Load()
 	buf = codec.AppendMetaKey(buf[:0], int(pdb), key)
-	val, found, hit := sh.cache.get(buf)
+	val, found, hit, epoch := sh.cache.getWithEpoch(buf)
 	if !hit {
-		epoch := sh.cache.snapshotEpoch()
 		v, err := s.db.GetPinnedCF(s.ro, sh.cf, buf)
 		if err != nil {
 			return m, false, false, false, buf
