@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"syscall"
 	"time"
 
@@ -45,6 +46,9 @@ func run(args []string) error {
 		}
 		defer f.Close()
 		log.SetOutput(f)
+	}
+	if os.Getenv("GOMAXPROCS") == "" {
+		runtime.GOMAXPROCS(reactor.Procs(cfg.Loops(), runtime.NumCPU()))
 	}
 	if prof != "" {
 		defer startProfile(prof, cfg.Dir()).Stop()
