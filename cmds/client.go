@@ -72,11 +72,12 @@ func (cl *Client) SetLib(name, ver *string) {
 	}
 }
 
-// Touch records that the client ran cmd now.
-func (cl *Client) Touch(cmd string, nowMs int64) {
+// Touch records that the client ran the command named *cmd now. cmd must not change
+// afterwards (a Command's Name): it is kept by reference, so touching allocates nothing.
+func (cl *Client) Touch(cmd *string, nowMs int64) {
 	cl.lastSeen.Store(nowMs)
-	if cl.Name() != "" || cl.lastCmd.Load() == nil || *cl.lastCmd.Load() != cmd {
-		cl.lastCmd.Store(&cmd)
+	if cl.lastCmd.Load() != cmd {
+		cl.lastCmd.Store(cmd)
 	}
 	cl.Publish()
 }

@@ -172,6 +172,7 @@ func TestClient_Kill_ByIDClosesOtherConnection(t *testing.T) {
 func TestClient_Kill_OldAddrForm(t *testing.T) {
 	s := testserver.Start(t)
 	victim := connDial(t, s.Addr)
+	victim.clientID() // a round trip: the server has registered it
 	addr := victim.c.LocalAddr().String()
 	r := connDial(t, s.Addr)
 	r.do("+OK\r\n", "CLIENT", "KILL", addr)

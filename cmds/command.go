@@ -85,11 +85,15 @@ func (cmd *Command) IsWrite() bool { return cmd.HasFlag("write") }
 func (cmd *Command) IsReadOnly() bool { return cmd.readOnly }
 
 // KeyArgs returns the key arguments of args (args[0] is the command name).
-func (cmd *Command) KeyArgs(args [][]byte) [][]byte {
+func (cmd *Command) KeyArgs(args [][]byte) [][]byte { return cmd.AppendKeyArgs(nil, args) }
+
+// AppendKeyArgs appends the key arguments of args to dst and returns it: KeyArgs for a caller
+// that reuses dst.
+func (cmd *Command) AppendKeyArgs(dst, args [][]byte) [][]byte {
 	if cmd.Keys != nil {
-		return cmd.Keys(args)
+		return append(dst, cmd.Keys(args)...)
 	}
-	return keyRange(args, cmd.FirstKey, cmd.LastKey, cmd.Step, nil)
+	return keyRange(args, cmd.FirstKey, cmd.LastKey, cmd.Step, dst)
 }
 
 func keyRange(args [][]byte, first, last, step int, out [][]byte) [][]byte {

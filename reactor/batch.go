@@ -40,6 +40,11 @@ type batch struct {
 	// Peek may answer a read in the loop only while nothing before it is pending).
 	queued  bool
 	peekBuf []byte // Ctx.PeekBuf, kept between commands
+	// loopCtx is the context of the commands the loop answers itself (peek, view, connection
+	// commands): a Ctx handed to a command's function escapes, so a local one would be
+	// allocated for every command.
+	loopCtx cmds.Ctx
+	keyBuf  [][]byte // scratch for the key arguments when routing (Server.singleShard)
 	// hasLate: some slot is a late read (slot.late); laterWrite is plan's scratch for them.
 	hasLate    bool
 	laterWrite []bool
@@ -355,9 +360,10 @@ func (b *batch) runCoordinated(st *step) {
 // arguments still point into gnet's buffer, which is fine: a Peek copies what it replies.
 func (b *batch) peek(s *slot, start time.Time, late bool) bool {
 	srv := b.conn.srv
-	ctx := b.ctxFor(s, nil)
+	ctx := &b.loopCtx
+	*ctx = b.ctxFor(s, nil)
 	ctx.PeekBuf, ctx.NowMs, ctx.LatePeek = b.peekBuf, start.UnixMilli(), late
-	ok := s.cmd.Peek(&ctx)
+	ok := s.cmd.Peek(ctx)
 	b.peekBuf = ctx.PeekBuf
 	if !ok {
 		return false
@@ -381,10 +387,11 @@ func viewable(cmd *cmds.Command) bool {
 func (b *batch) view(s *slot) bool {
 	srv := b.conn.srv
 	tx := srv.store.View(s.shard)
-	ctx := b.ctxFor(s, tx)
+	ctx := &b.loopCtx
+	*ctx = b.ctxFor(s, tx)
 	ctx.Streamable = !s.suppress
 	start := time.Now()
-	runGuarded(&ctx)
+	runGuarded(ctx)
 	d := time.Since(start)
 	hits, misses := tx.TakeLookups()
 	if !srv.store.EndView(tx) {

@@ -305,7 +305,7 @@ func (cn *conn) dispatch(start int) bool {
 		return refuse("NOAUTH Authentication required.")
 	}
 	s.cmd = cmd
-	cl.Touch(cmd.Name, now)
+	cl.Touch(&cmd.Name, now)
 	// MONITOR sees a command once it ran, as in Redis: a connection command here, the others
 	// when dispatched (they run in order in their shards).
 	feed := srv.cmds.Clients.HasMonitors()
@@ -314,8 +314,7 @@ func (cn *conn) dispatch(start int) bool {
 	}
 	switch cmd.Exec {
 	case cmds.ExecConn:
-		var ctx cmds.Ctx
-		b.exec(&ctx, s, nil)
+		b.exec(&b.loopCtx, s, nil)
 		s.finished = true
 		if feed {
 			srv.feedMonitors(cl, args)
@@ -331,7 +330,7 @@ func (cn *conn) dispatch(start int) bool {
 			}
 			break
 		}
-		s.shard = srv.singleShard(cmd, args)
+		s.shard = srv.singleShard(cmd, args, &b.keyBuf)
 		if cmd.Peek != nil && s.shard >= 0 {
 			if !b.queued && b.peek(s, clock, false) {
 				return true

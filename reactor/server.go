@@ -126,7 +126,7 @@ func (s *Server) OnOpen(c gnet.Conn) ([]byte, gnet.Action) {
 		Created: time.Now(),
 		Authed:  s.cfg.RequirePass() == "",
 	}
-	cl.Touch("NULL", time.Now().UnixMilli())
+	cl.Touch(&noCommand, time.Now().UnixMilli())
 	cn := &conn{srv: s, gc: c, client: cl}
 	cn.b.conn = cn
 	cn.b.jobs = make([]shardJob, s.store.NumShards())
@@ -183,11 +183,12 @@ func (s *Server) OnTick() (time.Duration, gnet.Action) {
 
 // singleShard returns the shard all keys of a keyed command live in, or -1 when they live in
 // several (or the command routes itself).
-func (s *Server) singleShard(cmd *cmds.Command, args [][]byte) int {
+func (s *Server) singleShard(cmd *cmds.Command, args [][]byte, scratch *[][]byte) int {
 	if cmd.Route != nil {
 		return -1
 	}
-	keys := cmd.KeyArgs(args)
+	keys := cmd.AppendKeyArgs((*scratch)[:0], args)
+	*scratch = keys
 	if len(keys) == 0 {
 		return 0
 	}
@@ -247,6 +248,9 @@ func (s *Server) feedMonitors(cl *cmds.Client, args [][]byte) {
 		_ = m.Write(line)
 	}
 }
+
+// noCommand is what CLIENT LIST shows as the last command of a client that has sent none.
+var noCommand = "NULL"
 
 // Procs is the GOMAXPROCS the server wants with loops event loops on ncpu CPUs: a P per loop
 // and one more per two CPUs (at least one) for the shard goroutines. A busy loop keeps its P (it is locked to
