@@ -102,3 +102,65 @@ func TestKeyCache_FailedCommitNotCached(t *testing.T) {
 		}
 	})
 }
+
+// Random puts, updates and evictions straight on the cache, against a map of what each key
+// last held: a hit must return exactly that, and a key never put must never hit. Small
+// budgets keep the CLOCK hand evicting; many keys make the index grow and entries move.
+func TestKeyCache_Get_MatchesLastPut(t *testing.T) {
+	for _, budget := range []int64{1 << 10, 64 << 10, 8 << 20} {
+		c := newKeyCache(budget)
+		last := map[string]string{}
+		rng := rand.New(rand.NewPCG(3, uint64(budget)))
+		for i := range 200_000 {
+			k := fmt.Appendf(nil, "key:%d", rng.IntN(20_000))
+			switch op := rng.IntN(4); op {
+			case 0, 1:
+				v := fmt.Sprintf("v%d", i)
+				exists := op == 0
+				if !exists {
+					v = ""
+				}
+				c.put(k, []byte(v), exists, true)
+				last[string(k)] = v
+			default:
+				v, exists, hit := c.get(k)
+				if !hit {
+					continue
+				}
+				want, ok := last[string(k)]
+				if !ok || string(v) != want || exists != (want != "") {
+					t.Fatalf("budget %d: get %s = %q %v, last put %q (put: %v)", budget, k, v, exists, want, ok)
+				}
+			}
+			if c.used > c.budget {
+				t.Fatalf("budget %d: used %d", budget, c.used)
+			}
+		}
+		if _, _, hit := c.get([]byte("never-put")); hit {
+			t.Fatalf("budget %d: a key never put hits", budget)
+		}
+	}
+}
+
+// BenchmarkKeyCache_Get looks up random keys among 100,000 cached ones, the shape of a GET
+// load whose keys all fit the cache.
+func BenchmarkKeyCache_Get(b *testing.B) {
+	c := newKeyCache(1 << 30)
+	keys := make([][]byte, 100_000)
+	for i := range keys {
+		keys[i] = fmt.Appendf(nil, "m\x00\x12\x34memtier-%d", i)
+		c.put(keys[i], []byte("\x00\x00\x00\x00\x00\x00\x00\x00\x00value-of-32-bytes-xxxxxxxxxxxxxx"), true, true)
+	}
+	rng := rand.New(rand.NewPCG(1, 1))
+	order := make([]int32, 1<<16)
+	for i := range order {
+		order[i] = int32(rng.IntN(len(keys)))
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		if _, _, hit := c.get(keys[order[i&(len(order)-1)]]); !hit {
+			b.Fatal("miss")
+		}
+	}
+}
