@@ -75,14 +75,7 @@ func (sh *Shard) TrimBinlog(maxEntries int64, maxAge time.Duration) (int, error)
 	var trimmed int
 	err := sh.store.Do(sh.id, func(tx *Tx) {
 		if maxAge > 0 {
-			oldest := tx.nowMs - maxAge.Milliseconds()
-			it := tx.IterateBinlog(sh.id, cut)
-			for ; it.Valid() && binlog.RecordTime(it.Value()) < oldest; it.Next() {
-				if seq, ok := binlog.KeySeq(it.Key()); ok {
-					cut = seq + 1
-				}
-			}
-			it.Close()
+			cut = max(cut, sh.ages.cutBefore(tx.nowMs-maxAge.Milliseconds()))
 		}
 		// The newest record always stays: on restart the sequence resumes after it, so
 		// sequences never repeat.
@@ -92,6 +85,7 @@ func (sh *Shard) TrimBinlog(maxEntries int64, maxAge time.Duration) (int, error)
 		}
 		tx.wb.DeleteRangeCF(sh.logCF, binlog.AppendKey(nil, first), binlog.AppendKey(nil, cut))
 		tx.parts[0].firstSeq = cut
+		sh.ages.forget(cut)
 		trimmed = int(cut - first)
 	})
 	return trimmed, err

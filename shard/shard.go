@@ -54,6 +54,7 @@ type Shard struct {
 	cache   *keyCache
 	version uint64
 	tx      *Tx // reused for every group
+	ages    binlogAges
 }
 
 func newShard(s *Store, id int, cf, logCF *grocksdb.ColumnFamilyHandle) *Shard {
@@ -127,6 +128,9 @@ func (sh *Shard) load() error {
 		seq, _ = binlog.KeySeq(k.Data())
 		k.Free()
 		sh.lastSeq.Store(seq)
+		v := it.Value()
+		sh.ages.note(seq+1, binlog.RecordTime(v.Data()))
+		v.Free()
 	}
 	sh.tx = newTx(s)
 	return it.Err()

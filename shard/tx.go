@@ -66,6 +66,7 @@ type txPart struct {
 	dbmapDirty    bool
 	nextSeq       uint64 // next binlog sequence to hand out
 	firstSeq      uint64 // new first sequence after a trim (0: unchanged)
+	logMaxMs      int64  // the newest time among the records this transaction logged
 }
 
 func newTx(s *Store) *Tx {
@@ -88,7 +89,7 @@ func (tx *Tx) begin(shards ...*Shard) {
 		}
 		clear(p.keys)
 		clear(p.expires)
-		p.countsDirty, p.dbmapDirty, p.firstSeq = false, false, 0
+		p.countsDirty, p.dbmapDirty, p.firstSeq, p.logMaxMs = false, false, 0, 0
 		p.nextSeq = sh.lastSeq.Load() + 1
 	}
 	tx.err = nil
@@ -403,6 +404,7 @@ func (tx *Tx) logArgs(p, db int, args [][]byte) {
 	part := &tx.parts[p]
 	k := binlog.AppendKey(nil, part.nextSeq)
 	part.nextSeq++
+	part.logMaxMs = max(part.logMaxMs, tx.nowMs)
 	tx.scratch = binlog.AppendRecord(tx.scratch[:0], tx.nowMs, db, args)
 	tx.wb.PutCF(tx.shards[p].logCF, k, tx.scratch)
 	tx.store.Dirty.Add(1)
@@ -468,6 +470,7 @@ func (tx *Tx) commit() error {
 				sh.firstSeq.Store(sh.lastSeq.Load() + 1)
 			}
 			sh.lastSeq.Store(last)
+			sh.ages.note(p.nextSeq, p.logMaxMs)
 		}
 		if p.firstSeq != 0 {
 			sh.firstSeq.Store(p.firstSeq)
