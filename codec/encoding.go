@@ -75,6 +75,10 @@ type Meta struct {
 
 const metaHeaderLen = 9
 
+// MetaHeaderLen is the length of a meta value's header (type and expire): what SET needs of
+// the value it overwrites when that is a string.
+const MetaHeaderLen = metaHeaderLen
+
 // AppendMeta appends the encoding of m to b.
 func AppendMeta(b []byte, m *Meta) []byte {
 	t := byte(m.Type)

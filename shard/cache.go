@@ -3,6 +3,8 @@ package shard
 import (
 	"sync"
 	"sync/atomic"
+
+	"shardis/codec"
 )
 
 // keyCache is a shard's cache of committed values of the keys it reads point-wise (meta keys,
@@ -18,14 +20,23 @@ import (
 //
 // Eviction is CLOCK: a hit sets the entry's reference bit; the hand clears bits until it finds
 // an entry without one. The budget counts key and value bytes plus a fixed overhead.
+//
+// A string meta whose value is long is not dropped at once: the hand first cuts it to its
+// header (type and expire), which is all that SET needs of the value it overwrites, so a write
+// load over more data than the cache holds still finds every key's existence and expire here
+// (getHead) instead of reading RocksDB. Readers that need the value treat a cut entry as a miss.
 type keyCache struct {
 	mu     sync.RWMutex
 	budget int64
 	used   int64
-	index  map[string]int32 // key -> slot
-	slots  []cacheSlot
-	free   []int32
-	hand   int
+	// headBytes is the part of used held by entries cut to their header. The hand passes
+	// over them while they take at most a quarter of the budget: they are small, and once
+	// dropped the next SET of their key reads RocksDB.
+	headBytes int64
+	index     map[string]int32 // key -> slot
+	slots     []cacheSlot
+	free      []int32
+	hand      int
 	// epoch counts the commits written through. A reader outside the shard that missed and
 	// read RocksDB may insert what it read only if no commit came in between (see putIfEpoch).
 	epoch uint64
@@ -37,6 +48,7 @@ type cacheSlot struct {
 	exists bool   // false: the key is known to be absent
 	ref    uint32 // CLOCK reference bit; set by readers under the read lock, hence atomic
 	live   bool
+	head   bool // val is only the meta header of a longer string value (see cutToHead)
 }
 
 const cacheEntryOverhead = 64
@@ -48,7 +60,16 @@ func newKeyCache(budget int64) *keyCache {
 // get returns the cached state of key: val and exists, and whether the cache knew it.
 func (c *keyCache) get(key []byte) (val []byte, exists, hit bool) {
 	c.mu.RLock()
-	val, exists, hit = c.getLocked(key)
+	val, exists, hit = c.getLocked(key, false)
+	c.mu.RUnlock()
+	return val, exists, hit
+}
+
+// getHead is get for a caller that needs of a string's meta only its header: val may be just
+// the header (codec.MetaHeaderLen bytes) of a value the cache no longer holds in full.
+func (c *keyCache) getHead(key []byte) (val []byte, exists, hit bool) {
+	c.mu.RLock()
+	val, exists, hit = c.getLocked(key, true)
 	c.mu.RUnlock()
 	return val, exists, hit
 }
@@ -57,14 +78,14 @@ func (c *keyCache) get(key []byte) (val []byte, exists, hit bool) {
 // read RocksDB on a miss and then putIfEpoch: one lock instead of two.
 func (c *keyCache) getWithEpoch(key []byte) (val []byte, exists, hit bool, epoch uint64) {
 	c.mu.RLock()
-	val, exists, hit = c.getLocked(key)
+	val, exists, hit = c.getLocked(key, false)
 	epoch = c.epoch
 	c.mu.RUnlock()
 	return val, exists, hit, epoch
 }
 
-// getLocked is get for a caller holding c.mu (either way).
-func (c *keyCache) getLocked(key []byte) (val []byte, exists, hit bool) {
+// getLocked is get (headOK: getHead) for a caller holding c.mu (either way).
+func (c *keyCache) getLocked(key []byte, headOK bool) (val []byte, exists, hit bool) {
 	if c.budget <= 0 {
 		return nil, false, false
 	}
@@ -73,6 +94,9 @@ func (c *keyCache) getLocked(key []byte) (val []byte, exists, hit bool) {
 		return nil, false, false
 	}
 	s := &c.slots[i]
+	if s.head && !headOK {
+		return nil, false, false
+	}
 	if atomic.LoadUint32(&s.ref) == 0 {
 		atomic.StoreUint32(&s.ref, 1)
 	}
@@ -119,7 +143,10 @@ func (c *keyCache) putLocked(key, val []byte, exists, insert bool) ([]byte, bool
 			return nil, false
 		}
 		c.used += int64(len(val) - len(s.val))
-		s.val, s.exists, s.ref = clip(val), exists, 1
+		if s.head {
+			c.headBytes -= int64(len(key)+len(s.val)) + cacheEntryOverhead
+		}
+		s.val, s.exists, s.ref, s.head = clip(val), exists, 1, false
 		v := s.val
 		c.evict()
 		return v, true
@@ -148,6 +175,9 @@ func (c *keyCache) putLocked(key, val []byte, exists, insert bool) ([]byte, bool
 func (c *keyCache) drop(i int32) {
 	s := &c.slots[i]
 	c.used -= int64(len(s.key)+len(s.val)) + cacheEntryOverhead
+	if s.head {
+		c.headBytes -= int64(len(s.key)+len(s.val)) + cacheEntryOverhead
+	}
 	delete(c.index, s.key)
 	*s = cacheSlot{}
 	c.free = append(c.free, i)
@@ -172,8 +202,10 @@ func (c *keyCache) evict() {
 		s := &c.slots[c.hand]
 		switch {
 		case !s.live:
+		case s.head && c.headBytes <= c.budget/4:
 		case s.ref != 0:
 			s.ref = 0
+		case c.cutToHead(s):
 		default:
 			c.drop(int32(c.hand))
 		}
@@ -181,11 +213,28 @@ func (c *keyCache) evict() {
 	}
 }
 
+// minCutValue is the shortest string value worth cutting to its header rather than dropping.
+const minCutValue = 128
+
+// cutToHead cuts the string meta in s to its header, if it is long enough to be worth it, and
+// reports whether it did. The entry stays unreferenced, so the next pass drops it unless it
+// is used meanwhile.
+func (c *keyCache) cutToHead(s *cacheSlot) bool {
+	if s.head || !s.exists || len(s.key) == 0 || s.key[0] != codec.PrefixMeta ||
+		len(s.val) < codec.MetaHeaderLen+minCutValue || codec.MetaType(s.val) != codec.TypeString {
+		return false
+	}
+	c.used -= int64(len(s.val) - codec.MetaHeaderLen)
+	s.val, s.head = clip(s.val[:codec.MetaHeaderLen]), true
+	c.headBytes += int64(len(s.key)+len(s.val)) + cacheEntryOverhead
+	return true
+}
+
 // clear forgets everything (after a range delete of keys the cache may hold). The caller
 // holds c.mu.
 func (c *keyCache) clear() {
 	clear(c.index)
-	c.slots, c.free, c.used, c.hand = c.slots[:0], c.free[:0], 0, 0
+	c.slots, c.free, c.used, c.hand, c.headBytes = c.slots[:0], c.free[:0], 0, 0, 0
 }
 
 // setBudget changes the budget, evicting at once if it shrank.

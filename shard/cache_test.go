@@ -4,6 +4,10 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+	"time"
+
+	"shardis/codec"
+	"shardis/ttl"
 )
 
 func TestKeyCache_StaysWithinBudget(t *testing.T) {
@@ -162,5 +166,83 @@ func BenchmarkKeyCache_Get(b *testing.B) {
 		if _, _, hit := c.get(keys[order[i&(len(order)-1)]]); !hit {
 			b.Fatal("miss")
 		}
+	}
+}
+
+// Under pressure a long string meta is cut to its header before it is dropped: a full read
+// misses it, getHead still finds its type and expire.
+func TestKeyCache_Evict_CutsLongStringToHead(t *testing.T) {
+	big := codec.AppendMeta(nil, &codec.Meta{Type: codec.TypeString, Expire: 1234, Value: make([]byte, 1000)})
+	c := newKeyCache(10 * (cacheEntryOverhead + 1010))
+	c.put([]byte("m\x00\x00\x01first"), big, true, true)
+	for i := range 9 { // fill the budget, then a little more: the hand cuts instead of dropping
+		c.put(fmt.Appendf(nil, "m\x00\x00\x01k%d", i), big, true, true)
+	}
+	c.put([]byte("m\x00\x00\x01last"), big, true, true)
+	if _, _, hit := c.get([]byte("m\x00\x00\x01first")); hit {
+		t.Fatal("a full read hit an entry that had to go")
+	}
+	v, exists, hit := c.getHead([]byte("m\x00\x00\x01first"))
+	if !hit || !exists || len(v) != codec.MetaHeaderLen || codec.MetaExpire(v) != 1234 ||
+		codec.MetaType(v) != codec.TypeString {
+		t.Fatalf("getHead = %x %v %v: want the header (type, expire 1234)", v, exists, hit)
+	}
+	if c.used > c.budget {
+		t.Fatalf("used %d over budget %d", c.used, c.budget)
+	}
+	// Writing the key again restores a full entry.
+	c.put([]byte("m\x00\x00\x01first"), big, true, false)
+	if v, _, hit := c.get([]byte("m\x00\x00\x01first")); !hit || len(v) != len(big) {
+		t.Fatalf("after a write: hit %v, %d bytes", hit, len(v))
+	}
+}
+
+// Overwriting strings whose cached values were cut to their headers keeps the bookkeeping
+// that SET takes from the old value: the key count (DBSIZE) and the TTL index (the old expire
+// must be removed), and reads still return the full current values.
+func TestTx_SetMeta_OverCutEntriesKeepsCountsAndExpires(t *testing.T) {
+	// 160 KB: the 400 keys' headers fit in the quarter of it that cut entries may keep, their
+	// values (~270 KB) do not.
+	s, err := Open(Options{Dir: t.TempDir(), Shards: 1, Databases: 16, KeyCacheSize: 160 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	val := func(i, round int) []byte { return fmt.Appendf(make([]byte, 0, 600), "%d-%d-%0500d", round, i, 0) }
+	const n = 400
+	far := time.Now().Add(time.Hour).UnixMilli()
+	for round := range 3 {
+		for i := range n {
+			_ = s.Do(0, func(tx *Tx) {
+				m := &codec.Meta{Type: codec.TypeString, Value: val(i, round)}
+				if round == 1 {
+					m.Expire = far + int64(i) // the second round sets expires, the third clears them
+				}
+				tx.SetMeta(0, fmt.Appendf(nil, "key%d", i), m)
+			})
+		}
+	}
+	if got := s.Shard(0).Keys(0); got != n {
+		t.Fatalf("key count %d, want %d", got, n)
+	}
+	if got := s.Shard(0).expires[0].Load(); got != 0 {
+		t.Fatalf("%d keys counted with an expire, want 0", got)
+	}
+	var ttlKeys int
+	_ = s.Do(0, func(tx *Tx) {
+		it := tx.iterPart(0, []byte{ttl.Prefix}, []byte{ttl.Prefix + 1}, false)
+		defer it.Close()
+		for ; it.Valid(); it.Next() {
+			ttlKeys++
+		}
+		for i := range n {
+			m, ok := tx.Meta(0, fmt.Appendf(nil, "key%d", i))
+			if !ok || string(m.Value) != string(val(i, 2)) || m.Expire != 0 {
+				t.Fatalf("key%d = %v %q expire %d", i, ok, m.Value, m.Expire)
+			}
+		}
+	})
+	if ttlKeys != 0 {
+		t.Fatalf("%d TTL index entries left, want 0", ttlKeys)
 	}
 }

@@ -158,7 +158,14 @@ func (tx *Tx) overlayKey(p int, raw []byte) []byte {
 }
 
 // getRaw returns the current value of raw key in part p.
-func (tx *Tx) getRaw(p int, raw []byte) ([]byte, bool) {
+func (tx *Tx) getRaw(p int, raw []byte) ([]byte, bool) { return tx.read(p, raw, false) }
+
+// getMetaHead is getRaw for a meta key whose caller needs, if it is a string, only the
+// header (type and expire): the key cache may answer with the header of a value it no longer
+// holds in full (keyCache.getHead).
+func (tx *Tx) getMetaHead(p int, raw []byte) ([]byte, bool) { return tx.read(p, raw, true) }
+
+func (tx *Tx) read(p int, raw []byte, headOK bool) ([]byte, bool) {
 	ok := tx.overlayKey(p, raw)
 	if e, found := tx.overlay[string(ok)]; found {
 		return e.val, e.exists
@@ -167,8 +174,15 @@ func (tx *Tx) getRaw(p int, raw []byte) ([]byte, bool) {
 		return nil, false
 	}
 	sh := tx.shards[p]
-	if v, exists, hit := sh.cache.get(raw); hit {
-		return v, exists
+	var v0 []byte
+	var exists0, hit bool
+	if headOK {
+		v0, exists0, hit = sh.cache.getHead(raw)
+	} else {
+		v0, exists0, hit = sh.cache.get(raw)
+	}
+	if hit {
+		return v0, exists0
 	}
 	v, err := tx.store.db.GetPinnedCF(tx.store.ro, sh.cf, raw)
 	if err != nil {
@@ -306,7 +320,7 @@ func (tx *Tx) SetMeta(db int, key []byte, m *codec.Meta) {
 	}
 	pdb := tx.pdb(p, db)
 	mk := codec.AppendMetaKey(nil, pdb, key)
-	old, existed := tx.getRaw(p, mk)
+	old, existed := tx.getMetaHead(p, mk)
 	part := &tx.parts[p]
 	oldExpire := int64(0)
 	if existed {
