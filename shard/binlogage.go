@@ -9,6 +9,12 @@ type binlogAges struct {
 	maxMs int64 // newest record time seen
 }
 
+// maxAgeMarks bounds the list: past it, every other mark goes (each mark's claim holds on its
+// own, so fewer marks only make the cut coarser, never wrong). With the default one-hour
+// window the list never gets near it; an unlimited binlog would otherwise grow it by one mark
+// a second for ever.
+const maxAgeMarks = 1 << 16
+
 type ageMark struct {
 	seq   uint64 // first sequence after the records it covers
 	maxMs int64  // the newest time among the records before seq
@@ -23,6 +29,13 @@ func (a *binlogAges) note(next uint64, ms int64) {
 	if n := len(a.marks); n > 0 && a.marks[n-1].maxMs/1000 == m.maxMs/1000 {
 		a.marks[n-1] = m
 		return
+	}
+	if len(a.marks) >= maxAgeMarks {
+		kept := a.marks[:0]
+		for i := 1; i < len(a.marks); i += 2 {
+			kept = append(kept, a.marks[i])
+		}
+		a.marks = kept
 	}
 	a.marks = append(a.marks, m)
 }

@@ -96,3 +96,25 @@ func TestTrimBinlog_ByAge(t *testing.T) {
 		t.Fatalf("records left %v, want [20]", seqs)
 	}
 }
+
+// A binlog kept for ever must not grow the marks for ever: past the bound half of them go,
+// and the cut stays on the safe side.
+func TestBinlogAges_BoundedWhenNeverTrimmed(t *testing.T) {
+	var a binlogAges
+	for i := range 3 * maxAgeMarks {
+		a.note(uint64(i+2), int64(i)*1000) // record i+1 written at second i
+	}
+	if len(a.marks) > maxAgeMarks {
+		t.Fatalf("%d marks, bound %d", len(a.marks), maxAgeMarks)
+	}
+	for _, oldest := range []int64{500, 70_000_500, 150_000_000} {
+		cut := a.cutBefore(oldest)
+		// Records before cut were all written before oldest: record r at second r-1.
+		if cut > 0 && int64(cut-2)*1000 >= oldest {
+			t.Fatalf("cutBefore(%d) = %d drops record %d written at %d", oldest, cut, cut-1, int64(cut-2)*1000)
+		}
+		if oldest >= 70_000_500 && cut == 0 {
+			t.Fatalf("cutBefore(%d) = 0: the coarser marks should still cut", oldest)
+		}
+	}
+}
