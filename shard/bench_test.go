@@ -39,3 +39,24 @@ func BenchmarkGroupCommit_SET(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkTx_SmallGroupAfterBigOne commits one-key groups on a shard that once committed a
+// group of 4,096 keys (a prefill, a big MSET): the cost of a small group must not remember it.
+func BenchmarkTx_SmallGroupAfterBigOne(b *testing.B) {
+	s, err := Open(Options{Dir: b.TempDir(), Shards: 1, Databases: 16, BlockCacheSize: 8 << 20, WriteBufferSize: 64 << 20})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	_ = s.Do(0, func(tx *Tx) {
+		for i := range 4096 {
+			tx.SetMeta(0, fmt.Appendf(nil, "big:%d", i), str("v"))
+		}
+	})
+	key := []byte("small")
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		_ = s.Do(0, func(tx *Tx) { tx.SetMeta(0, key, str("v")) })
+	}
+}

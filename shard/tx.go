@@ -525,11 +525,20 @@ func (tx *Tx) writeThrough() {
 	}
 }
 
+// maxKeptOverlay is the most overlay entries a transaction keeps the map's room for.
+const maxKeptOverlay = 512
+
 func (tx *Tx) reset() {
 	if tx.wb != nil { // views have none
 		tx.wb.Clear()
 	}
-	clear(tx.overlay)
+	// Iterating a map costs its capacity, not its length, and commit iterates the overlay: a
+	// group that once held thousands of keys would tax every later one.
+	if len(tx.overlay) > maxKeptOverlay {
+		tx.overlay = make(map[string]entry)
+	} else {
+		clear(tx.overlay)
+	}
 	tx.ranges = tx.ranges[:0]
 	if cap(tx.arena) > 1<<20 {
 		tx.arena = nil // do not pin one huge value's memory forever
