@@ -253,12 +253,12 @@ func (s *Server) feedMonitors(cl *cmds.Client, args [][]byte) {
 var noCommand = "NULL"
 
 // Procs is the GOMAXPROCS the server wants with loops event loops on ncpu CPUs: a P per loop
-// and one more per two CPUs (at least one) for the shard goroutines. A busy loop keeps its P (it is locked to
-// its thread), so with one P per CPU a shard that was handed a write waits until a loop blocks
-// in a syscall before it can run; the spare Ps let it run at once, and the kernel shares the
-// CPUs. On 2 CPUs (3 Ps instead of 2) this cut SET p50 at pipeline 1 from about 2.8x Redis's
-// to about 2x and the overall p99 from 1.36-1.79x to 1.11-1.31x (shardis-bench --vs, SET:GET
-// 1:10, 100 connections), with throughput unchanged within noise.
+// and one more per two CPUs (at least one) for the shard goroutines. A busy loop keeps its P
+// (it is locked to its thread), so with one P per CPU a shard that was handed a write waits
+// until a loop blocks in a syscall before it can run; the spare Ps let it run at once, and
+// the kernel shares the CPUs. On 2 CPUs (3 Ps instead of 2) this cut SET p50 at pipeline 1
+// from about 2.8x Redis's to about 2x and the overall p99 from 1.36-1.79x to 1.11-1.31x
+// (shardis-bench --vs, SET:GET 1:10, 100 connections), with throughput unchanged within noise.
 func Procs(loops, ncpu int) int { return loops + max(1, ncpu/2) }
 
 // Addr returns the first listening address.
