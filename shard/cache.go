@@ -24,7 +24,7 @@ import (
 // A string meta whose value is long is not dropped at once: the hand first cuts it to its
 // header (type and expire), which is all that SET needs of the value it overwrites, so a write
 // load over more data than the cache holds still finds every key's existence and expire here
-// (getHead) instead of reading RocksDB. Readers that need the value treat a cut entry as a miss.
+// (lookup with headOK) instead of reading RocksDB. Readers that need the value treat a cut entry as a miss.
 type keyCache struct {
 	mu     sync.RWMutex
 	budget int64
@@ -51,6 +51,9 @@ type cacheSlot struct {
 	head   bool // val is only the meta header of a longer string value (see cutToHead)
 }
 
+// size is what the entry counts against the budget.
+func (s *cacheSlot) size() int64 { return int64(len(s.key)+len(s.val)) + cacheEntryOverhead }
+
 const cacheEntryOverhead = 64
 
 func newKeyCache(budget int64) *keyCache {
@@ -58,18 +61,14 @@ func newKeyCache(budget int64) *keyCache {
 }
 
 // get returns the cached state of key: val and exists, and whether the cache knew it.
-func (c *keyCache) get(key []byte) (val []byte, exists, hit bool) {
-	c.mu.RLock()
-	val, exists, hit = c.getLocked(key, false)
-	c.mu.RUnlock()
-	return val, exists, hit
-}
+func (c *keyCache) get(key []byte) (val []byte, exists, hit bool) { return c.lookup(key, false) }
 
-// getHead is get for a caller that needs of a string's meta only its header: val may be just
-// the header (codec.MetaHeaderLen bytes) of a value the cache no longer holds in full.
-func (c *keyCache) getHead(key []byte) (val []byte, exists, hit bool) {
+// lookup is get; with headOK, for a caller that needs of a string's meta only its header, val
+// may be just the header (codec.MetaHeaderLen bytes) of a value the cache no longer holds in
+// full (see cutToHead).
+func (c *keyCache) lookup(key []byte, headOK bool) (val []byte, exists, hit bool) {
 	c.mu.RLock()
-	val, exists, hit = c.getLocked(key, true)
+	val, exists, hit = c.getLocked(key, headOK)
 	c.mu.RUnlock()
 	return val, exists, hit
 }
@@ -84,7 +83,7 @@ func (c *keyCache) getWithEpoch(key []byte) (val []byte, exists, hit bool, epoch
 	return val, exists, hit, epoch
 }
 
-// getLocked is get (headOK: getHead) for a caller holding c.mu (either way).
+// getLocked is lookup for a caller holding c.mu (either way).
 func (c *keyCache) getLocked(key []byte, headOK bool) (val []byte, exists, hit bool) {
 	if c.budget <= 0 {
 		return nil, false, false
@@ -144,7 +143,7 @@ func (c *keyCache) putLocked(key, val []byte, exists, insert bool) ([]byte, bool
 		}
 		c.used += int64(len(val) - len(s.val))
 		if s.head {
-			c.headBytes -= int64(len(key)+len(s.val)) + cacheEntryOverhead
+			c.headBytes -= s.size()
 		}
 		s.val, s.exists, s.ref, s.head = clip(val), exists, 1, false
 		v := s.val
@@ -174,9 +173,9 @@ func (c *keyCache) putLocked(key, val []byte, exists, insert bool) ([]byte, bool
 // drop removes slot i.
 func (c *keyCache) drop(i int32) {
 	s := &c.slots[i]
-	c.used -= int64(len(s.key)+len(s.val)) + cacheEntryOverhead
+	c.used -= s.size()
 	if s.head {
-		c.headBytes -= int64(len(s.key)+len(s.val)) + cacheEntryOverhead
+		c.headBytes -= s.size()
 	}
 	delete(c.index, s.key)
 	*s = cacheSlot{}
@@ -226,7 +225,7 @@ func (c *keyCache) cutToHead(s *cacheSlot) bool {
 	}
 	c.used -= int64(len(s.val) - codec.MetaHeaderLen)
 	s.val, s.head = clip(s.val[:codec.MetaHeaderLen]), true
-	c.headBytes += int64(len(s.key)+len(s.val)) + cacheEntryOverhead
+	c.headBytes += s.size()
 	return true
 }
 

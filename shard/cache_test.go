@@ -170,7 +170,7 @@ func BenchmarkKeyCache_Get(b *testing.B) {
 }
 
 // Under pressure a long string meta is cut to its header before it is dropped: a full read
-// misses it, getHead still finds its type and expire.
+// misses it, a header lookup still finds its type and expire.
 func TestKeyCache_Evict_CutsLongStringToHead(t *testing.T) {
 	big := codec.AppendMeta(nil, &codec.Meta{Type: codec.TypeString, Expire: 1234, Value: make([]byte, 1000)})
 	c := newKeyCache(10 * (cacheEntryOverhead + 1010))
@@ -182,10 +182,10 @@ func TestKeyCache_Evict_CutsLongStringToHead(t *testing.T) {
 	if _, _, hit := c.get([]byte("m\x00\x00\x01first")); hit {
 		t.Fatal("a full read hit an entry that had to go")
 	}
-	v, exists, hit := c.getHead([]byte("m\x00\x00\x01first"))
+	v, exists, hit := c.lookup([]byte("m\x00\x00\x01first"), true)
 	if !hit || !exists || len(v) != codec.MetaHeaderLen || codec.MetaExpire(v) != 1234 ||
 		codec.MetaType(v) != codec.TypeString {
-		t.Fatalf("getHead = %x %v %v: want the header (type, expire 1234)", v, exists, hit)
+		t.Fatalf("header lookup = %x %v %v: want the header (type, expire 1234)", v, exists, hit)
 	}
 	if c.used > c.budget {
 		t.Fatalf("used %d over budget %d", c.used, c.budget)

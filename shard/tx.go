@@ -162,7 +162,7 @@ func (tx *Tx) getRaw(p int, raw []byte) ([]byte, bool) { return tx.read(p, raw, 
 
 // getMetaHead is getRaw for a meta key whose caller needs, if it is a string, only the
 // header (type and expire): the key cache may answer with the header of a value it no longer
-// holds in full (keyCache.getHead).
+// holds in full (keyCache.lookup).
 func (tx *Tx) getMetaHead(p int, raw []byte) ([]byte, bool) { return tx.read(p, raw, true) }
 
 func (tx *Tx) read(p int, raw []byte, headOK bool) ([]byte, bool) {
@@ -174,15 +174,8 @@ func (tx *Tx) read(p int, raw []byte, headOK bool) ([]byte, bool) {
 		return nil, false
 	}
 	sh := tx.shards[p]
-	var v0 []byte
-	var exists0, hit bool
-	if headOK {
-		v0, exists0, hit = sh.cache.getHead(raw)
-	} else {
-		v0, exists0, hit = sh.cache.get(raw)
-	}
-	if hit {
-		return v0, exists0
+	if v, exists, hit := sh.cache.lookup(raw, headOK); hit {
+		return v, exists
 	}
 	v, err := tx.store.db.GetPinnedCF(tx.store.ro, sh.cf, raw)
 	if err != nil {
