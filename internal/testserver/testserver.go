@@ -65,6 +65,14 @@ func StartIn(t testing.TB, dir string, flags ...string) *Server {
 	}
 	waitListening(t, s.Addr)
 	t.Cleanup(s.Stop)
+	// The probe connection is closed, but the event loop may not have seen it yet; a test
+	// that counts clients (maxclients, CLIENT LIST) must not find it.
+	for i := 0; s.Srv.Commands().Clients.Count() != 0; i++ {
+		if i == 1000 {
+			t.Fatal("the probe connection is still registered after 10s")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	return s
 }
 
