@@ -47,10 +47,15 @@ difftest: build
 
 BENCH_TIME ?= 8
 BENCH_RUNS ?= 2
-# The side-by-side suite against redis-server (appendonly yes, everysec): about 7 minutes
+# BENCH_PROFILE=cpu (or mem, block, mutex) keeps a Go profile of shardis per load profile in profiles/.
+BENCH_PROFILE ?=
+# BENCH_ONLY=mix-p1,set-1k runs only those load profiles.
+BENCH_ONLY ?=
+# The side-by-side suite against redis-server (appendonly yes, everysec): about 8 minutes
 # (BENCH_TIME=2 for a quick pass); writes BENCHMARKS.md and docs/bench-pipeline.svg.
 bench: deps
-	GO="$(GO)" $(GO) run ./bench/cmd/suite -time $(BENCH_TIME) -runs $(BENCH_RUNS)
+	GO="$(GO)" $(GO) run ./bench/cmd/suite -time $(BENCH_TIME) -runs $(BENCH_RUNS) \
+		-profile "$(BENCH_PROFILE)" -only "$(BENCH_ONLY)"
 
 clean:
 	rm -rf bin

@@ -34,6 +34,9 @@ type profile struct {
 	// smallCache restarts shardis with a block cache far below the dataset (and empties
 	// redis-server) before the profile.
 	smallCache bool
+	// bigDel: the load runs without and then with a DEL of a big hash (see bigdel.go),
+	// on each server in turn instead of alternating.
+	bigDel bool
 	// depth > 0: a point of the pipeline chart.
 	depth int
 	note  string
@@ -70,6 +73,8 @@ func profiles() []profile {
 			args: coll("zset-", "ZADD __key__ 1 __data__")},
 		{id: "zrange", title: "ZRANGE key 0 9 over the sorted sets ZADD built, pipeline 1",
 			args: coll("zset-", "ZRANGE __key__ 0 9")},
+		{id: "big-del", title: "DEL of a 1,000,000-field hash while 100 clients run SET:GET 1:10 at pipeline 1",
+			bigDel: true, args: mix(1)},
 		{id: "big-get", title: "Random GETs over 200k × 1 KiB keys (~200 MB) with an 8 MB block cache, pipeline 1",
 			smallCache: true,
 			args: []string{"--ratio", "0:1", "-d", "1024", "--key-prefix", "big-", "--key-minimum", "1", "--key-maximum", "200000",
@@ -78,6 +83,29 @@ func profiles() []profile {
 				"write buffer makes the prefill reach SST files instead of staying in memtables); redis-server FLUSHALLed " +
 				"first. redis-server keeps everything in memory, so this shows the cost of reading through RocksDB."},
 	}
+}
+
+// goProfile is what -profile asked for.
+var goProfile struct{ kind, dir string }
+
+// keepProfile copies the Go profile a stopped shardis wrote (main.go: <dir>/profile) to
+// the profile directory as id.kind.pprof.
+func keepProfile(s *server, root, id string) error {
+	src := filepath.Join(s.dir, "profile", goProfile.kind+".pprof")
+	raw, err := os.ReadFile(src)
+	if err != nil {
+		return fmt.Errorf("the Go profile of %s: %w", id, err)
+	}
+	dir := goProfile.dir
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(root, dir)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	dst := filepath.Join(dir, id+"."+goProfile.kind+".pprof")
+	fmt.Printf("suite: %s (go tool pprof bin/shardis %s)\n", dst, dst)
+	return os.WriteFile(dst, raw, 0o644)
 }
 
 // server is a running server process.
@@ -221,6 +249,7 @@ type result struct {
 	p       profile
 	command string
 	report  *bench.Report
+	del     *delResult // the big-del profile's, instead of report
 	problem string // a failure of the run itself (exit status, server crash)
 }
 
@@ -279,9 +308,18 @@ func main() {
 	threads := flag.Int("threads", 2, "load generator threads")
 	clients := flag.Int("clients", 50, "connections per thread")
 	only := flag.String("only", "", "comma-separated profile ids to run (default: all)")
+	flag.StringVar(&goProfile.kind, "profile", "", "cpu, mem, block or mutex: run shardis with --profile KIND, restarted "+
+		"for every load profile, and keep its Go profile as PROFILE-DIR/ID.KIND.pprof")
+	flag.StringVar(&goProfile.dir, "profile-dir", "profiles", "where -profile puts the profiles (relative to -root)")
 	flag.Parse()
 	if *benchTime <= 0 || *runs < 1 {
 		fmt.Fprintln(os.Stderr, "suite: -time and -runs must be positive")
+		os.Exit(2)
+	}
+	switch goProfile.kind {
+	case "", "cpu", "mem", "block", "mutex":
+	default:
+		fmt.Fprintf(os.Stderr, "suite: -profile %q: want cpu, mem, block or mutex\n", goProfile.kind)
 		os.Exit(2)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -326,6 +364,9 @@ func suite(ctx context.Context, root string, benchTime float64, runs, threads, c
 	mach := machineInfo(root)
 
 	shardisArgs := []string{"--appendfsync", "everysec", "--cpu-pin", "no"}
+	if goProfile.kind != "" {
+		shardisArgs = append(shardisArgs, "--profile", goProfile.kind)
+	}
 	redisArgs := []string{"--appendonly", "yes", "--appendfsync", "everysec", "--save", ""}
 	gen := 0
 	startShardis := func(extra ...string) (*server, error) {
@@ -346,6 +387,17 @@ func suite(ctx context.Context, root string, benchTime float64, runs, threads, c
 	serverCmds := []string{shellJoin(a.args), shellJoin(b.args)}
 
 	var results []result
+	// keepGoProfile stops shardis after a profile run with -profile, which makes it write its
+	// Go profile, and keeps the file; the next profile starts a fresh shardis.
+	keepGoProfile := func(res *result) {
+		if goProfile.kind == "" {
+			return
+		}
+		a.stop()
+		if err := keepProfile(a, root, res.p.id); err != nil {
+			res.problem = strings.TrimPrefix(res.problem+"; "+err.Error(), "; ")
+		}
+	}
 	want := map[string]bool{}
 	for _, id := range strings.Split(only, ",") {
 		if id != "" {
@@ -360,7 +412,8 @@ func suite(ctx context.Context, root string, benchTime float64, runs, threads, c
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		if p.smallCache {
+		switch {
+		case p.smallCache:
 			a.stop()
 			if a, err = startShardis("--block-cache-size", "8mb", "--write-buffer-size", "16mb"); err != nil {
 				return err
@@ -369,6 +422,38 @@ func suite(ctx context.Context, root string, benchTime float64, runs, threads, c
 			if r, err := command(b.addr, "FLUSHALL"); err != nil || r != "+OK" {
 				return fmt.Errorf("redis-server FLUSHALL: %q %v", r, err)
 			}
+		case goProfile.kind != "" && len(results) > 0:
+			// A Go profile per load profile: a fresh shardis for each (the first is fresh).
+			if a, err = startShardis(); err != nil {
+				return err
+			}
+			serverCmds = append(serverCmds, shellJoin(a.args))
+		}
+		if p.bigDel {
+			res := result{p: p, del: &delResult{}}
+			fmt.Printf("\n=== %s: %s\n", p.id, p.title)
+			loadArgs := append([]string{benchBin, "-t", strconv.Itoa(threads), "-c", strconv.Itoa(clients),
+				"--test-time", strconv.FormatFloat(benchTime, 'f', -1, 64), "--runs", "1", "--hide-histogram"}, p.args...)
+			for _, s := range []*server{a, b} {
+				run, cmdline, err := runBigDel(ctx, s.name, s.addr, tmp, loadArgs, benchTime)
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				if err != nil {
+					res.problem = strings.TrimPrefix(res.problem+"; "+err.Error(), "; ")
+					continue
+				}
+				if res.del.loadCmd == "" {
+					res.del.loadCmd = cmdline
+				}
+				res.del.runs = append(res.del.runs, run)
+			}
+			if !a.alive() || !b.alive() {
+				return fmt.Errorf("a server exited during %s; logs %s %s", p.id, a.log, b.log)
+			}
+			keepGoProfile(&res)
+			results = append(results, res)
+			continue
 		}
 		host, port, _ := net.SplitHostPort(a.addr)
 		jsonPath := filepath.Join(tmp, p.id+".json")
@@ -409,6 +494,7 @@ func suite(ctx context.Context, root string, benchTime float64, runs, threads, c
 		if !b.alive() {
 			return fmt.Errorf("redis-server exited during %s; log:\n%s", p.id, tail(b.log, 10))
 		}
+		keepGoProfile(&res)
 		results = append(results, res)
 	}
 	elapsed := time.Since(start)

@@ -70,7 +70,11 @@ func renderMarkdown(m machine, benchTime float64, runs, threads, clients int, se
 	p("alternating A B B A …; every figure is the median of that server's runs. Latency is measured by the client, ")
 	p("from writing a request to reading its reply (with pipelining it includes the wait behind earlier requests).\n")
 	p("- ratio = shardis ÷ redis-server: above 1 for ops/s means shardis is faster; above 1 for latency means shardis is slower.\n")
-	p("- Error replies are counted, not fatal: a command shardis does not implement yet shows up as errors.\n\n")
+	p("- Error replies are counted, not fatal: a command shardis does not implement yet shows up as errors.\n")
+	if goProfile.kind != "" {
+		p("- shardis ran with `--profile %s` (a fresh server per profile), which costs it some speed.\n", goProfile.kind)
+	}
+	p("\n")
 	p("Servers (temporary directories and free ports of this run):\n\n```sh\n")
 	for _, c := range serverCmds {
 		p("%s\n", c)
@@ -80,6 +84,12 @@ func renderMarkdown(m machine, benchTime float64, runs, threads, clients int, se
 	p("## Summary\n\n| profile | shardis ops/s | redis ops/s | ratio | shardis p50 ms | redis p50 ms | shardis p99 ms | redis p99 ms | errors (A / B) |\n")
 	p("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range results {
+		if r.del != nil && len(r.del.runs) == 2 {
+			a, bb := r.del.runs[0].with, r.del.runs[1].with
+			p("| [%s](#%s) | %s | %s | %s | %.3f | %.3f | %.3f | %.3f | %d / %d |\n", r.p.id, r.p.id, fmtOps(a.OpsSec), fmtOps(bb.OpsSec),
+				fmtX(bench.NanFloat(a.OpsSec/bb.OpsSec)), a.P50Ms, bb.P50Ms, a.P99Ms, bb.P99Ms, a.Errors, bb.Errors)
+			continue
+		}
 		if r.report == nil || len(r.report.Servers) < 2 {
 			p("| %s | – | – | – | – | – | – | – | %s |\n", r.p.id, "failed")
 			continue
@@ -96,6 +106,14 @@ func renderMarkdown(m machine, benchTime float64, runs, threads, clients int, se
 
 	p("## Profiles\n\n")
 	for _, r := range results {
+		if r.del != nil {
+			p("<a id=\"%s\"></a>\n### %s: %s\n\n", r.p.id, r.p.id, r.p.title)
+			if r.problem != "" {
+				p("**Problem:** %s\n\n", strings.ReplaceAll(r.problem, "\n", " "))
+			}
+			renderBigDel(p, r.del)
+			continue
+		}
 		p("<a id=\"%s\"></a>\n### %s: %s\n\n```sh\n%s\n```\n\n", r.p.id, r.p.id, r.p.title, r.command)
 		if r.p.note != "" {
 			p("%s\n\n", r.p.note)

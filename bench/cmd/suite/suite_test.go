@@ -1,13 +1,17 @@
 package main
 
 import (
+	"context"
 	"encoding/xml"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"shardis/bench"
+	"shardis/internal/testserver"
 )
 
 func TestSuite_SVGIsWellFormedWithBothSeries(t *testing.T) {
@@ -74,5 +78,64 @@ func TestSuite_MarkdownHasTablesRatiosAndErrors(t *testing.T) {
 	}
 	if strings.Contains(md, "bench-pipeline.svg)") {
 		t.Errorf("chart referenced without pipeline results")
+	}
+}
+
+func TestSuite_BigDel_FillsTheHashAndTimesItsDel(t *testing.T) {
+	s := testserver.Start(t)
+	// 2,500 fields: two full HSETs and a partial one.
+	if _, err := fillBigHash(context.Background(), s.Addr, "h", 2500); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := command(s.Addr, "HGET", "h", "f2499"); err != nil || got != "$5" {
+		t.Fatalf("HGET h f2499: %q %v", got, err)
+	}
+	if d, err := timedDel(s.Addr, "h", 0); err != nil || d <= 0 {
+		t.Fatalf("timedDel: %v %v", d, err)
+	}
+	if got, _ := command(s.Addr, "EXISTS", "h"); got != ":0" {
+		t.Fatalf("EXISTS h after the DEL: %q", got)
+	}
+	if _, err := timedDel(s.Addr, "h", 0); err == nil || !strings.Contains(err.Error(), `":0"`) {
+		t.Fatalf("DEL of a missing hash: %v, want the :0 reply reported", err)
+	}
+}
+
+func TestSuite_MarkdownBigDel(t *testing.T) {
+	run := func(server string, baseP99, withP99, withMax float64, del time.Duration) delRun {
+		return delRun{server: server, fill: 2 * time.Second, delTime: del,
+			base: bench.Summary{OpsSec: 70000, P99Ms: baseP99, MaxMs: 9}, with: bench.Summary{OpsSec: 60000, P99Ms: withP99, MaxMs: withMax}}
+	}
+	r := result{p: profile{id: "big-del", title: "DEL of a big hash", bigDel: true}, del: &delResult{loadCmd: "bin/shardis-bench -p 1",
+		runs: []delRun{run("shardis", 5, 5.5, 12, 2300*time.Microsecond), run("redis-server", 3, 3.2, 464.4, 461*time.Millisecond)}}}
+	md := renderMarkdown(machine{CPUs: 2}, 1, 1, 2, 50, nil, []result{r}, time.Second)
+	for _, want := range []string{"| [big-del](#big-del) | 60,000 | 60,000 | 1.00x |",
+		"| shardis | 70,000 → 60,000 |", "| 5.000 → 5.500 |", "| 9.0 → 464.4 | 461.0 | 2.0 s |", "bin/shardis-bench -p 1"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md)
+		}
+	}
+}
+
+func TestSuite_KeepProfile_CopiesTheServersGoProfile(t *testing.T) {
+	root, data := t.TempDir(), t.TempDir()
+	if err := os.MkdirAll(filepath.Join(data, "profile"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(data, "profile", "cpu.pprof"), []byte("pprof bytes"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	saved := goProfile
+	t.Cleanup(func() { goProfile = saved })
+	goProfile.kind, goProfile.dir = "cpu", "profiles"
+	if err := keepProfile(&server{dir: data}, root, "set-1k"); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := os.ReadFile(filepath.Join(root, "profiles", "set-1k.cpu.pprof")); err != nil || string(got) != "pprof bytes" {
+		t.Fatalf("kept profile: %q %v", got, err)
+	}
+	goProfile.kind = "mutex" // the server wrote no mutex profile
+	if err := keepProfile(&server{dir: data}, root, "set-1k"); err == nil {
+		t.Fatal("a missing profile was not reported")
 	}
 }
