@@ -88,6 +88,7 @@ func storeOptions(cfg *config.Config) shard.Options {
 	return shard.Options{
 		Dir:             cfg.Dir(),
 		Shards:          cfg.Shards(),
+		ShardsFromDir:   !cfg.ShardsSet(),
 		Databases:       cfg.Databases(),
 		BlockCacheSize:  cfg.BlockCacheSize(),
 		KeyCacheSize:    cfg.KeyCacheSize(),

@@ -394,6 +394,9 @@ func (c *Config) Shards() int {
 	return 4 * runtime.NumCPU()
 }
 
+// ShardsSet reports whether the shard count was configured (shards is not 0).
+func (c *Config) ShardsSet() bool { return c.cur.Load().shards > 0 }
+
 // CPUPin reports whether event loops and shard goroutines should be pinned
 // to CPUs (cpu-pin).
 func (c *Config) CPUPin() bool { return c.cur.Load().cpuPin }

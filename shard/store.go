@@ -33,8 +33,13 @@ import (
 
 // Options configure a Store.
 type Options struct {
-	Dir             string
-	Shards          int
+	Dir string
+	// Shards is the shard count of a new data directory. An existing directory must have been
+	// made with the same count, unless ShardsFromDir: then it keeps its own.
+	Shards int
+	// ShardsFromDir: the shard count was not chosen by the user (the shards setting is 0), so
+	// a directory made on a machine with another CPU count opens with the count it has.
+	ShardsFromDir   bool
 	Databases       int   // logical databases (SELECT 0..Databases-1), at most 256
 	BlockCacheSize  int64 // one LRU block cache shared by all shards
 	KeyCacheSize    int64 // hot-key caches, split evenly between the shards (0: off)
@@ -113,6 +118,11 @@ func Open(opts Options) (*Store, error) {
 	}
 	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
 		return nil, err
+	}
+	if opts.ShardsFromDir {
+		if n := dirShards(opts.Dir); n > 0 {
+			opts.Shards = n
+		}
 	}
 	s := &Store{opts: opts, streams: make(map[*Stream]struct{})}
 	s.views.New = func() any { return newViewTx(s) }
@@ -218,6 +228,23 @@ func checkColumnFamilies(opts Options, existing, want []string) error {
 			ErrLayout, opts.Dir, existing)
 	}
 	return nil
+}
+
+// dirShards returns how many shards the data directory dir holds (0: none, or no database).
+func dirShards(dir string) int {
+	o := grocksdb.NewDefaultOptions()
+	defer o.Destroy()
+	names, err := grocksdb.ListColumnFamilies(o, filepath.Join(dir, "rocksdb"))
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, name := range names {
+		if strings.HasPrefix(name, "shard-") {
+			n++
+		}
+	}
+	return n
 }
 
 func (s *Store) checkManifest() error {

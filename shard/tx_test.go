@@ -91,8 +91,35 @@ func TestStore_Open_RefusesOtherShardCount(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Close()
-	if _, err := Open(Options{Dir: dir, Shards: 3, Databases: 16}); err == nil {
-		t.Fatal("opened a 2-shard directory with 3 shards")
+	if _, err := Open(Options{Dir: dir, Shards: 3, Databases: 16}); !errors.Is(err, ErrLayout) {
+		t.Fatalf("Open of a 2-shard directory with 3 shards = %v, want ErrLayout", err)
+	}
+}
+
+// With the shard count left to its default, a directory keeps the count it was made with
+// (it may come from a machine with another CPU count), and a new one gets the default.
+func TestStore_Open_ShardsFromDir_KeepsTheDirectorysCount(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(Options{Dir: dir, Shards: 2, Databases: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	s, err = Open(Options{Dir: dir, Shards: 8, ShardsFromDir: true, Databases: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := s.NumShards(); n != 2 {
+		t.Errorf("reopened with %d shards, want the directory's 2", n)
+	}
+	s.Close()
+	s, err = Open(Options{Dir: t.TempDir(), Shards: 8, ShardsFromDir: true, Databases: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if n := s.NumShards(); n != 8 {
+		t.Errorf("a new directory got %d shards, want 8", n)
 	}
 }
 

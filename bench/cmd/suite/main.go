@@ -252,7 +252,7 @@ type result struct {
 	command string
 	report  *bench.Report
 	del     *delResult // the big-del profile's, instead of report
-	problem string // a failure of the run itself (exit status, server crash)
+	problem string     // a failure of the run itself (exit status, server crash)
 }
 
 type machine struct {
