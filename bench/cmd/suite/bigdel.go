@@ -3,11 +3,9 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -123,23 +121,12 @@ func timedDel(addr, key string, wait time.Duration) (time.Duration, error) {
 func runLoad(ctx context.Context, benchArgs []string, addr, jsonPath string) (bench.Summary, []string, error) {
 	host, port, _ := net.SplitHostPort(addr)
 	args := append(append([]string{}, benchArgs[0], "-s", host, "-p", port, "--json-out", jsonPath), benchArgs[1:]...)
-	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
-	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
-	cmd.WaitDelay = 10 * time.Second
-	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
-	if err := cmd.Run(); err != nil {
-		return bench.Summary{}, args, fmt.Errorf("shardis-bench: %w", err)
+	rep, problem := runBench(ctx, args, jsonPath)
+	if problem != "" {
+		return bench.Summary{}, args, errors.New(problem)
 	}
-	raw, err := os.ReadFile(jsonPath)
-	if err != nil {
-		return bench.Summary{}, args, err
-	}
-	var rep bench.Report
-	if err := json.Unmarshal(raw, &rep); err != nil {
-		return bench.Summary{}, args, err
-	}
-	if rep.Error != "" || len(rep.Servers) == 0 {
-		return bench.Summary{}, args, fmt.Errorf("shardis-bench: %s", rep.Error)
+	if len(rep.Servers) == 0 {
+		return bench.Summary{}, args, fmt.Errorf("shardis-bench measured nothing (%s)", jsonPath)
 	}
 	return rep.Servers[0].Median.Totals, args, nil
 }

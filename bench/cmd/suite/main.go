@@ -110,6 +110,32 @@ func keepProfile(s *server, root, id string) error {
 	return os.WriteFile(dst, raw, 0o644)
 }
 
+// runBench runs shardis-bench (args[0]) with its output on ours, and returns the report it
+// wrote to jsonPath (nil if none) and what went wrong ("" if nothing). A run that failed
+// may still have written what it measured. Cancelling ctx interrupts it as Ctrl-C would.
+func runBench(ctx context.Context, args []string, jsonPath string) (*bench.Report, string) {
+	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	cmd.WaitDelay = 10 * time.Second
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	var problems []string
+	if err := cmd.Run(); err != nil {
+		problems = append(problems, fmt.Sprintf("shardis-bench: %v", err))
+	}
+	raw, err := os.ReadFile(jsonPath)
+	if err != nil {
+		return nil, strings.Join(append(problems, err.Error()), "; ")
+	}
+	var rep bench.Report
+	if err := json.Unmarshal(raw, &rep); err != nil {
+		return nil, strings.Join(append(problems, fmt.Sprintf("%s: %v", jsonPath, err)), "; ")
+	}
+	if rep.Error != "" {
+		problems = append(problems, rep.Error)
+	}
+	return &rep, strings.Join(problems, "; ")
+}
+
 // server is a running server process.
 type server struct {
 	name string
@@ -464,25 +490,9 @@ func suite(ctx context.Context, root string, benchTime float64, runs, threads, c
 			"--runs", strconv.Itoa(runs), "--hide-histogram", "--json-out", jsonPath}, p.args...)
 		res := result{p: p, command: shellJoin(args)}
 		fmt.Printf("\n=== %s: %s\n%s\n", p.id, p.title, res.command)
-		cmd := exec.CommandContext(ctx, args[0], args[1:]...)
-		cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
-		cmd.WaitDelay = 10 * time.Second
-		cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
-		runErr := cmd.Run()
+		res.report, res.problem = runBench(ctx, args, jsonPath)
 		if ctx.Err() != nil {
 			return ctx.Err()
-		}
-		if runErr != nil {
-			res.problem = fmt.Sprintf("shardis-bench: %v", runErr)
-		}
-		if raw, err := os.ReadFile(jsonPath); err == nil {
-			var rep bench.Report
-			if err := json.Unmarshal(raw, &rep); err == nil {
-				res.report = &rep
-				if rep.Error != "" {
-					res.problem = strings.TrimPrefix(res.problem+"; "+rep.Error, "; ")
-				}
-			}
 		}
 		// A server that died is reported and replaced, so the remaining profiles still run.
 		if !a.alive() {
