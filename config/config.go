@@ -397,8 +397,8 @@ func (c *Config) Shards() int {
 // ShardsSet reports whether the shard count was configured (shards is not 0).
 func (c *Config) ShardsSet() bool { return c.cur.Load().shards > 0 }
 
-// CPUPin reports whether event loops and shard goroutines should be pinned
-// to CPUs (cpu-pin).
+// CPUPin reports whether event loops are locked to their OS threads and pinned to CPUs
+// (cpu-pin).
 func (c *Config) CPUPin() bool { return c.cur.Load().cpuPin }
 
 // RequirePass returns the password clients must AUTH with, or "" when no

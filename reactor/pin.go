@@ -9,8 +9,8 @@ import (
 )
 
 // pinner pins each event-loop thread to one CPU, round robin, the first time the loop runs a
-// callback. gnet locks every loop to its OS thread (WithLockOSThread), so pinning the
-// calling thread pins the loop for good.
+// callback. When pinning is on, gnet locks every loop to its OS thread (WithLockOSThread,
+// see Serve), so pinning the calling thread pins the loop for good.
 type pinner struct {
 	enabled bool
 	pinned  sync.Map // thread id -> struct{}

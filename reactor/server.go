@@ -1,5 +1,5 @@
 // Package reactor runs the network side: gnet event loops (one SO_REUSEPORT listener each,
-// locked to an OS thread and pinned to a CPU), connections and their per-connection state,
+// with cpu-pin locked to an OS thread and pinned to a CPU), connections and their per-connection state,
 // the batching of pipelined commands and the ordering of their replies.
 package reactor
 
@@ -68,7 +68,11 @@ func (s *Server) Serve() error {
 		gnet.WithNumEventLoop(s.cfg.Loops()),
 		gnet.WithReusePort(true),
 		gnet.WithReuseAddr(true),
-		gnet.WithLockOSThread(true),
+		// A loop is locked to its thread only when it is pinned, because pinning holds only for
+		// the thread. Locking has a price: gnet calls runtime.Gosched each time a loop runs out
+		// of events, and for a locked goroutine that hands its P to another thread and back
+		// (two futex wakes), once per request at low load (docs/PERFORMANCE.md).
+		gnet.WithLockOSThread(s.pin.enabled),
 		gnet.WithTCPNoDelay(gnet.TCPNoDelay),
 		gnet.WithTicker(true),
 		gnet.WithLoadBalancing(gnet.LeastConnections),
