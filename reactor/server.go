@@ -1,6 +1,6 @@
 // Package reactor runs the network side: gnet event loops (one SO_REUSEPORT listener each,
-// with cpu-pin locked to an OS thread and pinned to a CPU), connections and their per-connection state,
-// the batching of pipelined commands and the ordering of their replies.
+// with cpu-pin locked to an OS thread and pinned to a CPU), connections and their
+// per-connection state, the batching of pipelined commands and the ordering of their replies.
 package reactor
 
 import (
