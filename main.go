@@ -22,7 +22,9 @@ import (
 
 	"shardis/cmds"
 	"shardis/config"
+	"shardis/executor"
 	"shardis/reactor"
+	"shardis/server"
 	"shardis/shard"
 )
 
@@ -60,7 +62,8 @@ func run(args []string) error {
 	}
 	cfg.OnChange("block-cache-size", func() { store.SetBlockCacheSize(cfg.BlockCacheSize()) })
 	cfg.OnChange("key-cache-size", func() { store.SetKeyCacheSize(cfg.KeyCacheSize()) })
-	srv := reactor.New(cfg, store)
+	state := server.New(cfg, store)
+	srv := reactor.New(state, executor.New(state))
 	log.Printf("data in %s opened in %v", cfg.Dir(), time.Since(started).Round(time.Millisecond))
 
 	sigs := make(chan os.Signal, 1)

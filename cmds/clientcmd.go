@@ -1,6 +1,7 @@
 package cmds
 
 import (
+	"shardis/server"
 	"strconv"
 	"strings"
 	"time"
@@ -46,8 +47,8 @@ func init() {
 			"no-touch": sub(3, conn, aclConn, "7.2.0",
 				"Controls whether commands sent by the client affect the LRU/LFU of accessed keys.", "O(1)",
 				"<ON | OFF>", clientNoTouch),
-			"reply": sub(3, conn, aclConn, "3.2.0", "Instruct the server whether to reply to commands", "O(1)",
-				"<ON | OFF | SKIP>", clientReply),
+			"reply": withTraits(sub(3, conn, aclConn, "3.2.0", "Instruct the server whether to reply to commands", "O(1)",
+				"<ON | OFF | SKIP>", clientReply), TraitAlwaysReplies),
 			"pause": sub(-3, admin, aclAdmin, "2.9.50", "Stop processing commands from clients for some time",
 				"O(1)", "timeout [WRITE | ALL]", clientPause),
 			"unpause": sub(2, admin, aclAdmin, "6.2.0", "Resume processing of clients that were paused",
@@ -123,7 +124,7 @@ func clientTypeByName(b []byte) int {
 	return -1
 }
 
-func clientTypeOf(cl *Client) int {
+func clientTypeOf(cl *server.Client) int {
 	if cl.PubSub() {
 		return clientTypePubSub
 	}
@@ -133,8 +134,9 @@ func clientTypeOf(cl *Client) int {
 // clientLine formats one connection as CLIENT LIST and CLIENT INFO do in Redis 7.0. self is
 // the connection running the command, whose loop-owned fields may be read directly; for
 // others the published copies are used. Fields shardis does not measure are 0.
-func clientLine(b []byte, cl *Client, self bool, now time.Time) []byte {
-	db, resp, pub := int64(cl.dbPub.Load()), int64(cl.resp.Load()), cl.flagsPub.Load()
+func clientLine(b []byte, cl *server.Client, self bool, now time.Time) []byte {
+	pdb, presp, pub := cl.Published()
+	db, resp := int64(pdb), int64(presp)
 	if self {
 		db = int64(cl.DB)
 		resp = 2
@@ -162,19 +164,19 @@ func clientLine(b []byte, cl *Client, self bool, now time.Time) []byte {
 	b = strconv.AppendInt(b, max(0, (now.UnixMilli()-cl.LastSeen())/1000), 10)
 	b = append(b, " flags="...)
 	n := len(b)
-	if pub&pubMonitor != 0 {
+	if pub&server.PubMonitor != 0 {
 		b = append(b, 'O')
 	}
 	if cl.PubSub() {
 		b = append(b, 'P')
 	}
-	if pub&pubClosing != 0 {
+	if pub&server.PubClosing != 0 {
 		b = append(b, 'c')
 	}
-	if pub&pubNoEvict != 0 {
+	if pub&server.PubNoEvict != 0 {
 		b = append(b, 'e')
 	}
-	if pub&pubNoTouch != 0 {
+	if pub&server.PubNoTouch != 0 {
 		b = append(b, 'T')
 	}
 	if len(b) == n {
@@ -392,14 +394,14 @@ func clientReply(c *Ctx) {
 	cl := c.Client
 	switch {
 	case equalFold(c.Args[2], "on"):
-		cl.ReplyMode = ReplyOn
+		cl.ReplyMode = server.ReplyOn
 		c.W.OK()
 	case equalFold(c.Args[2], "off"):
-		cl.ReplyMode = ReplyOff
+		cl.ReplyMode = server.ReplyOff
 		c.W.Buf = c.W.Buf[:0]
 	case equalFold(c.Args[2], "skip"):
-		if cl.ReplyMode != ReplyOff { // SKIP while OFF changes nothing, as in Redis
-			cl.ReplyMode = ReplySkip
+		if cl.ReplyMode != server.ReplyOff { // SKIP while OFF changes nothing, as in Redis
+			cl.ReplyMode = server.ReplySkip
 		}
 		c.W.Buf = c.W.Buf[:0]
 	default:

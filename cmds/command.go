@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"shardis/codec"
+	"shardis/server"
 	"shardis/shard"
 )
 
@@ -58,31 +59,22 @@ type Command struct {
 	// c.LatePeek it must answer (an expired key is absent; it is left to the TTL worker).
 	Peek func(c *Ctx) bool
 	Subs map[string]*Command // subcommands by lower-case name; Run of the parent is unused
+	// Traits are shardis's own flags (the Trait* bits), which COMMAND does not show.
+	Traits Flag
 
-	parent   *Command
-	stats    *cmdStats
-	readOnly bool // Flags has "readonly" (set by register)
+	parent *Command
+	stats  *cmdStats
+	flags  Flag // Flags parsed, with Traits (set by register)
 }
 
 // FullName is the name Redis puts in errors and statistics: "get", "config|get".
 func (cmd *Command) FullName() string { return cmd.Name }
 
-// HasFlag reports whether the command has flag f.
-func (cmd *Command) HasFlag(f string) bool {
-	for _, x := range cmd.Flags {
-		if x == f {
-			return true
-		}
-	}
-	return false
-}
-
 // IsWrite reports whether the command may modify data.
-func (cmd *Command) IsWrite() bool { return cmd.HasFlag("write") }
+func (cmd *Command) IsWrite() bool { return cmd.Has(FlagWrite) }
 
-// IsReadOnly reports whether the command only reads data (Redis's "readonly" flag). The
-// reactor asks for every command it routes, so register works it out once.
-func (cmd *Command) IsReadOnly() bool { return cmd.readOnly }
+// IsReadOnly reports whether the command only reads data (Redis's "readonly" flag).
+func (cmd *Command) IsReadOnly() bool { return cmd.Has(FlagReadonly) }
 
 // KeyArgs returns the key arguments of args (args[0] is the command name).
 func (cmd *Command) KeyArgs(args [][]byte) [][]byte { return cmd.AppendKeyArgs(nil, args) }
@@ -118,10 +110,13 @@ type Ctx struct {
 	Args   [][]byte
 	DB     int
 	W      codec.Writer
-	Tx     *shard.Tx // nil for ExecConn and ExecServer commands
-	Client *Client   // nil when the binlog is replayed
-	Srv    *Server
+	Tx     *shard.Tx      // nil for ExecConn and ExecServer commands
+	Client *server.Client // nil when the binlog is replayed
+	Srv    *server.Server
 	Cmd    *Command
+	// Exec runs commands on this command's behalf in its transaction (EXEC's queued
+	// commands); set by the executor.
+	Exec Runner
 
 	// Streamable says the caller can send the reply in pieces (the reactor can; the binlog
 	// replay and internal callers cannot). Stream, set by a command that had Streamable, is
@@ -135,6 +130,13 @@ type Ctx struct {
 	PeekBuf  []byte
 	NowMs    int64
 	LatePeek bool
+}
+
+// Runner runs a command with a context the caller prepared (the executor does: see
+// executor.Executor.Run). A command that runs other commands (EXEC) goes through it, so they
+// are guarded and accounted like any other.
+type Runner interface {
+	Run(c *Ctx)
 }
 
 // Error replies with an error (msg is the whole text: "ERR syntax error").
@@ -154,18 +156,24 @@ func withPeek(cmd *Command, peek func(c *Ctx) bool) *Command {
 	return cmd
 }
 
+// withTraits sets cmd's Traits and returns cmd.
+func withTraits(cmd *Command, t Flag) *Command {
+	cmd.Traits = t
+	return cmd
+}
+
 func register(list ...*Command) {
 	for _, cmd := range list {
 		if _, dup := table[cmd.Name]; dup {
 			panic("cmds: duplicate command " + cmd.Name)
 		}
 		cmd.stats = &cmdStats{}
-		cmd.readOnly = cmd.HasFlag("readonly")
+		cmd.flags = parseFlags(cmd.Name, cmd.Flags) | cmd.Traits
 		for name, sub := range cmd.Subs {
 			sub.Name = cmd.Name + "|" + name
 			sub.parent = cmd
 			sub.stats = &cmdStats{}
-			sub.readOnly = sub.HasFlag("readonly")
+			sub.flags = parseFlags(sub.Name, sub.Flags) | sub.Traits
 			if sub.Group == "" {
 				sub.Group = cmd.Group
 			}

@@ -1,5 +1,7 @@
 package cmds
 
+import "shardis/server"
+
 // RedisVersion is the Redis version shardis reports (HELLO, INFO): clients that gate features
 // on the server version then use what Redis 7.0 offers.
 const RedisVersion = "7.0.15"
@@ -16,18 +18,19 @@ func init() {
 			Complexity: "O(1)", Syntax: "message", Exec: ExecConn, Run: echo},
 		&Command{Name: "quit", Arity: -1, Flags: connFlags, ACL: connACL,
 			Group: "connection", Since: "1.0.0", Summary: "Close the connection",
-			Complexity: "O(1)", Exec: ExecConn, Run: quitCommand},
+			Complexity: "O(1)", Exec: ExecConn, Run: quitCommand, Traits: TraitTxControl},
 		&Command{Name: "reset", Arity: 1, Flags: connFlags, ACL: connACL,
 			Group: "connection", Since: "6.2.0", Summary: "Reset the connection",
-			Complexity: "O(1)", Exec: ExecConn, Run: resetCommand},
+			Complexity: "O(1)", Exec: ExecConn, Run: resetCommand,
+			Traits: TraitTxControl | TraitAlwaysReplies},
 		&Command{Name: "hello", Arity: -1, Flags: connFlags, ACL: connACL,
 			Group: "connection", Since: "6.0.0", Summary: "Handshake with Redis",
 			Complexity: "O(1)", Syntax: "[protover [AUTH username password] [SETNAME clientname]]",
-			Exec: ExecConn, Run: helloCommand},
+			Exec: ExecConn, Run: helloCommand, Traits: TraitHiddenFromMonitor},
 		&Command{Name: "auth", Arity: -2, Flags: connFlags, ACL: connACL,
 			Group: "connection", Since: "1.0.0", Summary: "Authenticate to the server",
 			Complexity: "O(N) where N is the number of passwords defined for the user",
-			Syntax:     "[username] password", Exec: ExecConn, Run: authCommand},
+			Syntax:     "[username] password", Exec: ExecConn, Run: authCommand, Traits: TraitHiddenFromMonitor},
 	)
 }
 
@@ -74,7 +77,7 @@ func resetCommand(c *Ctx) {
 	}
 	cl.DB = 0
 	cl.RESP3 = false
-	cl.ReplyMode = ReplyOn
+	cl.ReplyMode = server.ReplyOn
 	cl.NoEvict = false
 	cl.NoTouch = false
 	cl.SetName("")

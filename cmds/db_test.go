@@ -7,9 +7,10 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"shardis/cmds"
 	"shardis/codec"
+	"shardis/executor"
 	"shardis/internal/testserver"
+	"shardis/server"
 	"shardis/shard"
 )
 
@@ -220,9 +221,9 @@ func TestKeyspace_BinlogReplayReproducesData(t *testing.T) {
 		t.Fatalf("unexpected source data: %v", want)
 	}
 	dst := testserver.OpenStore(t, t.TempDir(), s.Store.NumShards())
-	dstSrv := &cmds.Server{Store: dst}
+	dstSrv := executor.New(&server.Server{Store: dst})
 	for id := range s.Store.NumShards() {
-		if _, err := cmds.ReplayShard(s.Store, dst, dstSrv, id); err != nil {
+		if _, err := dstSrv.ReplayShard(s.Store, id); err != nil {
 			t.Fatalf("shard %d: %v", id, err)
 		}
 	}

@@ -14,7 +14,6 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"shardis/cmds"
 	"shardis/codec"
 	"shardis/internal/testserver"
 	"shardis/shard"
@@ -360,7 +359,7 @@ func TestHash_BinlogReplay(t *testing.T) {
 	}
 	dst, dstSrv := openReplayStore(t, 4)
 	for id := range s.Store.NumShards() {
-		if _, err := cmds.ReplayShard(s.Store, dst, dstSrv, id); err != nil {
+		if _, err := dstSrv.ReplayShard(s.Store, id); err != nil {
 			t.Fatalf("replay shard %d: %v", id, err)
 		}
 	}

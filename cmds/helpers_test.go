@@ -1,6 +1,7 @@
 package cmds_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"strconv"
@@ -8,8 +9,10 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"shardis/cmds"
+	"shardis/codec"
 	"shardis/config"
+	"shardis/executor"
+	"shardis/server"
 	"shardis/shard"
 )
 
@@ -62,7 +65,7 @@ func expectNil(t *testing.T, c *redis.Client, args ...any) {
 
 // openReplayStore opens a fresh store of the given shard count, and a command server around
 // it, as the target of a binlog replay. It is closed when the test ends.
-func openReplayStore(t *testing.T, shards int) (*shard.Store, *cmds.Server) {
+func openReplayStore(t *testing.T, shards int) (*shard.Store, *executor.Executor) {
 	t.Helper()
 	cfg, err := config.Load([]string{"--dir", t.TempDir(), "--shards", strconv.Itoa(shards)})
 	if err != nil {
@@ -73,5 +76,18 @@ func openReplayStore(t *testing.T, shards int) (*shard.Store, *cmds.Server) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = st.Close() })
-	return st, &cmds.Server{Store: st, Config: cfg}
+	return st, executor.New(&server.Server{Store: st, Config: cfg})
+}
+
+func metaOf(t *testing.T, st *shard.Store, db int, key string) (codec.Meta, bool) {
+	t.Helper()
+	var m codec.Meta
+	var ok bool
+	if err := st.Do(st.ShardOf([]byte(key)), func(tx *shard.Tx) {
+		m, ok = tx.Meta(db, []byte(key))
+		m.Value = bytes.Clone(m.Value)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return m, ok
 }

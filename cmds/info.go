@@ -1,8 +1,6 @@
 package cmds
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 )
@@ -208,9 +205,9 @@ func infoMemory(c *Ctx, w *infoWriter) {
 	readers := storeProperty(c, "rocksdb.estimate-table-readers-mem")
 	cache := int64(c.Srv.Store.BlockCacheUsage())
 	used := goUsed + memtables + readers + cache
-	peak := c.Srv.memPeak.Load()
-	for used > peak && !c.Srv.memPeak.CompareAndSwap(peak, used) {
-		peak = c.Srv.memPeak.Load()
+	peak := c.Srv.MemPeak.Load()
+	for used > peak && !c.Srv.MemPeak.CompareAndSwap(peak, used) {
+		peak = c.Srv.MemPeak.Load()
 	}
 	peak = max(peak, used)
 	rss := infoRSS()
@@ -261,25 +258,25 @@ func infoPersistence(c *Ctx, w *infoWriter) {
 	w.int("loading", 0)
 	w.int("async_loading", 0)
 	w.int("rdb_changes_since_last_save", srv.Store.Dirty.Load())
-	running := srv.bgsaveRunning.Load()
+	running := srv.Saves.Running.Load()
 	w.int("rdb_bgsave_in_progress", infoBool(running))
 	w.int("rdb_last_save_time", srv.Store.LastSave.Load())
-	if srv.bgsaveFailed.Load() {
+	if srv.Saves.Failed.Load() {
 		w.str("rdb_last_bgsave_status", "err")
 	} else {
 		w.str("rdb_last_bgsave_status", "ok")
 	}
-	if srv.bgsaveEver.Load() {
-		w.int("rdb_last_bgsave_time_sec", srv.bgsaveLastSecs.Load())
+	if srv.Saves.Ever.Load() {
+		w.int("rdb_last_bgsave_time_sec", srv.Saves.LastSecs.Load())
 	} else {
 		w.int("rdb_last_bgsave_time_sec", -1)
 	}
 	if running {
-		w.int("rdb_current_bgsave_time_sec", (time.Now().UnixMilli()-srv.bgsaveStarted.Load())/1000)
+		w.int("rdb_current_bgsave_time_sec", (time.Now().UnixMilli()-srv.Saves.Started.Load())/1000)
 	} else {
 		w.int("rdb_current_bgsave_time_sec", -1)
 	}
-	w.int("rdb_saves", srv.saves.Load())
+	w.int("rdb_saves", srv.Saves.Count.Load())
 	w.int("aof_enabled", 1)
 	w.int("aof_rewrite_in_progress", 0)
 	w.int("aof_rewrite_scheduled", 0)
@@ -297,39 +294,10 @@ func infoBool(b bool) int64 {
 	return 0
 }
 
-// rateSampler turns INFO's counters into the instantaneous_* rates. shardis has no server
-// cron sampling them, so the rate is measured between INFO calls: over the interval since the
-// previous sample, once it is at least rateMinInterval old.
-type rateSampler struct {
-	mu                   sync.Mutex
-	at                   time.Time
-	ops, in, out         int64
-	opsRate, inKB, outKB float64
-}
-
-const rateMinInterval = 100 * time.Millisecond
-
-func (r *rateSampler) sample(now time.Time, ops, in, out int64) (float64, float64, float64) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.at.IsZero() {
-		r.at, r.ops, r.in, r.out = now, ops, in, out
-		return 0, 0, 0
-	}
-	if d := now.Sub(r.at); d >= rateMinInterval {
-		secs := d.Seconds()
-		r.opsRate = float64(max(ops-r.ops, 0)) / secs
-		r.inKB = float64(max(in-r.in, 0)) / secs / 1024
-		r.outKB = float64(max(out-r.out, 0)) / secs / 1024
-		r.at, r.ops, r.in, r.out = now, ops, in, out
-	}
-	return r.opsRate, r.inKB, r.outKB
-}
-
 func infoStats(c *Ctx, w *infoWriter) {
 	st := &c.Srv.Stats
 	ops, in, out := st.CommandsProcessed.Load(), st.NetInputBytes.Load(), st.NetOutputBytes.Load()
-	opsRate, inKB, outKB := c.Srv.rate.sample(time.Now(), ops, in, out)
+	opsRate, inKB, outKB := c.Srv.Rate.Sample(time.Now(), ops, in, out)
 	w.int("total_connections_received", st.ConnectionsReceived.Load())
 	w.int("total_commands_processed", ops)
 	w.int("instantaneous_ops_per_sec", int64(opsRate))
@@ -358,16 +326,6 @@ func infoStats(c *Ctx, w *infoWriter) {
 	w.int("total_error_replies", st.ErrorReplies.Load())
 }
 
-// replID returns the server's replication id, made once (as Redis does at startup).
-func (s *Server) replIDString() string {
-	s.replID.once.Do(func() {
-		b := make([]byte, 20)
-		_, _ = rand.Read(b)
-		s.replID.id = hex.EncodeToString(b)
-	})
-	return s.replID.id
-}
-
 func infoReplication(c *Ctx, w *infoWriter) {
 	var offset uint64
 	st := c.Srv.Store
@@ -378,7 +336,7 @@ func infoReplication(c *Ctx, w *infoWriter) {
 	w.str("role", "master")
 	w.int("connected_slaves", 0)
 	w.str("master_failover_state", "no-failover")
-	w.str("master_replid", c.Srv.replIDString())
+	w.str("master_replid", c.Srv.ReplID())
 	w.str("master_replid2", strings.Repeat("0", 40))
 	// The shards' binlogs are the replication stream: its offset is the sum of their last
 	// sequence numbers.

@@ -189,7 +189,7 @@ func commandGetKeysGeneric(c *Ctx, withFlags bool) {
 		return
 	}
 	keys := introKeysOf(cmd, argv)
-	if len(keys) == 0 && !cmd.HasFlag("no_mandatory_keys") {
+	if len(keys) == 0 && !cmd.Has(FlagNoMandatoryKeys) {
 		c.Error("ERR Invalid arguments specified for command")
 		return
 	}
@@ -311,11 +311,11 @@ func commandKeySpecs(cmd *Command) []introKeySpec {
 // introDefaultKeyFlags are the key flags of a command Redis 7.0 does not have.
 func introDefaultKeyFlags(cmd *Command) []string {
 	switch {
-	case cmd.HasFlag("pubsub"):
+	case cmd.Has(FlagPubSub):
 		return []string{"not_key"}
 	case cmd.IsWrite():
 		return []string{"RW", "access", "update"}
-	case cmd.HasFlag("readonly"):
+	case cmd.Has(FlagReadonly):
 		return []string{"RO", "access"}
 	}
 	return []string{"RO"}
@@ -536,7 +536,7 @@ func introSameArg(a, k []byte) bool {
 // introInfoFlags are the flags COMMAND INFO shows: the declared ones, plus movablekeys for a
 // command whose keys a Keys func finds (Redis derives it the same way).
 func introInfoFlags(cmd *Command) []string {
-	if cmd.Keys == nil || cmd.HasFlag("movablekeys") {
+	if cmd.Keys == nil || cmd.Has(FlagMovableKeys) {
 		return cmd.Flags
 	}
 	out := make([]string, 0, len(cmd.Flags)+1)

@@ -6,6 +6,7 @@ import (
 
 	"shardis/codec"
 	"shardis/internal/glob"
+	"shardis/server"
 )
 
 // The generic keyspace commands: they work on keys of any type.
@@ -366,7 +367,7 @@ func scanRoute(c *Ctx, nShards int) []int {
 
 // keysCursorShard returns the shard a cursor names and its saved position.
 func keysCursorShard(c *Ctx, cursor uint64) (int, []byte) {
-	if cursor>>cursorShardBits == 0 {
+	if server.IsStart(cursor) {
 		return int(cursor), nil // a shard's start: no lookup
 	}
 	return c.Srv.Cursors.Load(cursor)
@@ -404,7 +405,7 @@ func scanCommand(c *Ctx) {
 	case !done:
 		next = c.Srv.Cursors.Save(id, last)
 	case id+1 < c.Srv.Store.NumShards():
-		next = StartOf(id + 1)
+		next = server.StartOf(id + 1)
 	}
 	keysScanReply(c, next, keys)
 }

@@ -12,9 +12,10 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"shardis/cmds"
 	"shardis/codec"
+	"shardis/executor"
 	"shardis/internal/testserver"
+	"shardis/server"
 	"shardis/shard"
 )
 
@@ -419,9 +420,9 @@ func TestList_BinlogReplay(t *testing.T) {
 		want[k] = listRead(t, s.Store, k)
 	}
 	dstStore := testserver.OpenStore(t, t.TempDir(), s.Store.NumShards())
-	srv := &cmds.Server{Store: dstStore, Config: s.Config}
+	srv := executor.New(&server.Server{Store: dstStore, Config: s.Config})
 	for id := range s.Store.NumShards() {
-		if _, err := cmds.ReplayShard(s.Store, dstStore, srv, id); err != nil {
+		if _, err := srv.ReplayShard(s.Store, id); err != nil {
 			t.Fatalf("replay shard %d: %v", id, err)
 		}
 	}

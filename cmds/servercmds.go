@@ -115,6 +115,7 @@ func configSet(c *Ctx) {
 }
 
 func configResetStat(c *Ctx) {
+	resetStats()
 	c.Srv.ResetStats()
 	c.W.OK()
 }
@@ -161,17 +162,17 @@ const errBgsaveRunning = "ERR Background save already in progress"
 
 func saveCommand(c *Ctx) {
 	srv := c.Srv
-	if !srv.bgsave.TryLock() {
+	if !srv.Saves.Mu.TryLock() {
 		c.Error(errBgsaveRunning)
 		return
 	}
-	defer srv.bgsave.Unlock()
+	defer srv.Saves.Mu.Unlock()
 	if err := srv.Store.Checkpoint(checkpointDir(c)); err != nil {
 		log.Printf("SAVE: checkpoint failed: %v", err)
 		c.Error("ERR")
 		return
 	}
-	srv.saves.Add(1)
+	srv.Saves.Count.Add(1)
 	c.W.OK()
 }
 
@@ -181,26 +182,26 @@ func bgsaveCommand(c *Ctx) {
 		return
 	}
 	srv := c.Srv
-	if !srv.bgsave.TryLock() {
+	if !srv.Saves.Mu.TryLock() {
 		c.Error(errBgsaveRunning)
 		return
 	}
 	dir := checkpointDir(c)
 	start := time.Now()
-	srv.bgsaveStarted.Store(start.UnixMilli())
-	srv.bgsaveRunning.Store(true)
+	srv.Saves.Started.Store(start.UnixMilli())
+	srv.Saves.Running.Store(true)
 	go func() {
-		defer srv.bgsave.Unlock()
+		defer srv.Saves.Mu.Unlock()
 		err := srv.Store.Checkpoint(dir)
 		if err != nil {
 			log.Printf("BGSAVE: checkpoint failed: %v", err)
 		} else {
-			srv.saves.Add(1)
+			srv.Saves.Count.Add(1)
 		}
-		srv.bgsaveFailed.Store(err != nil)
-		srv.bgsaveLastSecs.Store(int64(time.Since(start) / time.Second))
-		srv.bgsaveEver.Store(true)
-		srv.bgsaveRunning.Store(false)
+		srv.Saves.Failed.Store(err != nil)
+		srv.Saves.LastSecs.Store(int64(time.Since(start) / time.Second))
+		srv.Saves.Ever.Store(true)
+		srv.Saves.Running.Store(false)
 	}()
 	c.W.Simple("Background saving started")
 }
@@ -240,19 +241,19 @@ func shutdownCommand(c *Ctx) {
 	}
 	srv := c.Srv
 	// Wait for a running BGSAVE: the store must not close under its checkpoint.
-	srv.bgsave.Lock()
+	srv.Saves.Mu.Lock()
 	if save {
 		if err := srv.Store.Checkpoint(checkpointDir(c)); err != nil {
 			log.Printf("SHUTDOWN SAVE: checkpoint failed: %v", err)
 			if !force {
-				srv.bgsave.Unlock()
+				srv.Saves.Mu.Unlock()
 				c.Error("ERR Errors trying to SHUTDOWN. Check logs.")
 				return
 			}
 		}
 	}
 	if srv.Shutdown == nil {
-		srv.bgsave.Unlock()
+		srv.Saves.Mu.Unlock()
 		c.Error("ERR Errors trying to SHUTDOWN. Check logs.")
 		return
 	}

@@ -12,8 +12,10 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"shardis/config"
+	"shardis/executor"
 	"shardis/internal/testserver"
 	"shardis/reactor"
+	"shardis/server"
 	"shardis/shard"
 )
 
@@ -81,7 +83,8 @@ func TestConfig_Rewrite_WithConfigFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := reactor.New(cfg, st)
+	state := server.New(cfg, st)
+	srv := reactor.New(state, executor.New(state))
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve() }()
 	t.Cleanup(func() {

@@ -13,7 +13,6 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"shardis/cmds"
 	"shardis/codec"
 	"shardis/internal/testserver"
 	"shardis/shard"
@@ -574,7 +573,7 @@ func TestSetFamily_BinlogReplay(t *testing.T) {
 	want := setDump(t, s.Store)
 	dst, srv := openReplayStore(t, s.Store.NumShards())
 	for id := range s.Store.NumShards() {
-		if _, err := cmds.ReplayShard(s.Store, dst, srv, id); err != nil {
+		if _, err := srv.ReplayShard(s.Store, id); err != nil {
 			t.Fatalf("shard %d: %v", id, err)
 		}
 	}

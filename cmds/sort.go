@@ -31,9 +31,10 @@ func init() {
 			ACL: []string{"read", "set", "sortedset", "list", "slow", "dangerous"}, FirstKey: 1, LastKey: 1, Step: 1,
 			Group: "generic", Since: "7.0.0", Summary: "Sort the elements in a list, set or sorted set. Read-only variant of SORT.",
 			Complexity: cplx, Syntax: syntax,
-			Keys:  func(args [][]byte) [][]byte { return args[1:2] },
-			Route: func(c *Ctx, n int) []int { return sortRoute(c, n, true) },
-			Run:   func(c *Ctx) { sortCommand(c, true) }},
+			Keys:   func(args [][]byte) [][]byte { return args[1:2] },
+			Route:  func(c *Ctx, n int) []int { return sortRoute(c, n, true) },
+			Run:    func(c *Ctx) { sortCommand(c, true) },
+			Traits: TraitReadsUndeclaredKeys},
 	)
 }
 

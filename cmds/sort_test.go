@@ -7,7 +7,6 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"shardis/cmds"
 	"shardis/internal/testserver"
 	"shardis/shard"
 )
@@ -192,7 +191,7 @@ func TestSort_StoreReplays(t *testing.T) {
 	expect(t, c, int64(0), "SORT", "nokey", "STORE", "gone")
 	dst, dstSrv := openReplayStore(t, 4)
 	for id := range s.Store.NumShards() {
-		if _, err := cmds.ReplayShard(s.Store, dst, dstSrv, id); err != nil {
+		if _, err := dstSrv.ReplayShard(s.Store, id); err != nil {
 			t.Fatalf("replay shard %d: %v", id, err)
 		}
 	}

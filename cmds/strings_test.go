@@ -12,7 +12,6 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"shardis/cmds"
 	"shardis/codec"
 	"shardis/internal/testserver"
 	"shardis/shard"
@@ -472,7 +471,7 @@ func TestStrings_BinlogReplayReproducesState(t *testing.T) {
 	}
 	dst, dstSrv := openReplayStore(t, 4)
 	for id := range s.Store.NumShards() {
-		if _, err := cmds.ReplayShard(s.Store, dst, dstSrv, id); err != nil {
+		if _, err := dstSrv.ReplayShard(s.Store, id); err != nil {
 			t.Fatalf("shard %d: %v", id, err)
 		}
 	}

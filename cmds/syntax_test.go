@@ -258,7 +258,7 @@ func introCheckDeclaration(cmd *Command, errorf func(format string, args ...any)
 // introCheckKeyDeclaration checks key positions against the arity and the synopsis.
 func introCheckKeyDeclaration(cmd *Command, args []*docArg, base int, errorf func(format string, args ...any)) {
 	name := cmd.Name
-	pubsub := cmd.HasFlag("pubsub")
+	pubsub := cmd.Has(FlagPubSub)
 	hasKeyArg := false
 	syntaxWalk(args, func(a *docArg) { hasKeyArg = hasKeyArg || a.typ == "key" })
 	if cmd.FirstKey == 0 {
@@ -385,6 +385,7 @@ func TestKeySpecs_FromKeyRange(t *testing.T) {
 		{Command{Name: "ping"}, ""},
 	}
 	for _, tc := range cases {
+		tc.cmd.flags = parseFlags(tc.cmd.Name, tc.cmd.Flags)
 		if got := introSpecString(commandKeySpecs(&tc.cmd)); got != tc.want {
 			t.Errorf("%s: got %q, want %q", tc.cmd.Name, got, tc.want)
 		}
@@ -504,6 +505,7 @@ func TestInfoFlags_Movablekeys(t *testing.T) {
 		{Command{Flags: []string{"readonly", "movablekeys"}, Keys: keys}, "readonly movablekeys"},
 	}
 	for _, tc := range cases {
+		tc.cmd.flags = parseFlags(tc.cmd.Name, tc.cmd.Flags)
 		if got := strings.Join(introInfoFlags(&tc.cmd), " "); got != tc.want {
 			t.Errorf("got %q, want %q", got, tc.want)
 		}

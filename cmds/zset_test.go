@@ -14,7 +14,6 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"shardis/cmds"
 	"shardis/codec"
 	"shardis/internal/testserver"
 	"shardis/shard"
@@ -893,7 +892,7 @@ func TestZSetFamily_BinlogReplay(t *testing.T) {
 	want := zsetDump(t, s.Store)
 	dst, srv := openReplayStore(t, s.Store.NumShards())
 	for id := range s.Store.NumShards() {
-		if _, err := cmds.ReplayShard(s.Store, dst, srv, id); err != nil {
+		if _, err := srv.ReplayShard(s.Store, id); err != nil {
 			t.Fatalf("shard %d: %v", id, err)
 		}
 	}

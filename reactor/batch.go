@@ -1,9 +1,6 @@
 package reactor
 
 import (
-	"fmt"
-	"log"
-	"runtime/debug"
 	"sync/atomic"
 	"time"
 
@@ -359,52 +356,38 @@ func (b *batch) runCoordinated(st *step) {
 // peek tries to answer slot s in the loop from committed state (Command.Peek). Its
 // arguments still point into gnet's buffer, which is fine: a Peek copies what it replies.
 func (b *batch) peek(s *slot, start time.Time, late bool) bool {
-	srv := b.conn.srv
 	ctx := &b.loopCtx
 	*ctx = b.ctxFor(s, nil)
 	ctx.PeekBuf, ctx.NowMs, ctx.LatePeek = b.peekBuf, start.UnixMilli(), late
-	ok := s.cmd.Peek(ctx)
+	ok := b.conn.srv.exec.Peek(ctx, start)
 	b.peekBuf = ctx.PeekBuf
 	if !ok {
 		return false
 	}
 	s.reply, s.finished = ctx.W.Buf, true
-	srv.account(s.cmd, ctx.Args, time.Since(start), len(s.reply) > 0 && s.reply[0] == '-', b.conn.client)
 	return true
 }
 
 // viewable reports whether cmd may be answered in the loop through a view (shard.Store.View):
-// a keyed read that routes by its keys. SORT_RO is left to its shard: it may read keys of
-// any shard and sort a lot.
+// a keyed read that routes by its keys and reads no key it does not declare.
 func viewable(cmd *cmds.Command) bool {
-	return cmd.Exec == cmds.ExecKeyed && cmd.Route == nil && cmd.Name != "sort_ro" && cmd.IsReadOnly()
+	return cmd.Exec == cmds.ExecKeyed && cmd.Route == nil && cmd.IsReadOnly() &&
+		!cmd.Has(cmds.TraitReadsUndeclaredKeys)
 }
 
 // view tries to answer slot s in the loop with a read-only view of its shard's committed
-// state, running the command as the shard would. It reports false, with nothing written,
-// when the command needed the shard (a lazy expiry, a reply stream) or SWAPDB ran meanwhile.
-// Its arguments still point into gnet's buffer; commands copy what they keep.
+// state, running the command as the shard would (executor.View). It reports false, with
+// nothing written, when the command needs its shard. Its arguments still point into gnet's
+// buffer; commands copy what they keep.
 func (b *batch) view(s *slot) bool {
-	srv := b.conn.srv
-	tx := srv.store.View(s.shard)
 	ctx := &b.loopCtx
-	*ctx = b.ctxFor(s, tx)
+	*ctx = b.ctxFor(s, nil)
 	ctx.Streamable = !s.suppress
-	start := time.Now()
-	runGuarded(ctx)
-	d := time.Since(start)
-	hits, misses := tx.TakeLookups()
-	if !srv.store.EndView(tx) {
-		if ctx.Stream != nil {
-			ctx.Stream.Close()
-		}
+	if !b.conn.srv.exec.View(ctx, s.shard) {
 		s.reply = ctx.W.Buf[:0]
 		return false
 	}
-	srv.cmds.Stats.KeyspaceHits.Add(hits)
-	srv.cmds.Stats.KeyspaceMisses.Add(misses)
-	s.reply, s.finished = ctx.W.Buf, true
-	srv.account(s.cmd, ctx.Args, d, len(s.reply) > 0 && s.reply[0] == '-', b.conn.client)
+	s.reply, s.finished, s.stream = ctx.W.Buf, true, ctx.Stream
 	return true
 }
 
@@ -416,51 +399,14 @@ func (b *batch) ctxFor(s *slot, tx *shard.Tx) cmds.Ctx {
 		W:      codec.Writer{Buf: s.reply[:0], RESP3: s.resp3},
 		Tx:     tx,
 		Client: b.conn.client,
-		Srv:    b.conn.srv.cmds,
 		Cmd:    s.cmd,
 	}
 }
 
-// exec runs one command and records its statistics.
+// exec runs one command through the executor.
 func (b *batch) exec(ctx *cmds.Ctx, s *slot, tx *shard.Tx) {
-	srv := b.conn.srv
 	*ctx = b.ctxFor(s, tx)
-	start := time.Now()
-	if tx != nil {
-		tx.TakeLookups() // count this command's lookups only
-	}
 	ctx.Streamable = tx != nil && !s.suppress
-	runGuarded(ctx)
-	d := time.Since(start)
+	b.conn.srv.exec.Run(ctx)
 	s.reply, s.stream = ctx.W.Buf, ctx.Stream
-	if tx != nil {
-		// As Redis, only read commands count keyspace hits and misses.
-		if hits, misses := tx.TakeLookups(); s.cmd.IsReadOnly() {
-			srv.cmds.Stats.KeyspaceHits.Add(hits)
-			srv.cmds.Stats.KeyspaceMisses.Add(misses)
-		}
-	}
-	srv.account(s.cmd, ctx.Args, d, len(s.reply) > 0 && s.reply[0] == '-', b.conn.client)
-}
-
-// runGuarded runs the command; a panic (a bug, never a client's fault) becomes an error reply
-// and fails the command's transaction, so the half-done writes of the group are not committed
-// and every command of the group is answered with the error: nothing unacknowledged lands.
-func runGuarded(ctx *cmds.Ctx) {
-	defer func() {
-		if r := recover(); r != nil {
-			log.Printf("panic in %s: %v\n%s", ctx.Cmd.Name, r, debug.Stack())
-			err := fmt.Errorf("internal error in '%s'", ctx.Cmd.Name)
-			if ctx.Tx != nil {
-				ctx.Tx.Fail(err)
-			}
-			if ctx.Stream != nil {
-				ctx.Stream.Close()
-				ctx.Stream = nil
-			}
-			ctx.W.Buf = ctx.W.Buf[:0]
-			ctx.W.Error("ERR " + err.Error())
-		}
-	}()
-	ctx.Cmd.Run(ctx)
 }

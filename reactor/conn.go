@@ -2,7 +2,6 @@ package reactor
 
 import (
 	"errors"
-	"strconv"
 	"sync/atomic"
 	"time"
 	"unsafe"
@@ -12,6 +11,8 @@ import (
 
 	"shardis/cmds"
 	"shardis/codec"
+	"shardis/executor"
+	"shardis/server"
 )
 
 // Batch bounds: a pipeline longer than this runs as several batches in sequence.
@@ -24,7 +25,7 @@ const (
 type conn struct {
 	srv    *Server
 	gc     gnet.Conn
-	client *cmds.Client
+	client *server.Client
 	b      batch
 	busy   bool // a batch is in flight (loop-owned; the batch sets b.done when it ends)
 	need   int  // bytes the input must hold before parsing can progress
@@ -156,7 +157,7 @@ func (cn *conn) writeReplies(slots []slot, tail []byte) {
 		clear(iov)
 		cn.iov = iov[:0]
 	}
-	cn.srv.cmds.Stats.NetOutputBytes.Add(int64(total))
+	cn.srv.state.Stats.NetOutputBytes.Add(int64(total))
 }
 
 // read parses the buffered input into a batch and starts it. It reports whether it made
@@ -180,7 +181,7 @@ func (cn *conn) read() bool {
 		return false
 	}
 	b := &cn.b
-	srv.cmds.Stats.NetInputBytes.Add(int64(n))
+	srv.state.Stats.NetInputBytes.Add(int64(n))
 	lim := codec.Limits{MaxBulkLen: srv.cfg.ProtoMaxBulkLen()}
 	off := 0
 	cn.need = 0
@@ -266,7 +267,7 @@ func (cn *conn) dispatch(start int) bool {
 	clock := time.Now()
 	now := clock.UnixMilli()
 	if cmd != nil && cmd.Run != nil {
-		if paused, until := srv.cmds.Paused(cmd, now); paused {
+		if paused, until := srv.state.Paused(cmd.MayWrite(), now); paused {
 			if len(b.slots) == 0 {
 				cn.wakeAt(until)
 			}
@@ -276,55 +277,56 @@ func (cn *conn) dispatch(start int) bool {
 	s := b.addSlot(start)
 	s.db, s.resp3 = cl.DB, cl.RESP3
 	// CLIENT REPLY ON and RESET always answer (OFF and SKIP silence themselves).
-	if cmd == nil || (cmd.Name != "client|reply" && cmd.Name != "reset") {
+	if cmd == nil || !cmd.Has(cmds.TraitAlwaysReplies) {
 		switch cl.ReplyMode {
-		case cmds.ReplyOff:
+		case server.ReplyOff:
 			s.suppress = true
-		case cmds.ReplySkip:
+		case server.ReplySkip:
 			s.suppress = true
-			cl.ReplyMode = cmds.ReplyOn
+			cl.ReplyMode = server.ReplyOn
 		}
 	}
 	refuse := func(msg string) bool {
 		w := codec.Writer{Buf: s.reply[:0], RESP3: s.resp3}
 		w.Error(msg)
 		s.reply, s.finished = w.Buf, true
-		srv.cmds.Stats.ErrorReplies.Add(1)
 		return true
 	}
 	switch {
 	case cmd == nil:
+		srv.exec.Refused(nil)
 		return refuse(cmds.UnknownCommandError(args))
 	case !cmd.CheckArity(len(args)):
-		cmd.Reject()
+		srv.exec.Refused(cmd)
 		return refuse(cmds.ArityError(cmd))
 	case cmd.Run == nil: // a container command with an unknown subcommand
+		srv.exec.Refused(nil)
 		return refuse(cmds.UnknownSubcommandError(args))
-	case !cl.Authed && !cmd.HasFlag("no_auth"):
-		cmd.Reject()
+	case !cl.Authed && !cmd.Has(cmds.FlagNoAuth):
+		srv.exec.Refused(cmd)
 		return refuse("NOAUTH Authentication required.")
 	}
 	s.cmd = cmd
 	cl.Touch(&cmd.Name, now)
 	// MONITOR sees a command once it ran, as in Redis: a connection command here, the others
 	// when dispatched (they run in order in their shards).
-	feed := srv.cmds.Clients.HasMonitors()
+	feed := srv.state.Clients.HasMonitors() && executor.Monitored(cmd)
 	if feed && cmd.Exec != cmds.ExecConn {
-		srv.feedMonitors(cl, args)
+		srv.exec.FeedMonitors(cl, cl.DB, args)
 	}
 	switch cmd.Exec {
 	case cmds.ExecConn:
 		b.exec(&b.loopCtx, s, nil)
 		s.finished = true
 		if feed {
-			srv.feedMonitors(cl, args)
+			srv.exec.FeedMonitors(cl, cl.DB, args)
 		}
 		if cl.Quitting {
 			cn.closeAfterFlush = true // QUIT: nothing after it runs
 		}
 	case cmds.ExecKeyed:
 		if cmd.Route != nil {
-			ctx := cmds.Ctx{Args: args, DB: s.db, Client: cl, Srv: srv.cmds, Cmd: cmd}
+			ctx := cmds.Ctx{Args: args, DB: s.db, Client: cl, Srv: srv.state, Cmd: cmd}
 			if ids := cmd.Route(&ctx, srv.store.NumShards()); len(ids) == 1 {
 				s.shard = ids[0]
 			}
@@ -355,29 +357,6 @@ func (cn *conn) dispatch(start int) bool {
 
 // wakeAt schedules a wake of the connection at unix ms until, or at CLIENT UNPAUSE.
 func (cn *conn) wakeAt(until int64) {
-	cn.srv.cmds.WaitUnpause(cn.wake)
+	cn.srv.state.WaitUnpause(cn.wake)
 	time.AfterFunc(time.Until(time.UnixMilli(until))+time.Millisecond, cn.wake)
-}
-
-// monitorLine formats a command for MONITOR as Redis does.
-func monitorLine(cl *cmds.Client, args [][]byte) []byte {
-	now := time.Now()
-	b := []byte{'+'}
-	b = strconv.AppendInt(b, now.Unix(), 10)
-	b = append(b, '.')
-	us := strconv.Itoa(now.Nanosecond() / 1000)
-	for range 6 - len(us) {
-		b = append(b, '0')
-	}
-	b = append(b, us...)
-	b = append(b, " ["...)
-	b = strconv.AppendInt(b, int64(cl.DB), 10)
-	b = append(b, ' ')
-	b = append(b, cl.Addr...)
-	b = append(b, ']')
-	for _, a := range args {
-		b = append(b, ' ')
-		b = codec.AppendRepr(b, a)
-	}
-	return append(b, '\r', '\n')
 }

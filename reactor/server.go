@@ -5,8 +5,6 @@ package reactor
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"log"
 	"net"
@@ -19,6 +17,8 @@ import (
 
 	"shardis/cmds"
 	"shardis/config"
+	"shardis/executor"
+	"shardis/server"
 	"shardis/shard"
 )
 
@@ -27,7 +27,8 @@ type Server struct {
 	gnet.BuiltinEventEngine
 	cfg   *config.Config
 	store *shard.Store
-	cmds  *cmds.Server
+	state *server.Server
+	exec  *executor.Executor
 	pin   pinner
 
 	eng     gnet.Engine
@@ -39,19 +40,17 @@ type Server struct {
 	batches sync.WaitGroup
 }
 
-// New creates a server for store with configuration cfg.
-func New(cfg *config.Config, store *shard.Store) *Server {
-	s := &Server{cfg: cfg, store: store, ready: make(chan struct{}), stopped: make(chan struct{})}
-	id := make([]byte, 20)
-	_, _ = rand.Read(id)
-	s.cmds = &cmds.Server{Store: store, Config: cfg, Started: time.Now(), RunID: hex.EncodeToString(id), Port: cfg.Port()}
-	s.cmds.Shutdown = func() { go s.Stop() }
-	s.pin.enabled = cfg.CPUPin()
+// New creates the network server of state, whose commands exec runs.
+func New(state *server.Server, exec *executor.Executor) *Server {
+	s := &Server{cfg: state.Config, store: state.Store, state: state, exec: exec,
+		ready: make(chan struct{}), stopped: make(chan struct{})}
+	state.Shutdown = func() { go s.Stop() }
+	s.pin.enabled = s.cfg.CPUPin()
 	return s
 }
 
-// Commands returns the server state commands see.
-func (s *Server) Commands() *cmds.Server { return s.cmds }
+// State returns the server state commands see.
+func (s *Server) State() *server.Server { return s.state }
 
 // Serve listens on every bind address and serves until Stop. It returns when the loops end.
 func (s *Server) Serve() error {
@@ -116,14 +115,14 @@ func (s *Server) OnShutdown(gnet.Engine) { close(s.stopped) }
 // OnOpen registers a connection, or refuses it over maxclients.
 func (s *Server) OnOpen(c gnet.Conn) ([]byte, gnet.Action) {
 	s.pin.pinCurrentThread()
-	st := &s.cmds.Stats
-	if s.cmds.Clients.Count() >= s.cfg.MaxClients() {
+	st := &s.state.Stats
+	if s.state.Clients.Count() >= s.cfg.MaxClients() {
 		st.RejectedConnections.Add(1)
 		return []byte("-ERR max number of clients reached\r\n"), gnet.Close
 	}
 	st.ConnectionsReceived.Add(1)
-	cl := &cmds.Client{
-		ID:      s.cmds.Clients.NewID(),
+	cl := &server.Client{
+		ID:      s.state.Clients.NewID(),
 		Addr:    addrString(c.RemoteAddr()),
 		LAddr:   addrString(c.LocalAddr()),
 		FD:      c.Fd(),
@@ -143,7 +142,7 @@ func (s *Server) OnOpen(c gnet.Conn) ([]byte, gnet.Action) {
 	}
 	cl.Buffers = func() (int, int) { return 0, 0 }
 	c.SetContext(cn)
-	s.cmds.Clients.Add(cl)
+	s.state.Clients.Add(cl)
 	return nil, gnet.None
 }
 
@@ -157,7 +156,7 @@ func addrString(a net.Addr) string {
 // OnClose unregisters a connection.
 func (s *Server) OnClose(c gnet.Conn, _ error) gnet.Action {
 	if cn, ok := c.Context().(*conn); ok {
-		s.cmds.Clients.Remove(cn.client)
+		s.state.Clients.Remove(cn.client)
 		cn.stopStreams()
 	}
 	return gnet.None
@@ -176,7 +175,7 @@ func (s *Server) OnTraffic(c gnet.Conn) gnet.Action {
 func (s *Server) OnTick() (time.Duration, gnet.Action) {
 	if t := s.cfg.Timeout(); t > 0 {
 		deadline := time.Now().Add(-t).UnixMilli()
-		for _, cl := range s.cmds.Clients.All() {
+		for _, cl := range s.state.Clients.All() {
 			if !cl.Monitor && cl.LastSeen() < deadline {
 				cl.Kill()
 			}
@@ -219,7 +218,7 @@ func (s *Server) shardsOf(b *batch, sl *slot) []int {
 		return all
 	}
 	if cmd.Route != nil {
-		ctx := cmds.Ctx{Args: b.args(sl), DB: sl.db, Client: b.conn.client, Srv: s.cmds, Cmd: cmd}
+		ctx := cmds.Ctx{Args: b.args(sl), DB: sl.db, Client: b.conn.client, Srv: s.state, Cmd: cmd}
 		return cmd.Route(&ctx, s.store.NumShards())
 	}
 	var ids []int
@@ -227,30 +226,6 @@ func (s *Server) shardsOf(b *batch, sl *slot) []int {
 		ids = append(ids, s.store.ShardOf(k))
 	}
 	return ids
-}
-
-// account updates the statistics after a command ran.
-func (s *Server) account(cmd *cmds.Command, args [][]byte, d time.Duration, failed bool, cl *cmds.Client) {
-	s.cmds.Stats.CommandsProcessed.Add(1)
-	cmd.Record(d, failed)
-	if failed {
-		s.cmds.Stats.ErrorReplies.Add(1)
-	}
-	if limit := s.cfg.SlowlogSlowerThan(); limit >= 0 && d.Microseconds() >= limit {
-		s.cmds.Slowlog.Add(args, d, cl, s.cfg.SlowlogMaxLen())
-	}
-}
-
-// feedMonitors sends the command to every MONITOR client.
-func (s *Server) feedMonitors(cl *cmds.Client, args [][]byte) {
-	cmd := cmds.Lookup(args)
-	if cmd != nil && (cmd.HasFlag("admin") || cmd.Name == "auth" || cmd.Name == "hello") {
-		return
-	}
-	line := monitorLine(cl, args)
-	for _, m := range s.cmds.Clients.Monitors() {
-		_ = m.Write(line)
-	}
 }
 
 // noCommand is what CLIENT LIST shows as the last command of a client that has sent none.

@@ -14,10 +14,11 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"shardis/cmds"
 	"shardis/codec"
 	"shardis/config"
+	"shardis/executor"
 	"shardis/internal/testserver"
+	"shardis/server"
 	"shardis/shard"
 )
 
@@ -260,7 +261,7 @@ func diffDumps(want, got map[string]string) []string {
 }
 
 // replayInto replays every shard's binlog of src into a fresh store with the same shard count.
-func replayInto(t *testing.T, src *shard.Store) (*shard.Store, *cmds.Server, int) {
+func replayInto(t *testing.T, src *shard.Store) (*shard.Store, *executor.Executor, int) {
 	t.Helper()
 	dir := t.TempDir()
 	dst := testserver.OpenStore(t, dir, src.NumShards())
@@ -268,14 +269,14 @@ func replayInto(t *testing.T, src *shard.Store) (*shard.Store, *cmds.Server, int
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := &cmds.Server{Store: dst, Config: cfg}
+	srv := executor.New(&server.Server{Store: dst, Config: cfg})
 	total := 0
 	for id := range src.NumShards() {
 		first, last := src.Shard(id).BinlogRange()
 		if first > 1 {
 			t.Fatalf("shard %d: binlog starts at record %d: it was trimmed, the replay would be partial", id, first)
 		}
-		n, err := cmds.ReplayShard(src, dst, srv, id)
+		n, err := srv.ReplayShard(src, id)
 		if err != nil {
 			t.Fatalf("replay shard %d after %d records: %v", id, n, err)
 		}
@@ -355,7 +356,7 @@ func TestReplay_BinlogRebuildsEveryDB(t *testing.T) {
 		}
 	}
 	if err := dst.Do(dst.ShardOf([]byte(victim)), func(tx *shard.Tx) {
-		if err := cmds.Apply(srv, tx, 0, [][]byte{[]byte("SET"), []byte(victim), []byte("not what the server had")}); err != nil {
+		if err := srv.Apply(tx, 0, [][]byte{[]byte("SET"), []byte(victim), []byte("not what the server had")}); err != nil {
 			t.Error(err)
 		}
 	}); err != nil {

@@ -12,7 +12,9 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"shardis/config"
+	"shardis/executor"
 	"shardis/reactor"
+	"shardis/server"
 	"shardis/shard"
 )
 
@@ -54,7 +56,7 @@ func StartIn(t testing.TB, dir string, flags ...string) *Server {
 		t.Fatalf("open store: %v", err)
 	}
 	s := &Server{Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), Dir: dir, Config: cfg,
-		Store: store, Srv: reactor.New(cfg, store), done: make(chan error, 1), t: t}
+		Store: store, Srv: newReactor(cfg, store), done: make(chan error, 1), t: t}
 	go func() { s.done <- s.Srv.Serve() }()
 	select {
 	case <-s.Srv.Ready():
@@ -67,7 +69,7 @@ func StartIn(t testing.TB, dir string, flags ...string) *Server {
 	t.Cleanup(s.Stop)
 	// The probe connection is closed, but the event loop may not have seen it yet; a test
 	// that counts clients (maxclients, CLIENT LIST) must not find it.
-	for i := 0; s.Srv.Commands().Clients.Count() != 0; i++ {
+	for i := 0; s.Srv.State().Clients.Count() != 0; i++ {
 		if i == 1000 {
 			t.Fatal("the probe connection is still registered after 10s")
 		}
@@ -165,4 +167,10 @@ func OpenStore(t testing.TB, dir string, shards int) *shard.Store {
 		}
 	})
 	return st
+}
+
+// newReactor wires a network server over store as main does.
+func newReactor(cfg *config.Config, store *shard.Store) *reactor.Server {
+	state := server.New(cfg, store)
+	return reactor.New(state, executor.New(state))
 }

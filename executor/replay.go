@@ -1,4 +1,4 @@
-package cmds
+package executor
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"shardis/binlog"
+	"shardis/cmds"
 	"shardis/codec"
 	"shardis/shard"
 )
@@ -18,23 +19,23 @@ import (
 //
 // Replay is per shard: a whole-shard record (FLUSHDB, FLUSHALL, SWAPDB) applies only to the
 // shards tx holds, which is what those commands do anyway since they walk c.Tx.Shards().
-func Apply(srv *Server, tx *shard.Tx, db int, args [][]byte) (err error) {
+func (e *Executor) Apply(tx *shard.Tx, db int, args [][]byte) (err error) {
 	if len(args) == 0 {
 		return errors.New("apply: empty record")
 	}
-	cmd := Lookup(args)
+	cmd := cmds.Lookup(args)
 	switch {
 	case cmd == nil:
-		return fmt.Errorf("apply: %s", UnknownCommandError(args))
+		return fmt.Errorf("apply: %s", cmds.UnknownCommandError(args))
 	case cmd.Run == nil:
-		return fmt.Errorf("apply: %s", UnknownSubcommandError(args))
+		return fmt.Errorf("apply: %s", cmds.UnknownSubcommandError(args))
 	case !cmd.CheckArity(len(args)):
-		return fmt.Errorf("apply: %s", ArityError(cmd))
-	case cmd.Exec == ExecConn || cmd.Exec == ExecServer:
+		return fmt.Errorf("apply: %s", cmds.ArityError(cmd))
+	case cmd.Exec == cmds.ExecConn || cmd.Exec == cmds.ExecServer:
 		// Such commands never reach the binlog: they have no transaction to write with.
 		return fmt.Errorf("apply: '%s' is not a data command", cmd.Name)
 	case db < 0 || db >= tx.Store().Databases():
-		return fmt.Errorf("apply: %s", errDBIndex)
+		return fmt.Errorf("apply: ERR DB index is out of range")
 	}
 	held := tx.Shards()
 	for _, k := range cmd.KeyArgs(args) {
@@ -51,7 +52,7 @@ func Apply(srv *Server, tx *shard.Tx, db int, args [][]byte) (err error) {
 		}
 	}()
 	tx.StartCommand()
-	c := Ctx{Args: args, DB: db, W: codec.Writer{}, Tx: tx, Srv: srv, Cmd: cmd}
+	c := cmds.Ctx{Args: args, DB: db, W: codec.Writer{}, Tx: tx, Srv: e.srv, Exec: e, Cmd: cmd}
 	cmd.Run(&c)
 	if reply := c.W.Buf; len(reply) > 0 && reply[0] == '-' {
 		return fmt.Errorf("apply: '%s' replied %s", cmd.Name, bytes.TrimRight(reply[1:], "\r\n"))
@@ -76,13 +77,14 @@ func applyHolds(held []int, id int) bool {
 const replayChunk = 512
 
 // ReplayShard applies every record of shard id's binlog in src, in sequence order, to the same
-// shard of dst (which must have the same shard count), through the command table with srv
-// (whose Store should be dst). It returns how many records it applied; on error it stops at
+// shard of the executor's store (which must have the same shard count), through the command
+// table. It returns how many records it applied; on error it stops at
 // the failing record, whose sequence the error names. src and dst must be different stores.
 //
 // Shards are independent: the records of one shard only ever touch that shard's keys, so
 // shards may be replayed in any order or concurrently.
-func ReplayShard(src, dst *shard.Store, srv *Server, id int) (n int, err error) {
+func (e *Executor) ReplayShard(src *shard.Store, id int) (n int, err error) {
+	dst := e.srv.Store
 	if src.NumShards() != dst.NumShards() {
 		return 0, fmt.Errorf("replay: source has %d shards, destination %d", src.NumShards(), dst.NumShards())
 	}
@@ -131,7 +133,7 @@ func ReplayShard(src, dst *shard.Store, srv *Server, id int) (n int, err error) 
 		var applyErr error
 		err = dst.Do(id, func(tx *shard.Tx) {
 			for _, r := range recs {
-				if err := Apply(srv, tx, r.db, r.args); err != nil {
+				if err := e.Apply(tx, r.db, r.args); err != nil {
 					applyErr = fmt.Errorf("replay: shard %d record %d %q: %w", id, r.seq, r.args, err)
 					return
 				}

@@ -1,4 +1,4 @@
-package cmds
+package server
 
 import (
 	"slices"
@@ -82,13 +82,22 @@ func (cl *Client) Touch(cmd *string, nowMs int64) {
 	cl.Publish()
 }
 
-// Bits of flagsPub.
+// PubFlags are the published copy of a client's loop-owned flags (see Published).
+type PubFlags uint32
+
+// Bits of PubFlags.
 const (
-	pubMonitor uint32 = 1 << iota
-	pubNoEvict
-	pubNoTouch
-	pubClosing
+	PubMonitor PubFlags = 1 << iota
+	PubNoEvict
+	PubNoTouch
+	PubClosing
 )
+
+// Published returns the copies of the loop-owned state that Publish made: logical db,
+// protocol version and flags. Other goroutines read these (CLIENT LIST).
+func (cl *Client) Published() (db, resp int, flags PubFlags) {
+	return int(cl.dbPub.Load()), int(cl.resp.Load()), PubFlags(cl.flagsPub.Load())
+}
 
 // Publish copies the loop-owned state that other goroutines report (db, protocol, flags) to
 // its atomic copies. The event loop calls it on every command (Touch); commands that change
@@ -100,20 +109,20 @@ func (cl *Client) Publish() {
 	} else {
 		cl.resp.Store(2)
 	}
-	var f uint32
+	var f PubFlags
 	if cl.Monitor {
-		f |= pubMonitor
+		f |= PubMonitor
 	}
 	if cl.NoEvict {
-		f |= pubNoEvict
+		f |= PubNoEvict
 	}
 	if cl.NoTouch {
-		f |= pubNoTouch
+		f |= PubNoTouch
 	}
 	if cl.Quitting {
-		f |= pubClosing
+		f |= PubClosing
 	}
-	cl.flagsPub.Store(f)
+	cl.flagsPub.Store(uint32(f))
 }
 
 // PubSub reports whether the client has any subscription (CLIENT LIST flag P, TYPE pubsub).

@@ -1,6 +1,8 @@
-package cmds
+package server
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -9,8 +11,8 @@ import (
 	"shardis/shard"
 )
 
-// Server is what commands see of the whole server. The reactor creates it and fills the
-// hooks; every field is safe for concurrent use.
+// Server is what commands see of the whole server. main creates it and hands it to the
+// reactor and the executor, which fill the hooks; every field is safe for concurrent use.
 type Server struct {
 	Store   *shard.Store
 	Config  *config.Config
@@ -32,33 +34,88 @@ type Server struct {
 	pauseMu      sync.Mutex   // serialises Pause's read-modify-write and guards pauseWaiters
 	pauseWaiters []func()
 
-	bgsave sync.Mutex // one checkpoint at a time
+	Saves Saves
 
-	// SAVE/BGSAVE bookkeeping for INFO persistence.
-	bgsaveRunning  atomic.Bool
-	bgsaveStarted  atomic.Int64 // unix ms the running BGSAVE started
-	bgsaveLastSecs atomic.Int64 // duration of the last BGSAVE, seconds
-	bgsaveEver     atomic.Bool  // a BGSAVE finished (else rdb_last_bgsave_time_sec is -1)
-	bgsaveFailed   atomic.Bool  // the last BGSAVE failed
-	saves          atomic.Int64 // successful SAVE/BGSAVE count
+	// MemPeak is the highest used_memory INFO reported.
+	MemPeak atomic.Int64
 
-	memPeak atomic.Int64 // highest used_memory INFO reported
+	// Rate samples INFO's counters for the instantaneous_* rates.
+	Rate RateSampler
 
-	rate   rateSampler // instantaneous_* of INFO stats
 	replID struct {
 		once sync.Once
 		id   string
 	}
 }
 
+// Saves is the SAVE/BGSAVE state INFO persistence reports.
+type Saves struct {
+	Mu       sync.Mutex   // one checkpoint at a time
+	Running  atomic.Bool  // a BGSAVE is running
+	Started  atomic.Int64 // unix ms the running BGSAVE started
+	LastSecs atomic.Int64 // duration of the last BGSAVE, seconds
+	Ever     atomic.Bool  // a BGSAVE finished (else rdb_last_bgsave_time_sec is -1)
+	Failed   atomic.Bool  // the last BGSAVE failed
+	Count    atomic.Int64 // successful SAVE/BGSAVE count
+}
+
+// ReplID returns the server's replication id, made once (as Redis does at startup).
+func (s *Server) ReplID() string {
+	s.replID.once.Do(func() {
+		b := make([]byte, 20)
+		_, _ = rand.Read(b)
+		s.replID.id = hex.EncodeToString(b)
+	})
+	return s.replID.id
+}
+
+// RateSampler turns INFO's counters into the instantaneous_* rates. shardis has no server
+// cron sampling them, so the rate is measured between INFO calls: over the interval since the
+// previous sample, once it is at least rateMinInterval old.
+type RateSampler struct {
+	mu                   sync.Mutex
+	at                   time.Time
+	ops, in, out         int64
+	opsRate, inKB, outKB float64
+}
+
+const rateMinInterval = 100 * time.Millisecond
+
+// Sample returns the rates of commands per second and input and output KB per second, given
+// the counters now.
+func (r *RateSampler) Sample(now time.Time, ops, in, out int64) (float64, float64, float64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.at.IsZero() {
+		r.at, r.ops, r.in, r.out = now, ops, in, out
+		return 0, 0, 0
+	}
+	if d := now.Sub(r.at); d >= rateMinInterval {
+		secs := d.Seconds()
+		r.opsRate = float64(max(ops-r.ops, 0)) / secs
+		r.inKB = float64(max(in-r.in, 0)) / secs / 1024
+		r.outKB = float64(max(out-r.out, 0)) / secs / 1024
+		r.at, r.ops, r.in, r.out = now, ops, in, out
+	}
+	return r.opsRate, r.inKB, r.outKB
+}
+
+// New returns the state of a server over store with configuration cfg.
+func New(cfg *config.Config, store *shard.Store) *Server {
+	id := make([]byte, 20)
+	_, _ = rand.Read(id)
+	return &Server{Store: store, Config: cfg, Started: time.Now(), RunID: hex.EncodeToString(id), Port: cfg.Port()}
+}
+
 // Paused reports whether a command must wait for CLIENT UNPAUSE or the pause's end, and until
-// when.
-func (s *Server) Paused(cmd *Command, nowMs int64) (bool, int64) {
+// when. mayWrite says whether the command may write or replicate (CLIENT PAUSE WRITE holds
+// back only those).
+func (s *Server) Paused(mayWrite bool, nowMs int64) (bool, int64) {
 	until := s.pauseUntil.Load()
 	if until == 0 || until <= nowMs {
 		return false, 0
 	}
-	if s.pauseAll.Load() || cmd.IsWrite() || cmd.Name == "exec" {
+	if s.pauseAll.Load() || mayWrite {
 		return true, until
 	}
 	return false, 0
@@ -78,40 +135,9 @@ type Stats struct {
 	ResetAt             atomic.Int64 // unix ms of CONFIG RESETSTAT
 }
 
-// cmdStats are one command's INFO commandstats counters.
-type cmdStats struct {
-	calls, usec, rejected, failed atomic.Int64
-}
-
-// Record counts one call of cmd that took d; failed when it replied with an error.
-func (cmd *Command) Record(d time.Duration, failed bool) {
-	cmd.stats.calls.Add(1)
-	cmd.stats.usec.Add(d.Microseconds())
-	if failed {
-		cmd.stats.failed.Add(1)
-	}
-}
-
-// Stats returns the command's INFO commandstats counters.
-func (cmd *Command) Stats() (calls, usec, rejected, failed int64) {
-	st := cmd.stats
-	if st == nil {
-		return 0, 0, 0, 0
-	}
-	return st.calls.Load(), st.usec.Load(), st.rejected.Load(), st.failed.Load()
-}
-
-// Reject counts a call refused before it ran (arity, auth).
-func (cmd *Command) Reject() { cmd.stats.rejected.Add(1) }
-
-// ResetStats zeroes the statistics (CONFIG RESETSTAT).
+// ResetStats zeroes the server's statistics (CONFIG RESETSTAT; the command table's own
+// counters are reset by cmds).
 func (s *Server) ResetStats() {
-	for _, cmd := range table {
-		resetCmdStats(cmd.stats)
-		for _, sub := range cmd.Subs {
-			resetCmdStats(sub.stats)
-		}
-	}
 	st := &s.Stats
 	for _, c := range []*atomic.Int64{&st.ConnectionsReceived, &st.RejectedConnections, &st.CommandsProcessed,
 		&st.NetInputBytes, &st.NetOutputBytes, &st.KeyspaceHits, &st.KeyspaceMisses, &st.ErrorReplies} {
@@ -119,14 +145,7 @@ func (s *Server) ResetStats() {
 	}
 	st.ResetAt.Store(time.Now().UnixMilli())
 	st.ExpiredAtReset.Store(s.Store.ExpiredKeys.Load())
-	s.memPeak.Store(0)
-}
-
-func resetCmdStats(c *cmdStats) {
-	c.calls.Store(0)
-	c.usec.Store(0)
-	c.rejected.Store(0)
-	c.failed.Store(0)
+	s.MemPeak.Store(0)
 }
 
 // Pause holds back commands until unix ms until: every command with all, else writes only

@@ -1,13 +1,16 @@
-package cmds_test
+package executor_test
 
 import (
 	"bytes"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
-	"shardis/cmds"
 	"shardis/codec"
+	"shardis/config"
+	"shardis/executor"
+	"shardis/server"
 	"shardis/shard"
 )
 
@@ -20,10 +23,10 @@ func applyArgs(s ...string) [][]byte {
 }
 
 // applyIn runs Apply for args in key's shard and returns Apply's error.
-func applyIn(t *testing.T, st *shard.Store, srv *cmds.Server, db int, key string, args ...string) error {
+func applyIn(t *testing.T, st *shard.Store, srv *executor.Executor, db int, key string, args ...string) error {
 	t.Helper()
 	var aerr error
-	if err := st.Do(st.ShardOf([]byte(key)), func(tx *shard.Tx) { aerr = cmds.Apply(srv, tx, db, applyArgs(args...)) }); err != nil {
+	if err := st.Do(st.ShardOf([]byte(key)), func(tx *shard.Tx) { aerr = srv.Apply(tx, db, applyArgs(args...)) }); err != nil {
 		t.Fatalf("commit: %v", err)
 	}
 	return aerr
@@ -130,7 +133,7 @@ func TestReplayShard_CopiesEveryShard(t *testing.T) {
 	dst, dstSrv := openReplayStore(t, 4)
 	total := 0
 	for id := range src.NumShards() {
-		n, err := cmds.ReplayShard(src, dst, dstSrv, id)
+		n, err := dstSrv.ReplayShard(src, id)
 		if err != nil {
 			t.Fatalf("shard %d: %v", id, err)
 		}
@@ -177,12 +180,28 @@ func TestReplayShard_StopsAtBadRecord(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	dst, dstSrv := openReplayStore(t, 4)
-	n, err := cmds.ReplayShard(src, dst, dstSrv, id)
+	_, dstSrv := openReplayStore(t, 4)
+	n, err := dstSrv.ReplayShard(src, id)
 	if err == nil || !strings.Contains(err.Error(), "record 2") {
 		t.Fatalf("err = %v, want a failure naming record 2", err)
 	}
 	if n != 1 {
 		t.Fatalf("applied %d records before the bad one, want 1", n)
 	}
+}
+
+// openReplayStore opens a fresh store of the given shard count, and a command server around
+// it, as the target of a binlog replay. It is closed when the test ends.
+func openReplayStore(t *testing.T, shards int) (*shard.Store, *executor.Executor) {
+	t.Helper()
+	cfg, err := config.Load([]string{"--dir", t.TempDir(), "--shards", strconv.Itoa(shards)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := shard.Open(shard.Options{Dir: cfg.Dir(), Shards: shards, Databases: 16, Hz: func() int { return 10 }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	return st, executor.New(&server.Server{Store: st, Config: cfg})
 }

@@ -1,4 +1,4 @@
-package reactor
+package executor
 
 import (
 	"strings"
@@ -6,6 +6,8 @@ import (
 
 	"shardis/cmds"
 	"shardis/codec"
+	"shardis/config"
+	"shardis/server"
 	"shardis/shard"
 )
 
@@ -17,17 +19,22 @@ func panicking() *cmds.Command {
 }
 
 // A command that panics answers an error and its group's writes are not committed.
-func TestRunGuarded_PanicFailsTheGroup(t *testing.T) {
+func TestExecutor_Run_PanicFailsTheGroup(t *testing.T) {
 	store, err := shard.Open(shard.Options{Dir: t.TempDir(), Shards: 1, Databases: 16})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer store.Close()
+	cfg, err := config.Load([]string{"--dir", t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := New(server.New(cfg, store))
 	var reply string
 	err = store.Do(0, func(tx *shard.Tx) {
 		tx.SetMeta(0, []byte("other"), &codec.Meta{Type: codec.TypeString, Value: []byte("y")})
 		ctx := &cmds.Ctx{Args: [][]byte{[]byte("boom")}, Tx: tx, Cmd: panicking()}
-		runGuarded(ctx)
+		e.Run(ctx)
 		reply = string(ctx.W.Buf)
 	})
 	if reply != "-ERR internal error in 'boom'\r\n" {

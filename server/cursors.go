@@ -1,4 +1,4 @@
-package cmds
+package server
 
 import (
 	"sync"
@@ -38,6 +38,10 @@ func (c *Cursors) Save(shard int, pos []byte) uint64 {
 	}
 	return id<<cursorShardBits | uint64(shard)
 }
+
+// IsStart reports whether cursor is the start of a shard (the shard is then its value), which
+// needs no lookup.
+func IsStart(cursor uint64) bool { return cursor>>cursorShardBits == 0 }
 
 // StartOf returns the cursor that starts shard (nil position).
 func StartOf(shard int) uint64 { return uint64(shard) }

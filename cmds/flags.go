@@ -1,0 +1,96 @@
+package cmds
+
+// Flag is one bit of what a command declares about itself. The reactor and the executor decide
+// by these bits, never by a command's name: Redis's flags (the ones COMMAND INFO shows, parsed
+// from Command.Flags at register) and shardis's own traits (Command.Traits, never shown).
+type Flag uint64
+
+// Redis 7.0's command flags.
+const (
+	FlagWrite Flag = 1 << iota
+	FlagReadonly
+	FlagDenyOOM
+	FlagAdmin
+	FlagPubSub
+	FlagNoScript
+	FlagBlocking
+	FlagLoading
+	FlagStale
+	FlagSkipMonitor
+	FlagSkipSlowlog
+	FlagFast
+	FlagNoAuth
+	FlagMayReplicate
+	FlagNoMandatoryKeys
+	FlagNoMulti
+	FlagMovableKeys
+	FlagAllowBusy
+	FlagNoAsyncLoading
+	FlagSentinel
+	FlagOnlySentinel
+
+	// shardis's traits (Command.Traits), which COMMAND does not show.
+
+	// TraitTxControl: runs at once inside MULTI instead of being queued (MULTI, EXEC,
+	// DISCARD, WATCH, QUIT, RESET).
+	TraitTxControl
+	// TraitAlwaysReplies: answers even under CLIENT REPLY OFF or SKIP (CLIENT REPLY, RESET).
+	TraitAlwaysReplies
+	// TraitReadsUndeclaredKeys: may read keys it does not declare (SORT_RO's BY and GET), so
+	// it is never answered from a one-shard view in the event loop.
+	TraitReadsUndeclaredKeys
+	// TraitHiddenFromMonitor: MONITOR never shows it (AUTH, HELLO: they carry passwords).
+	TraitHiddenFromMonitor
+	// TraitRunsQueued: runs commands queued by its connection (EXEC): the executor feeds
+	// MONITOR with each of them, then with it, as they run.
+	TraitRunsQueued
+)
+
+// flagNames maps Redis's flag names to bits.
+var flagNames = map[string]Flag{
+	"write":             FlagWrite,
+	"readonly":          FlagReadonly,
+	"denyoom":           FlagDenyOOM,
+	"admin":             FlagAdmin,
+	"pubsub":            FlagPubSub,
+	"noscript":          FlagNoScript,
+	"blocking":          FlagBlocking,
+	"loading":           FlagLoading,
+	"stale":             FlagStale,
+	"skip_monitor":      FlagSkipMonitor,
+	"skip_slowlog":      FlagSkipSlowlog,
+	"fast":              FlagFast,
+	"no_auth":           FlagNoAuth,
+	"may_replicate":     FlagMayReplicate,
+	"no_mandatory_keys": FlagNoMandatoryKeys,
+	"no_multi":          FlagNoMulti,
+	"movablekeys":       FlagMovableKeys,
+	"allow_busy":        FlagAllowBusy,
+	"no_async_loading":  FlagNoAsyncLoading,
+	"sentinel":          FlagSentinel,
+	"only_sentinel":     FlagOnlySentinel,
+}
+
+// parseFlags returns the bits of Redis flag names; a name it does not know is a bug in the
+// table, caught when the package loads.
+func parseFlags(cmdName string, names []string) Flag {
+	var f Flag
+	for _, n := range names {
+		bit, ok := flagNames[n]
+		if !ok {
+			panic("cmds: command " + cmdName + " declares unknown flag " + n)
+		}
+		f |= bit
+	}
+	return f
+}
+
+// Has reports whether the command declares every bit of f.
+func (cmd *Command) Has(f Flag) bool { return cmd.flags&f == f }
+
+// HasAny reports whether the command declares any bit of f.
+func (cmd *Command) HasAny(f Flag) bool { return cmd.flags&f != 0 }
+
+// MayWrite reports whether the command may change data or be replicated (CLIENT PAUSE WRITE
+// holds such commands back).
+func (cmd *Command) MayWrite() bool { return cmd.HasAny(FlagWrite | FlagMayReplicate) }

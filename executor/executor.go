@@ -1,0 +1,177 @@
+// Package executor runs commands. It is the one place a command's Run is called, whoever asks:
+// a connection's batch (the reactor), EXEC's queued commands, a blocked client being served,
+// binlog replay. Running a command means: guard it (a panic becomes an error reply and fails
+// its transaction, never the process), and account for it (INFO commandstats and errorstats,
+// keyspace hits and misses, SLOWLOG, MONITOR), as Redis's call() does.
+package executor
+
+import (
+	"fmt"
+	"log"
+	"runtime/debug"
+	"strconv"
+	"time"
+
+	"shardis/cmds"
+	"shardis/codec"
+	"shardis/server"
+)
+
+// Executor runs commands against the server's store. It holds no per-command state: every
+// method may be called from any goroutine, each with its own Ctx.
+type Executor struct {
+	srv *server.Server
+}
+
+// New returns the executor of srv.
+func New(srv *server.Server) *Executor { return &Executor{srv: srv} }
+
+// Server returns the server state the executor runs commands with.
+func (e *Executor) Server() *server.Server { return e.srv }
+
+// Run runs c.Cmd with c (Args, DB, W, Tx, Client and Streamable set by the caller) and records
+// its statistics. c.Srv and c.Exec are filled in here. With a transaction, only read commands
+// count keyspace hits and misses, as in Redis.
+func (e *Executor) Run(c *cmds.Ctx) {
+	c.Srv, c.Exec = e.srv, e
+	start := time.Now()
+	if c.Tx != nil {
+		c.Tx.TakeLookups() // count this command's lookups only
+	}
+	runGuarded(c)
+	d := time.Since(start)
+	if c.Tx != nil {
+		if hits, misses := c.Tx.TakeLookups(); c.Cmd.IsReadOnly() {
+			e.srv.Stats.KeyspaceHits.Add(hits)
+			e.srv.Stats.KeyspaceMisses.Add(misses)
+		}
+	}
+	e.Account(c.Cmd, c.Args, d, c.W.Buf, c.Client)
+}
+
+// Peek answers c from committed state in the calling event loop (Command.Peek) and records it.
+// It reports false, having written and recorded nothing, when only the shard can answer.
+func (e *Executor) Peek(c *cmds.Ctx, start time.Time) bool {
+	c.Srv, c.Exec = e.srv, e
+	if !c.Cmd.Peek(c) {
+		return false
+	}
+	e.Account(c.Cmd, c.Args, time.Since(start), c.W.Buf, c.Client)
+	return true
+}
+
+// View runs the read command c against a read-only view of shard id's committed state, in the
+// calling event loop (shard.Store.View). It reports false, with c.W emptied and nothing
+// recorded, when the command needed the shard (a write, a lazy expiry, a reply stream) or its
+// reads may have straddled a commit: the command must then run in its shard.
+func (e *Executor) View(c *cmds.Ctx, id int) bool {
+	store := e.srv.Store
+	tx := store.View(id)
+	c.Tx, c.Srv, c.Exec = tx, e.srv, e
+	start := time.Now()
+	runGuarded(c)
+	d := time.Since(start)
+	hits, misses := tx.TakeLookups()
+	if !store.EndView(tx) {
+		if c.Stream != nil {
+			c.Stream.Close()
+			c.Stream = nil
+		}
+		c.W.Buf = c.W.Buf[:0]
+		return false
+	}
+	e.srv.Stats.KeyspaceHits.Add(hits)
+	e.srv.Stats.KeyspaceMisses.Add(misses)
+	e.Account(c.Cmd, c.Args, d, c.W.Buf, c.Client)
+	return true
+}
+
+// Account records one run of cmd that took d and replied reply: commandstats, the error count
+// and the slowlog.
+func (e *Executor) Account(cmd *cmds.Command, args [][]byte, d time.Duration, reply []byte, cl *server.Client) {
+	srv := e.srv
+	failed := len(reply) > 0 && reply[0] == '-'
+	srv.Stats.CommandsProcessed.Add(1)
+	cmd.Record(d, failed)
+	if failed {
+		srv.Stats.ErrorReplies.Add(1)
+	}
+	if cmd.Has(cmds.FlagSkipSlowlog) {
+		return
+	}
+	if limit := srv.Config.SlowlogSlowerThan(); limit >= 0 && d.Microseconds() >= limit {
+		srv.Slowlog.Add(args, d, cl, srv.Config.SlowlogMaxLen())
+	}
+}
+
+// Refused records a command refused before it ran (unknown, wrong arity, NOAUTH, a queue-time
+// error): cmd, when known, counts a rejected call, and the error count goes up.
+func (e *Executor) Refused(cmd *cmds.Command) {
+	if cmd != nil {
+		cmd.Reject()
+	}
+	e.srv.Stats.ErrorReplies.Add(1)
+}
+
+// runGuarded runs the command; a panic (a bug, never a client's fault) becomes an error reply
+// and fails the command's transaction, so the half-done writes of the group are not committed
+// and every command of the group is answered with the error: nothing unacknowledged lands.
+func runGuarded(c *cmds.Ctx) {
+	defer func() {
+		if r := recover(); r != nil {
+			log.Printf("panic in %s: %v\n%s", c.Cmd.Name, r, debug.Stack())
+			err := fmt.Errorf("internal error in '%s'", c.Cmd.Name)
+			if c.Tx != nil {
+				c.Tx.Fail(err)
+			}
+			if c.Stream != nil {
+				c.Stream.Close()
+				c.Stream = nil
+			}
+			c.W.Buf = c.W.Buf[:0]
+			c.W.Error("ERR " + err.Error())
+		}
+	}()
+	c.Cmd.Run(c)
+}
+
+// ---- MONITOR ----
+
+// Monitored reports whether MONITOR shows cmd at all: admin commands and those carrying
+// secrets are never shown, as in Redis.
+func Monitored(cmd *cmds.Command) bool {
+	return cmd != nil && !cmd.HasAny(cmds.FlagAdmin|cmds.FlagSkipMonitor|cmds.TraitHiddenFromMonitor)
+}
+
+// FeedMonitors sends the command args, run by cl in db, to every MONITOR client.
+func (e *Executor) FeedMonitors(cl *server.Client, db int, args [][]byte) {
+	line := monitorLine(cl, db, args)
+	for _, m := range e.srv.Clients.Monitors() {
+		_ = m.Write(line)
+	}
+}
+
+// monitorLine formats a command for MONITOR as Redis does.
+func monitorLine(cl *server.Client, db int, args [][]byte) []byte {
+	now := time.Now()
+	b := []byte{'+'}
+	b = strconv.AppendInt(b, now.Unix(), 10)
+	b = append(b, '.')
+	us := strconv.Itoa(now.Nanosecond() / 1000)
+	for range 6 - len(us) {
+		b = append(b, '0')
+	}
+	b = append(b, us...)
+	b = append(b, " ["...)
+	b = strconv.AppendInt(b, int64(db), 10)
+	b = append(b, ' ')
+	if cl != nil {
+		b = append(b, cl.Addr...)
+	}
+	b = append(b, ']')
+	for _, a := range args {
+		b = append(b, ' ')
+		b = codec.AppendRepr(b, a)
+	}
+	return append(b, '\r', '\n')
+}
