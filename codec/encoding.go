@@ -230,3 +230,25 @@ var crc16Table = func() (t [256]uint16) {
 	}
 	return t
 }()
+
+// UserKeyOf returns the physical db and user key a meta or data key belongs to; ok is false
+// for any other raw key (TTL index, binlog, bookkeeping). key aliases raw.
+func UserKeyOf(raw []byte) (db int, key []byte, ok bool) {
+	if len(raw) < 4 {
+		return 0, nil, false
+	}
+	switch raw[0] {
+	case PrefixMeta:
+		return int(raw[1]), raw[4:], true
+	case PrefixData:
+		if len(raw) < 8 {
+			return 0, nil, false
+		}
+		n := int(binary.BigEndian.Uint32(raw[4:8]))
+		if len(raw) < 8+n {
+			return 0, nil, false
+		}
+		return int(raw[1]), raw[8 : 8+n], true
+	}
+	return 0, nil, false
+}

@@ -113,3 +113,22 @@ func TestCollections_DocExamples(t *testing.T) {
 		}
 	}
 }
+
+func TestUserKeyOf_MetaAndDataKeys(t *testing.T) {
+	key := []byte("user{tag}")
+	db, k, ok := UserKeyOf(AppendMetaKey(nil, 7, key))
+	if !ok || db != 7 || string(k) != string(key) {
+		t.Fatalf("meta key: %d %q %v", db, k, ok)
+	}
+	data := append(AppendDataPrefix(nil, 3, key, 42), "field"...)
+	db, k, ok = UserKeyOf(data)
+	if !ok || db != 3 || string(k) != string(key) {
+		t.Fatalf("data key: %d %q %v", db, k, ok)
+	}
+	if _, _, ok := UserKeyOf([]byte{PrefixState, 'm', 0, 0}); ok {
+		t.Fatal("a bookkeeping key decoded as a user key")
+	}
+	if _, _, ok := UserKeyOf(data[:9]); ok {
+		t.Fatal("a truncated data key decoded")
+	}
+}

@@ -71,6 +71,7 @@ func (tx *Tx) FlushDB(id, db int) {
 		return
 	}
 	pdb := tx.pdb(p, db)
+	tx.touchWatchedInDB(p, db, pdb)
 	lower, upper := codec.MetaDBRange(pdb)
 	tx.deleteRange(p, lower, upper)
 	lower, upper = codec.DataDBRange(pdb)
@@ -90,6 +91,9 @@ func (tx *Tx) SwapDB(id, a, b int) {
 		return
 	}
 	sh := tx.shards[p]
+	pa, pb := sh.dbmap[a], sh.dbmap[b]
+	tx.touchWatchedInDB(p, a, pa, pb)
+	tx.touchWatchedInDB(p, b, pa, pb)
 	sh.dbmap[a], sh.dbmap[b] = sh.dbmap[b], sh.dbmap[a]
 	tx.parts[p].dbmapDirty = true
 }

@@ -2,6 +2,7 @@ package shard
 
 import (
 	"encoding/binary"
+	"sync"
 	"sync/atomic"
 
 	"github.com/linxGnu/grocksdb"
@@ -48,6 +49,12 @@ type Shard struct {
 	firstSeq atomic.Uint64  // oldest binlog record kept (0: none)
 	lastSeq  atomic.Uint64  // newest binlog record
 	dbmapPub []atomic.Int32 // copy of dbmap for readers outside the shard
+
+	// WATCHed keys of this shard (see Watcher): any goroutine, under watchMu; nWatches is
+	// read without it on every write.
+	watchMu  sync.Mutex
+	watches  map[string][]*watchEntry // logical db | key -> entries
+	nWatches atomic.Int32
 
 	// ---- owned by the holder ----
 	dbmap   []int // logical db -> physical db (SWAPDB swaps entries)

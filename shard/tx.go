@@ -38,6 +38,7 @@ type Tx struct {
 	err     error // first storage error; fails the commit
 	hits    int64 // Meta lookups that found / missed their key (see TakeLookups)
 	misses  int64
+	touched []touch // user keys written, while their shard has watchers (see noteTouch)
 
 	// A view (Store.View) reads committed state outside the shard: it writes nothing, maps
 	// databases with the snapshot viewDBMap and caches what it reads only if no commit came
@@ -220,6 +221,7 @@ func (tx *Tx) putRaw(p int, raw, val []byte) {
 	start := len(tx.arena)
 	tx.arena = append(tx.arena, val...)
 	tx.overlay[string(tx.overlayKey(p, raw))] = entry{val: tx.arena[start:len(tx.arena):len(tx.arena)], exists: true, dirty: true}
+	tx.noteTouch(p, raw)
 }
 
 func (tx *Tx) deleteRaw(p int, raw []byte) {
@@ -227,6 +229,7 @@ func (tx *Tx) deleteRaw(p int, raw []byte) {
 		return
 	}
 	tx.overlay[string(tx.overlayKey(p, raw))] = entry{dirty: true}
+	tx.noteTouch(p, raw)
 }
 
 // deleteRange removes [lower, upper) of part p. It goes into the WriteBatch at once, so it
@@ -466,6 +469,9 @@ func (tx *Tx) commit() error {
 		return fmt.Errorf("commit: %w", err)
 	}
 	tx.writeThrough()
+	if len(tx.touched) > 0 {
+		tx.notifyWatchers()
+	}
 	for i, sh := range tx.shards {
 		p := &tx.parts[i]
 		for pdb := range p.keys {
@@ -533,6 +539,8 @@ func (tx *Tx) reset() {
 		clear(tx.overlay)
 	}
 	tx.ranges = tx.ranges[:0]
+	clear(tx.touched)
+	tx.touched = tx.touched[:0]
 	if cap(tx.arena) > 1<<20 {
 		tx.arena = nil // do not pin one huge value's memory forever
 	}

@@ -1,0 +1,227 @@
+package shard
+
+import (
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"shardis/codec"
+)
+
+// Watcher is one connection's WATCH state: the keys it watches and whether any of them changed
+// since. The shard that owns a watched key keeps an entry for it, and every commit that writes
+// the key (any command, lazy expiry, the TTL worker, FLUSHDB, SWAPDB) marks the watcher dirty:
+// a key nobody watches costs its writes one atomic load (Shard.nWatches).
+//
+// A Watcher is safe for concurrent use: WATCH registers keys from the shards that own them
+// while the connection's loop may unwatch (RESET, a disconnect).
+type Watcher struct {
+	mu      sync.Mutex
+	entries []*watchEntry
+	closed  bool // the connection is gone: Watch registers nothing more
+	dirty   atomic.Bool
+}
+
+// watchEntry is one watched key, kept both by its Watcher and by the shard owning the key.
+// expired and expireAt are guarded by the shard's watchMu.
+type watchEntry struct {
+	w     *Watcher
+	shard *Shard
+	db    int // logical
+	key   string
+	// expireAt is the key's expire time at WATCH (0: none): once it passes, EXEC fails even if
+	// nothing deleted the key yet, as in Redis 7.0.
+	expireAt int64
+	// expired: the key was already logically expired at WATCH. Its deletion (lazy or active
+	// expiry) is then no change; any other write is.
+	expired bool
+}
+
+func watchMapKey(db int, key []byte) string {
+	return string(append([]byte{byte(db)}, key...))
+}
+
+// Watch registers w for key in logical db (WATCH), noting whether the key is already
+// expired. It does not expire the key. The caller holds key's shard.
+func (tx *Tx) Watch(db int, key []byte, w *Watcher) {
+	p := tx.part(key)
+	if p < 0 {
+		tx.fail(ErrNotHeld)
+		return
+	}
+	sh := tx.shards[p]
+	var exp int64
+	if v, ok := tx.getMetaHead(p, codec.AppendMetaKey(nil, tx.pdb(p, db), key)); ok {
+		exp = codec.MetaExpire(v)
+	}
+	e := &watchEntry{w: w, shard: sh, db: db, key: string(key), expireAt: exp,
+		expired: exp != 0 && exp <= tx.nowMs}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return
+	}
+	for _, o := range w.entries {
+		if o.shard == sh && o.db == db && o.key == e.key {
+			return // watched already
+		}
+	}
+	w.entries = append(w.entries, e)
+	mk := watchMapKey(db, key)
+	sh.watchMu.Lock()
+	if sh.watches == nil {
+		sh.watches = make(map[string][]*watchEntry)
+	}
+	sh.watches[mk] = append(sh.watches[mk], e)
+	sh.nWatches.Add(1)
+	sh.watchMu.Unlock()
+}
+
+// Dirty reports whether a watched key changed since it was watched, or its expire time (as
+// of WATCH) has passed at nowMs: EXEC must then fail.
+func (w *Watcher) Dirty(nowMs int64) bool {
+	if w.dirty.Load() {
+		return true
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, e := range w.entries {
+		e.shard.watchMu.Lock()
+		passed := !e.expired && e.expireAt != 0 && e.expireAt <= nowMs
+		e.shard.watchMu.Unlock()
+		if passed {
+			return true
+		}
+	}
+	return false
+}
+
+// Watching reports whether w watches any key.
+func (w *Watcher) Watching() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.entries) > 0
+}
+
+// Shards appends the ids of the shards owning w's keys to ids (EXEC holds them too, so its
+// check is atomic with the writes to those keys).
+func (w *Watcher) Shards(ids []int) []int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, e := range w.entries {
+		ids = append(ids, e.shard.id)
+	}
+	return ids
+}
+
+// Unwatch forgets every watched key and clears the dirty mark (UNWATCH, EXEC, DISCARD).
+func (w *Watcher) Unwatch() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.unwatchLocked()
+}
+
+// Close unwatches everything and makes later Watch calls no-ops: the connection is gone, and
+// a WATCH of it still running in a shard must not leave an entry behind.
+func (w *Watcher) Close() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.closed = true
+	w.unwatchLocked()
+}
+
+func (w *Watcher) unwatchLocked() {
+	for _, e := range w.entries {
+		sh := e.shard
+		mk := watchMapKey(e.db, []byte(e.key))
+		sh.watchMu.Lock()
+		list := slices.DeleteFunc(sh.watches[mk], func(o *watchEntry) bool { return o == e })
+		if len(list) == 0 {
+			delete(sh.watches, mk)
+		} else {
+			sh.watches[mk] = list
+		}
+		sh.nWatches.Add(-1)
+		sh.watchMu.Unlock()
+	}
+	clear(w.entries)
+	w.entries = w.entries[:0]
+	w.dirty.Store(false)
+}
+
+// ---- the transaction's side ----
+
+// touch is a user key a transaction wrote, kept while its shard has watchers.
+type touch struct {
+	p       int
+	db, pdb int // logical and physical
+	key     string
+}
+
+// noteTouch records that raw key of part p is written, when the part's shard has watchers.
+func (tx *Tx) noteTouch(p int, raw []byte) {
+	if tx.shards[p].nWatches.Load() == 0 {
+		return
+	}
+	pdb, key, ok := codec.UserKeyOf(raw)
+	if !ok {
+		return
+	}
+	if n := len(tx.touched); n > 0 {
+		if last := &tx.touched[n-1]; last.p == p && last.pdb == pdb && last.key == string(key) {
+			return // the common case: several data keys of one collection
+		}
+	}
+	tx.touched = append(tx.touched, touch{p: p, db: tx.shards[p].logicalDB(pdb), pdb: pdb, key: string(key)})
+}
+
+// touchWatchedInDB records as written every watched key of logical db in part p that exists in
+// one of the physical dbs pdbs: what FLUSHDB (the db's own) and SWAPDB (both) change, as
+// Redis counts it. The caller runs it before the change.
+func (tx *Tx) touchWatchedInDB(p, db int, pdbs ...int) {
+	sh := tx.shards[p]
+	if sh.nWatches.Load() == 0 {
+		return
+	}
+	var keys []string
+	sh.watchMu.Lock()
+	for mk := range sh.watches {
+		if mk[0] == byte(db) {
+			keys = append(keys, mk[1:])
+		}
+	}
+	sh.watchMu.Unlock()
+	for _, k := range keys {
+		for _, pdb := range pdbs {
+			if _, ok := tx.getMetaHead(p, codec.AppendMetaKey(nil, pdb, []byte(k))); ok {
+				tx.touched = append(tx.touched, touch{p: p, db: db, pdb: tx.pdb(p, db), key: k})
+				break
+			}
+		}
+	}
+}
+
+// notifyWatchers marks the watchers of every key the committed transaction wrote. It runs
+// after the write and before the shards are released, so an EXEC that holds the shard next
+// sees the mark.
+func (tx *Tx) notifyWatchers() {
+	for _, t := range tx.touched {
+		sh, db := tx.shards[t.p], t.db
+		// The key is gone if this transaction's last word on its meta key is a delete.
+		gone := false
+		if e, ok := tx.overlay[string(tx.overlayKey(t.p, codec.AppendMetaKey(nil, t.pdb, []byte(t.key))))]; ok {
+			gone = !e.exists
+		} else if tx.inRangeDel(t.p, codec.AppendMetaKey(nil, t.pdb, []byte(t.key))) {
+			gone = true
+		}
+		sh.watchMu.Lock()
+		for _, e := range sh.watches[watchMapKey(db, []byte(t.key))] {
+			if e.expired && gone {
+				e.expired = false // an expired key deleted: no change
+				continue
+			}
+			e.w.dirty.Store(true)
+		}
+		sh.watchMu.Unlock()
+	}
+}
