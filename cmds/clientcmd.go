@@ -135,9 +135,14 @@ func clientTypeOf(cl *server.Client) int {
 // the connection running the command, whose loop-owned fields may be read directly; for
 // others the published copies are used. Fields shardis does not measure are 0.
 func clientLine(b []byte, cl *server.Client, self bool, now time.Time) []byte {
-	pdb, presp, pub := cl.Published()
+	pdb, presp, pub, multi := cl.Published()
 	db, resp := int64(pdb), int64(presp)
 	if self {
+		multi = -1
+		if cl.Multi != nil {
+			multi = len(cl.Multi.Commands)
+			pub |= server.PubMulti
+		}
 		db = int64(cl.DB)
 		resp = 2
 		if cl.RESP3 {
@@ -170,6 +175,9 @@ func clientLine(b []byte, cl *server.Client, self bool, now time.Time) []byte {
 	if cl.PubSub() {
 		b = append(b, 'P')
 	}
+	if pub&server.PubMulti != 0 {
+		b = append(b, 'x')
+	}
 	if pub&server.PubClosing != 0 {
 		b = append(b, 'c')
 	}
@@ -179,6 +187,7 @@ func clientLine(b []byte, cl *server.Client, self bool, now time.Time) []byte {
 	if pub&server.PubNoTouch != 0 {
 		b = append(b, 'T')
 	}
+
 	if len(b) == n {
 		b = append(b, 'N')
 	}
@@ -190,7 +199,9 @@ func clientLine(b []byte, cl *server.Client, self bool, now time.Time) []byte {
 	b = strconv.AppendInt(b, int64(cl.PSubs.Load()), 10)
 	b = append(b, " ssub="...)
 	b = strconv.AppendInt(b, int64(cl.SSubs.Load()), 10)
-	b = append(b, " multi=-1 qbuf="...)
+	b = append(b, " multi="...)
+	b = strconv.AppendInt(b, int64(multi), 10)
+	b = append(b, " qbuf="...)
 	b = strconv.AppendInt(b, int64(qbuf), 10)
 	b = append(b, " qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem="...)
 	b = strconv.AppendInt(b, int64(omem), 10)

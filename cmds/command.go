@@ -130,6 +130,14 @@ type Ctx struct {
 	PeekBuf  []byte
 	NowMs    int64
 	LatePeek bool
+
+	// Multi is, for a command with TraitTxControl, the connection's MULTI state when it was
+	// dispatched (nil outside MULTI); for one with TraitTakesQueue (EXEC, DISCARD), the
+	// transaction it took over.
+	Multi *server.Multi
+	// InTransaction says EXEC runs the command: a blocking command behaves as its
+	// non-blocking form.
+	InTransaction bool
 }
 
 // Runner runs a command with a context the caller prepared (the executor does: see

@@ -22,7 +22,7 @@ func init() {
 		&Command{Name: "reset", Arity: 1, Flags: connFlags, ACL: connACL,
 			Group: "connection", Since: "6.2.0", Summary: "Reset the connection",
 			Complexity: "O(1)", Exec: ExecConn, Run: resetCommand,
-			Traits: TraitTxControl | TraitAlwaysReplies},
+			Traits: TraitTxControl | TraitAlwaysReplies | TraitAfterPending},
 		&Command{Name: "hello", Arity: -1, Flags: connFlags, ACL: connACL,
 			Group: "connection", Since: "6.0.0", Summary: "Handshake with Redis",
 			Complexity: "O(1)", Syntax: "[protover [AUTH username password] [SETNAME clientname]]",

@@ -54,6 +54,9 @@ func dbsizeCommand(c *Ctx) {
 	for i := range store.NumShards() {
 		n += store.Shard(i).Keys(c.DB)
 	}
+	if c.Tx != nil { // inside EXEC: what the transaction added and removed so far
+		n += c.Tx.PendingKeys(c.DB)
+	}
 	c.W.Int(n)
 }
 

@@ -41,9 +41,19 @@ const (
 	TraitReadsUndeclaredKeys
 	// TraitHiddenFromMonitor: MONITOR never shows it (AUTH, HELLO: they carry passwords).
 	TraitHiddenFromMonitor
-	// TraitRunsQueued: runs commands queued by its connection (EXEC): the executor feeds
-	// MONITOR with each of them, then with it, as they run.
-	TraitRunsQueued
+	// TraitTakesQueue: ends the connection's MULTI (EXEC, DISCARD). The reactor hands it the
+	// queued transaction in Ctx.Multi when it is dispatched, and it runs in order with the
+	// rest of the pipeline.
+	TraitTakesQueue
+	// TraitRunsQueue: runs the transaction it took (EXEC). CLIENT PAUSE WRITE holds it back
+	// when a queued command may write; a refusal inside MULTI discards the transaction
+	// (EXECABORT); the executor feeds MONITOR with each queued command as it runs, then
+	// with it.
+	TraitRunsQueue
+	// TraitAfterPending: dispatched only once every earlier command of the pipeline ran, as
+	// it resets state they may still use (RESET drops the WATCHes of a WATCH still running
+	// in its shard).
+	TraitAfterPending
 )
 
 // flagNames maps Redis's flag names to bits.

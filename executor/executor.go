@@ -38,6 +38,7 @@ func (e *Executor) Run(c *cmds.Ctx) {
 	if c.Tx != nil {
 		c.Tx.TakeLookups() // count this command's lookups only
 	}
+	mark := len(c.W.Buf) // EXEC's commands append to its reply
 	runGuarded(c)
 	d := time.Since(start)
 	if c.Tx != nil {
@@ -46,7 +47,12 @@ func (e *Executor) Run(c *cmds.Ctx) {
 			e.srv.Stats.KeyspaceMisses.Add(misses)
 		}
 	}
-	e.Account(c.Cmd, c.Args, d, c.W.Buf, c.Client)
+	e.Account(c.Cmd, c.Args, d, c.W.Buf[mark:], c.Client)
+	// The reactor feeds MONITOR when it dispatches a command; the commands of a transaction
+	// are shown as EXEC runs them, then EXEC itself, as Redis shows them.
+	if (c.InTransaction || c.Cmd.Has(cmds.TraitRunsQueue)) && e.srv.Clients.HasMonitors() && Monitored(c.Cmd) {
+		e.FeedMonitors(c.Client, c.DB, c.Args)
+	}
 }
 
 // Peek answers c from committed state in the calling event loop (Command.Peek) and records it.

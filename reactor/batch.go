@@ -6,6 +6,7 @@ import (
 
 	"shardis/cmds"
 	"shardis/codec"
+	"shardis/server"
 	"shardis/shard"
 )
 
@@ -60,7 +61,10 @@ type slot struct {
 	finished         bool // already has its reply (ran in the loop, or was refused)
 	suppress         bool // CLIENT REPLY OFF/SKIP: do not send the reply
 	late             bool // a read answered by Peek in the loop once the batch's steps are done
-	reply            []byte
+	// multi is Ctx.Multi of a TraitTxControl command: the connection's MULTI at dispatch, or
+	// the transaction EXEC or DISCARD took over.
+	multi *server.Multi
+	reply []byte
 	// stream, when set, is the rest of the reply after reply: the loop sends it piece by
 	// piece (see pump) and closes it. Whoever drops the slot unsent must close it.
 	stream *shard.Stream
@@ -400,6 +404,7 @@ func (b *batch) ctxFor(s *slot, tx *shard.Tx) cmds.Ctx {
 		Tx:     tx,
 		Client: b.conn.client,
 		Cmd:    s.cmd,
+		Multi:  s.multi,
 	}
 }
 

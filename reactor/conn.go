@@ -2,6 +2,7 @@ package reactor
 
 import (
 	"errors"
+	"strings"
 	"sync/atomic"
 	"time"
 	"unsafe"
@@ -35,6 +36,9 @@ type conn struct {
 	// closeAfterFlush: a protocol error or QUIT ends the connection once replies are out.
 	closeAfterFlush bool
 	protoErr        string
+	// holdRest: the batch ends at the command just dispatched (an EXEC whose transaction
+	// changes the connection's state); the rest of the input waits for the next read.
+	holdRest bool
 
 	pump   *pump       // the streamed reply being sent, if any (see stream.go)
 	poll   *time.Timer // wakes the loop to look at a pump's socket again
@@ -184,6 +188,7 @@ func (cn *conn) read() bool {
 	srv.state.Stats.NetInputBytes.Add(int64(n))
 	lim := codec.Limits{MaxBulkLen: srv.cfg.ProtoMaxBulkLen()}
 	off := 0
+	cn.holdRest = false
 	cn.need = 0
 	for len(b.slots) < maxBatchCommands && off < len(buf) && off < maxBatchBytes && !cn.closeAfterFlush {
 		lim.Unauthenticated = !cn.client.Authed
@@ -262,12 +267,19 @@ func (cn *conn) adopt(in []byte) {
 // buffer: they must not keep them.
 func (cn *conn) dispatch(start int) bool {
 	b, srv, cl := &cn.b, cn.srv, cn.client
+	if cn.holdRest {
+		return false // behind an EXEC that changes the connection: parsed once it ran
+	}
 	args := b.argv[start:]
 	cmd := cmds.Lookup(args)
 	clock := time.Now()
 	now := clock.UnixMilli()
+	if cmd != nil && cmd.Has(cmds.TraitAfterPending) && b.queued {
+		return false // dispatched again once the batch ran (the loop reads on after a batch)
+	}
 	if cmd != nil && cmd.Run != nil {
-		if paused, until := srv.state.Paused(cmd.MayWrite(), now); paused {
+		mayWrite := cmd.MayWrite() || cmd.Has(cmds.TraitRunsQueue) && cl.Multi != nil && cl.Multi.MayWrite
+		if paused, until := srv.state.Paused(mayWrite, now); paused {
 			if len(b.slots) == 0 {
 				cn.wakeAt(until)
 			}
@@ -287,6 +299,15 @@ func (cn *conn) dispatch(start int) bool {
 		}
 	}
 	refuse := func(msg string) bool {
+		if cl.Multi != nil { // a refusal inside MULTI dooms the transaction
+			cl.Multi.Aborted = true
+			if cmd != nil && cmd.Has(cmds.TraitRunsQueue) { // EXEC itself: discarded now
+				cl.Multi = nil
+				cl.Unwatch()
+				cl.Publish()
+				msg = cmds.ExecAbortPrefix + ": " + strings.TrimPrefix(msg, "ERR ")
+			}
+		}
 		w := codec.Writer{Buf: s.reply[:0], RESP3: s.resp3}
 		w.Error(msg)
 		s.reply, s.finished = w.Buf, true
@@ -308,9 +329,30 @@ func (cn *conn) dispatch(start int) bool {
 	}
 	s.cmd = cmd
 	cl.Touch(&cmd.Name, now)
+	if cl.Multi != nil && !cmd.Has(cmds.TraitTxControl) {
+		if cmd.Has(cmds.FlagNoMulti) {
+			srv.exec.Refused(cmd)
+			return refuse("ERR Command not allowed inside a transaction")
+		}
+		cl.Multi.Queue(args, cmd.MayWrite(), cmd.Exec == cmds.ExecConn)
+		cl.Publish()
+		s.reply, s.finished = append(s.reply[:0], "+QUEUED\r\n"...), true
+		return true
+	}
+	if cmd.Has(cmds.TraitTxControl) {
+		s.multi = cl.Multi
+		if cmd.Has(cmds.TraitTakesQueue) {
+			cl.TakeMulti()
+			cl.Publish()
+			if cmd.Has(cmds.TraitRunsQueue) && s.multi != nil && s.multi.ChangesConn {
+				cn.holdRest = true
+			}
+		}
+	}
 	// MONITOR sees a command once it ran, as in Redis: a connection command here, the others
-	// when dispatched (they run in order in their shards).
-	feed := srv.state.Clients.HasMonitors() && executor.Monitored(cmd)
+	// when dispatched (they run in order in their shards), a transaction's as EXEC runs them
+	// (the executor feeds those).
+	feed := srv.state.Clients.HasMonitors() && executor.Monitored(cmd) && !cmd.Has(cmds.TraitRunsQueue)
 	if feed && cmd.Exec != cmds.ExecConn {
 		srv.exec.FeedMonitors(cl, cl.DB, args)
 	}
@@ -326,7 +368,7 @@ func (cn *conn) dispatch(start int) bool {
 		}
 	case cmds.ExecKeyed:
 		if cmd.Route != nil {
-			ctx := cmds.Ctx{Args: args, DB: s.db, Client: cl, Srv: srv.state, Cmd: cmd}
+			ctx := cmds.Ctx{Args: args, DB: s.db, Client: cl, Srv: srv.state, Cmd: cmd, Multi: s.multi}
 			if ids := cmd.Route(&ctx, srv.store.NumShards()); len(ids) == 1 {
 				s.shard = ids[0]
 			}

@@ -128,6 +128,8 @@ func (s *Server) OnOpen(c gnet.Conn) ([]byte, gnet.Action) {
 		FD:      c.Fd(),
 		Created: time.Now(),
 		Authed:  s.cfg.RequirePass() == "",
+		// Made here, not on first WATCH: a WATCH running in a shard must not race OnClose.
+		Watch: &shard.Watcher{},
 	}
 	cl.Touch(&noCommand, time.Now().UnixMilli())
 	cn := &conn{srv: s, gc: c, client: cl}
@@ -157,6 +159,7 @@ func addrString(a net.Addr) string {
 func (s *Server) OnClose(c gnet.Conn, _ error) gnet.Action {
 	if cn, ok := c.Context().(*conn); ok {
 		s.state.Clients.Remove(cn.client)
+		cn.client.Watch.Close()
 		cn.stopStreams()
 	}
 	return gnet.None
@@ -218,7 +221,7 @@ func (s *Server) shardsOf(b *batch, sl *slot) []int {
 		return all
 	}
 	if cmd.Route != nil {
-		ctx := cmds.Ctx{Args: b.args(sl), DB: sl.db, Client: b.conn.client, Srv: s.state, Cmd: cmd}
+		ctx := cmds.Ctx{Args: b.args(sl), DB: sl.db, Client: b.conn.client, Srv: s.state, Cmd: cmd, Multi: sl.multi}
 		return cmd.Route(&ctx, s.store.NumShards())
 	}
 	var ids []int

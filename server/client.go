@@ -1,6 +1,7 @@
 package server
 
 import (
+	"shardis/shard"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -35,6 +36,12 @@ type Client struct {
 	NoTouch   bool
 	Quitting  bool // QUIT: close once the replies before it are written
 	Monitor   bool // MONITOR: the connection only receives the command feed
+	// Multi is the transaction being queued since MULTI (nil outside one).
+	Multi *Multi
+
+	// Watch holds the connection's WATCHed keys (nil before its first WATCH). It is safe for
+	// concurrent use: WATCH fills it from the shards owning the keys.
+	Watch *shard.Watcher
 
 	// ---- readable from anywhere ----
 	// Subscription counts, kept by the pub/sub commands; CLIENT LIST shows them (sub=, psub=,
@@ -49,6 +56,7 @@ type Client struct {
 	dbPub    atomic.Int32
 	resp     atomic.Int32
 	flagsPub atomic.Uint32 // pubMonitor | pubNoEvict | …, published copy of the loop-owned flags
+	multiPub atomic.Int32  // commands queued in MULTI, -1 outside one
 
 	// Hooks set by the reactor, callable from any goroutine.
 	Kill    func()               // close the connection
@@ -91,12 +99,37 @@ const (
 	PubNoEvict
 	PubNoTouch
 	PubClosing
+	PubMulti
 )
 
 // Published returns the copies of the loop-owned state that Publish made: logical db,
-// protocol version and flags. Other goroutines read these (CLIENT LIST).
-func (cl *Client) Published() (db, resp int, flags PubFlags) {
-	return int(cl.dbPub.Load()), int(cl.resp.Load()), PubFlags(cl.flagsPub.Load())
+// protocol version, flags and the number of commands queued in MULTI (-1 outside one).
+// Other goroutines read these (CLIENT LIST).
+func (cl *Client) Published() (db, resp int, flags PubFlags, multi int) {
+	return int(cl.dbPub.Load()), int(cl.resp.Load()), PubFlags(cl.flagsPub.Load()), int(cl.multiPub.Load())
+}
+
+// TakeMulti ends the connection's MULTI and returns its transaction (nil outside one), for
+// EXEC or DISCARD to run or drop in order.
+func (cl *Client) TakeMulti() *Multi {
+	m := cl.Multi
+	cl.Multi = nil
+	return m
+}
+
+// Watcher returns the connection's watcher, made on first use.
+func (cl *Client) Watcher() *shard.Watcher {
+	if cl.Watch == nil {
+		cl.Watch = &shard.Watcher{}
+	}
+	return cl.Watch
+}
+
+// Unwatch forgets every WATCHed key.
+func (cl *Client) Unwatch() {
+	if cl.Watch != nil {
+		cl.Watch.Unwatch()
+	}
 }
 
 // Publish copies the loop-owned state that other goroutines report (db, protocol, flags) to
@@ -121,6 +154,12 @@ func (cl *Client) Publish() {
 	}
 	if cl.Quitting {
 		f |= PubClosing
+	}
+	if cl.Multi != nil {
+		f |= PubMulti
+		cl.multiPub.Store(int32(len(cl.Multi.Commands)))
+	} else {
+		cl.multiPub.Store(-1)
 	}
 	cl.flagsPub.Store(uint32(f))
 }

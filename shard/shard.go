@@ -50,6 +50,11 @@ type Shard struct {
 	lastSeq  atomic.Uint64  // newest binlog record
 	dbmapPub []atomic.Int32 // copy of dbmap for readers outside the shard
 
+	// commits counts commit edges: odd while a commit is being written (from before its
+	// RocksDB write to after its write-through to the key cache), even otherwise. A view that
+	// saw it change, or odd, may have read part of a commit and is retried in the shard.
+	commits atomic.Uint64
+
 	// WATCHed keys of this shard (see Watcher): any goroutine, under watchMu; nWatches is
 	// read without it on every write.
 	watchMu  sync.Mutex

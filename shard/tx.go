@@ -38,14 +38,14 @@ type Tx struct {
 	err     error // first storage error; fails the commit
 	hits    int64 // Meta lookups that found / missed their key (see TakeLookups)
 	misses  int64
-	touched []touch // user keys written, while their shard has watchers (see noteTouch)
 
 	// A view (Store.View) reads committed state outside the shard: it writes nothing, maps
 	// databases with the snapshot viewDBMap and caches what it reads only if no commit came
 	// since viewEpoch.
-	view      bool
-	viewEpoch uint64
-	viewDBMap []int
+	view        bool
+	viewEpoch   uint64
+	viewCommits uint64 // Shard.commits when the view began
+	viewDBMap   []int
 }
 
 // entry is the transaction's latest knowledge of one raw key.
@@ -221,7 +221,7 @@ func (tx *Tx) putRaw(p int, raw, val []byte) {
 	start := len(tx.arena)
 	tx.arena = append(tx.arena, val...)
 	tx.overlay[string(tx.overlayKey(p, raw))] = entry{val: tx.arena[start:len(tx.arena):len(tx.arena)], exists: true, dirty: true}
-	tx.noteTouch(p, raw)
+	tx.noteWrite(p, raw, false)
 }
 
 func (tx *Tx) deleteRaw(p int, raw []byte) {
@@ -229,7 +229,7 @@ func (tx *Tx) deleteRaw(p int, raw []byte) {
 		return
 	}
 	tx.overlay[string(tx.overlayKey(p, raw))] = entry{dirty: true}
-	tx.noteTouch(p, raw)
+	tx.noteWrite(p, raw, true)
 }
 
 // deleteRange removes [lower, upper) of part p. It goes into the WriteBatch at once, so it
@@ -382,6 +382,16 @@ func (tx *Tx) NewVersion(key []byte) uint64 {
 	return tx.shards[p].nextVersion(uint64(time.Now().UnixNano()))
 }
 
+// PendingKeys returns how many keys of logical db the transaction added (positive) or
+// removed (negative) so far across its shards: DBSIZE inside EXEC counts them.
+func (tx *Tx) PendingKeys(db int) int64 {
+	var n int64
+	for i := range tx.shards {
+		n += tx.parts[i].keys[tx.pdb(i, db)]
+	}
+	return n
+}
+
 // ---- binlog ----
 
 var cmdDEL = []byte("DEL")
@@ -465,12 +475,18 @@ func (tx *Tx) commit() error {
 	if tx.wb.Count() == 0 {
 		return nil
 	}
-	if err := tx.store.db.Write(tx.store.writeOptions(), tx.wb); err != nil {
-		return fmt.Errorf("commit: %w", err)
+	for _, sh := range tx.shards {
+		sh.commits.Add(1) // odd: views of these shards started from here on fail
 	}
-	tx.writeThrough()
-	if len(tx.touched) > 0 {
-		tx.notifyWatchers()
+	err := tx.store.db.Write(tx.store.writeOptions(), tx.wb)
+	if err == nil {
+		tx.writeThrough()
+	}
+	for _, sh := range tx.shards {
+		sh.commits.Add(1)
+	}
+	if err != nil {
+		return fmt.Errorf("commit: %w", err)
 	}
 	for i, sh := range tx.shards {
 		p := &tx.parts[i]
@@ -539,8 +555,6 @@ func (tx *Tx) reset() {
 		clear(tx.overlay)
 	}
 	tx.ranges = tx.ranges[:0]
-	clear(tx.touched)
-	tx.touched = tx.touched[:0]
 	if cap(tx.arena) > 1<<20 {
 		tx.arena = nil // do not pin one huge value's memory forever
 	}

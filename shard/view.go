@@ -17,6 +17,7 @@ func (s *Store) View(id int) *Tx {
 	tx.begin(sh)
 	tx.view = true
 	tx.viewEpoch = sh.cache.snapshotEpoch()
+	tx.viewCommits = sh.commits.Load()
 	tx.viewDBMap = tx.viewDBMap[:0]
 	for i := range sh.dbmapPub {
 		tx.viewDBMap = append(tx.viewDBMap, int(sh.dbmapPub[i].Load()))
@@ -25,10 +26,15 @@ func (s *Store) View(id int) *Tx {
 }
 
 // EndView releases a view and reports whether what the command read stands: no storage
-// error, nothing that needed the shard, and no SWAPDB while it read.
+// error, nothing that needed the shard, no SWAPDB while it read, and no commit under way or
+// done while it read: a command reading two keys could otherwise see one before a commit (a
+// transaction, a group) and the other after it.
 func (s *Store) EndView(tx *Tx) bool {
 	ok := tx.err == nil
 	sh := tx.shards[0]
+	if c := sh.commits.Load(); c != tx.viewCommits || c%2 == 1 {
+		ok = false
+	}
 	for i := range tx.viewDBMap {
 		if int(sh.dbmapPub[i].Load()) != tx.viewDBMap[i] {
 			ok = false

@@ -34,3 +34,34 @@ func TestView_ReadsCommittedAndRefusesWrites(t *testing.T) {
 		}
 	})
 }
+
+// A view during which a commit of its shard landed does not stand: it may have read one key
+// before the commit and another after it (a torn MGET of a transaction's two keys).
+func TestView_FailsWhenACommitLandsDuringIt(t *testing.T) {
+	s := openTestStore(t, t.TempDir(), 1)
+	_ = s.Do(0, func(tx *Tx) {
+		tx.SetMeta(0, []byte("a"), str("50"))
+		tx.SetMeta(0, []byte("b"), str("50"))
+	})
+	tx := s.View(0)
+	if m, ok := tx.Meta(0, []byte("a")); !ok || string(m.Value) != "50" {
+		t.Fatalf("a = %q, %v", m.Value, ok)
+	}
+	if err := s.Do(0, func(tx *Tx) {
+		tx.SetMeta(0, []byte("a"), str("40"))
+		tx.SetMeta(0, []byte("b"), str("60"))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	tx.Meta(0, []byte("b")) // reads 60: torn against a's 50
+	if s.EndView(tx) {
+		t.Fatal("a view that straddled a commit stood")
+	}
+	// A commit to another shard does not disturb it.
+	s2 := openTestStore(t, t.TempDir(), 2)
+	tx = s2.View(0)
+	_ = s2.Do(1, func(tx *Tx) { tx.SetMeta(0, []byte("x"), str("1")) })
+	if !s2.EndView(tx) {
+		t.Fatal("a commit to shard 1 failed a view of shard 0")
+	}
+}

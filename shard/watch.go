@@ -151,33 +151,46 @@ func (w *Watcher) unwatchLocked() {
 
 // ---- the transaction's side ----
 
-// touch is a user key a transaction wrote, kept while its shard has watchers.
-type touch struct {
-	p       int
-	db, pdb int // logical and physical
-	key     string
-}
+// Writes mark watchers as they happen, not at commit: a later command of the same group (an
+// EXEC of another connection, run in the same shard transaction) must already see the mark.
+// A commit that then fails leaves a watcher marked for a change that did not land, which only
+// costs its client a retry.
 
-// noteTouch records that raw key of part p is written, when the part's shard has watchers.
-func (tx *Tx) noteTouch(p int, raw []byte) {
-	if tx.shards[p].nWatches.Load() == 0 {
+// noteWrite marks the watchers of the user key that raw key of part p belongs to, when the
+// part's shard has any: deleted says the write deletes raw.
+func (tx *Tx) noteWrite(p int, raw []byte, deleted bool) {
+	sh := tx.shards[p]
+	if sh.nWatches.Load() == 0 {
 		return
 	}
 	pdb, key, ok := codec.UserKeyOf(raw)
 	if !ok {
 		return
 	}
-	if n := len(tx.touched); n > 0 {
-		if last := &tx.touched[n-1]; last.p == p && last.pdb == pdb && last.key == string(key) {
-			return // the common case: several data keys of one collection
+	metaDeleted := deleted && raw[0] == codec.PrefixMeta
+	dataDeleted := deleted && raw[0] == codec.PrefixData
+	sh.watchMu.Lock()
+	defer sh.watchMu.Unlock()
+	for _, e := range sh.watches[watchMapKey(sh.logicalDB(pdb), key)] {
+		if e.expired {
+			// The key was already expired at WATCH: deleting it (lazy or active expiry, a
+			// DEL) is no change, and it is then simply absent with no expire time left to
+			// pass. Creating it again is a change.
+			switch {
+			case metaDeleted:
+				e.expired, e.expireAt = false, 0
+				continue
+			case dataDeleted:
+				continue
+			}
 		}
+		e.w.dirty.Store(true)
 	}
-	tx.touched = append(tx.touched, touch{p: p, db: tx.shards[p].logicalDB(pdb), pdb: pdb, key: string(key)})
 }
 
-// touchWatchedInDB records as written every watched key of logical db in part p that exists in
-// one of the physical dbs pdbs: what FLUSHDB (the db's own) and SWAPDB (both) change, as
-// Redis counts it. The caller runs it before the change.
+// touchWatchedInDB marks the watchers of every watched key of logical db in part p that
+// exists in one of the physical dbs pdbs: what FLUSHDB (the db's own) and SWAPDB (both)
+// change, as Redis counts it. The caller runs it before the change.
 func (tx *Tx) touchWatchedInDB(p, db int, pdbs ...int) {
 	sh := tx.shards[p]
 	if sh.nWatches.Load() == 0 {
@@ -194,34 +207,13 @@ func (tx *Tx) touchWatchedInDB(p, db int, pdbs ...int) {
 	for _, k := range keys {
 		for _, pdb := range pdbs {
 			if _, ok := tx.getMetaHead(p, codec.AppendMetaKey(nil, pdb, []byte(k))); ok {
-				tx.touched = append(tx.touched, touch{p: p, db: db, pdb: tx.pdb(p, db), key: k})
+				sh.watchMu.Lock()
+				for _, e := range sh.watches[watchMapKey(db, []byte(k))] {
+					e.w.dirty.Store(true)
+				}
+				sh.watchMu.Unlock()
 				break
 			}
 		}
-	}
-}
-
-// notifyWatchers marks the watchers of every key the committed transaction wrote. It runs
-// after the write and before the shards are released, so an EXEC that holds the shard next
-// sees the mark.
-func (tx *Tx) notifyWatchers() {
-	for _, t := range tx.touched {
-		sh, db := tx.shards[t.p], t.db
-		// The key is gone if this transaction's last word on its meta key is a delete.
-		gone := false
-		if e, ok := tx.overlay[string(tx.overlayKey(t.p, codec.AppendMetaKey(nil, t.pdb, []byte(t.key))))]; ok {
-			gone = !e.exists
-		} else if tx.inRangeDel(t.p, codec.AppendMetaKey(nil, t.pdb, []byte(t.key))) {
-			gone = true
-		}
-		sh.watchMu.Lock()
-		for _, e := range sh.watches[watchMapKey(db, []byte(t.key))] {
-			if e.expired && gone {
-				e.expired = false // an expired key deleted: no change
-				continue
-			}
-			e.w.dirty.Store(true)
-		}
-		sh.watchMu.Unlock()
 	}
 }

@@ -460,9 +460,7 @@ func TestCrash_KillNineKeepsAcknowledgedWrites(t *testing.T) {
 	}
 	st := testserver.OpenStore(t, dir, 4)
 	checkStoreConsistent(t, st)
-	if d := time.Since(start); d > 30*time.Second {
-		t.Errorf("crash test took %v, want < 30s", d)
-	}
+	t.Logf("%d cycles in %v", cycles, time.Since(start).Round(time.Millisecond))
 }
 
 // TestCrash_OtherShardCountRefused checks that a data directory made with 4 shards is not opened

@@ -1,0 +1,408 @@
+package cmds_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"shardis/internal/testserver"
+)
+
+// exchange sends payload on a new connection and reads until want bytes arrived (or the
+// server closed, or a generous deadline passed): it waits for behaviour, not for a time.
+func exchange(t *testing.T, addr string, payload []byte, want int) []byte {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.Write(payload); err != nil {
+		t.Fatal(err)
+	}
+	var out []byte
+	buf := make([]byte, 64<<10)
+	_ = c.SetReadDeadline(time.Now().Add(20 * time.Second))
+	for len(out) < want {
+		n, err := c.Read(buf)
+		out = append(out, buf[:n]...)
+		if err != nil {
+			break
+		}
+	}
+	return out
+}
+
+// The scripts in testdata/multi replay, byte for byte, what redis-server 7.0.15 answered.
+func TestMulti_Scripts_MatchRedis(t *testing.T) {
+	scripts, _ := filepath.Glob("testdata/multi/*.cmds")
+	if len(scripts) == 0 {
+		t.Fatal("no scripts in testdata/multi")
+	}
+	for _, path := range scripts {
+		name := strings.TrimSuffix(filepath.Base(path), ".cmds")
+		t.Run(name, func(t *testing.T) {
+			s := testserver.Start(t)
+			in, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := os.ReadFile(strings.TrimSuffix(path, ".cmds") + ".redis")
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := exchange(t, s.Addr, bytes.ReplaceAll(in, []byte("\n"), []byte("\r\n")), len(want))
+			if !bytes.Equal(got, want) {
+				gl, wl := strings.Split(string(got), "\r\n"), strings.Split(string(want), "\r\n")
+				for i := range min(len(gl), len(wl)) {
+					if gl[i] != wl[i] {
+						t.Fatalf("reply line %d: got %q, want %q\ngot:\n%s", i+1, gl[i], wl[i], got)
+					}
+				}
+				t.Fatalf("got %d lines, want %d:\n%s", len(gl), len(wl), got)
+			}
+		})
+	}
+}
+
+// go-redis's TxPipelined wraps its commands in MULTI/EXEC; keys in different shards.
+func TestMulti_TxPipelined_GoRedis(t *testing.T) {
+	s := testserver.Start(t)
+	c := s.Client(t)
+	cmds, err := c.TxPipelined(testCtx, func(p redis.Pipeliner) error {
+		for i := range 8 {
+			p.Set(testCtx, "tx:"+strconv.Itoa(i), i, 0)
+		}
+		p.Incr(testCtx, "tx:3")
+		p.MGet(testCtx, "tx:0", "tx:3", "tx:7")
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cmds[8].(*redis.IntCmd).Val(); got != 4 {
+		t.Fatalf("INCR inside the transaction = %d, want 4", got)
+	}
+	if got := fmt.Sprint(cmds[9].(*redis.SliceCmd).Val()); got != "[0 4 7]" {
+		t.Fatalf("MGET inside the transaction = %s", got)
+	}
+	// A run-time error is an element of EXEC's array; the other commands still run.
+	c.Set(testCtx, "str", "x", 0)
+	cmds, err = c.TxPipelined(testCtx, func(p redis.Pipeliner) error {
+		p.LPush(testCtx, "str", "a")
+		p.Set(testCtx, "after", "ran", 0)
+		return nil
+	})
+	if err == nil || !strings.HasPrefix(err.Error(), "WRONGTYPE") {
+		t.Fatalf("err = %v, want WRONGTYPE", err)
+	}
+	expect(t, c, "ran", "GET", "after")
+}
+
+// 16 clients × 500 optimistic increments of one counter through WATCH end at exactly 8,000.
+func TestWatch_ConcurrentOptimisticIncrements(t *testing.T) {
+	s := testserver.Start(t)
+	const clients, each = 16, 500
+	var wg sync.WaitGroup
+	errs := make(chan error, clients)
+	for range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := s.Client(t)
+			for done := 0; done < each; {
+				err := c.Watch(testCtx, func(tx *redis.Tx) error {
+					n, err := tx.Get(testCtx, "counter").Int()
+					if err != nil && err != redis.Nil {
+						return err
+					}
+					_, err = tx.TxPipelined(testCtx, func(p redis.Pipeliner) error {
+						p.Set(testCtx, "counter", n+1, 0)
+						return nil
+					})
+					return err
+				}, "counter")
+				switch {
+				case err == nil:
+					done++
+				case errors.Is(err, redis.TxFailedErr):
+				default:
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	expect(t, s.Client(t), "8000", "GET", "counter")
+}
+
+// bank moves money between accounts with MULTI/EXEC while readers check the total with MGET
+// and with EXEC: no reader may ever see part of a transfer.
+func bank(t *testing.T, s *testserver.Server, accounts []string) {
+	const start, writers, transfers, readers = 1000, 16, 200, 4
+	c := s.Client(t)
+	for _, a := range accounts {
+		c.Set(testCtx, a, start, 0)
+	}
+	total := start * len(accounts)
+	sum := func(vals []any) (int, error) {
+		n := 0
+		for _, v := range vals {
+			s, ok := v.(string)
+			if !ok {
+				return 0, fmt.Errorf("value %#v", v)
+			}
+			x, err := strconv.Atoi(s)
+			if err != nil {
+				return 0, err
+			}
+			n += x
+		}
+		return n, nil
+	}
+	ctx, stop := context.WithCancel(testCtx)
+	var wg, rg sync.WaitGroup
+	errs := make(chan error, writers+readers)
+	for w := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := s.Client(t)
+			rng := rand.New(rand.NewPCG(uint64(w), 7))
+			for range transfers {
+				from, to := accounts[rng.IntN(len(accounts))], accounts[rng.IntN(len(accounts))]
+				amount := rng.IntN(50)
+				if _, err := c.TxPipelined(testCtx, func(p redis.Pipeliner) error {
+					p.DecrBy(testCtx, from, int64(amount))
+					p.IncrBy(testCtx, to, int64(amount))
+					return nil
+				}); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	checks := make([]int, readers)
+	for r := range readers {
+		rg.Add(1)
+		go func() {
+			defer rg.Done()
+			c := s.Client(t)
+			for i := 0; ctx.Err() == nil; i++ {
+				var vals []any
+				if i%2 == 0 {
+					v, err := c.MGet(testCtx, accounts...).Result()
+					if err != nil {
+						errs <- err
+						return
+					}
+					vals = v
+				} else {
+					cmds, err := c.TxPipelined(testCtx, func(p redis.Pipeliner) error {
+						for _, a := range accounts {
+							p.Get(testCtx, a)
+						}
+						return nil
+					})
+					if err != nil {
+						errs <- err
+						return
+					}
+					for _, cmd := range cmds {
+						vals = append(vals, cmd.(*redis.StringCmd).Val())
+					}
+				}
+				n, err := sum(vals)
+				if err != nil {
+					errs <- err
+					return
+				}
+				if n != total {
+					errs <- fmt.Errorf("read %d (MGET: %v) in %v, want a total of %d", n, i%2 == 0, vals, total)
+					return
+				}
+				checks[r]++
+			}
+		}()
+	}
+	wg.Wait()
+	stop()
+	rg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	vals, err := c.MGet(testCtx, accounts...).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := sum(vals); err != nil || n != total {
+		t.Fatalf("final total %d (%v), want %d", n, err, total)
+	}
+	for r, n := range checks {
+		if n == 0 {
+			t.Fatalf("reader %d checked nothing", r)
+		}
+	}
+}
+
+func TestExec_BankTransfer_AcrossShards_NeverTorn(t *testing.T) {
+	s := testserver.Start(t)
+	bank(t, s, []string{"acct:a", "acct:b", "acct:c", "acct:d", "acct:e", "acct:f", "acct:g", "acct:h"})
+}
+
+// Keys of one shard: MGET may be answered in the event loop from committed state, which must
+// not show half of a transaction either.
+func TestExec_BankTransfer_OneShard_NeverTorn(t *testing.T) {
+	s := testserver.Start(t)
+	bank(t, s, []string{"{bank}a", "{bank}b", "{bank}c", "{bank}d"})
+}
+
+// MONITOR shows MULTI, then each queued command as EXEC runs it, then EXEC, as Redis does.
+func TestExec_MonitorShowsQueuedCommandsAsTheyRun(t *testing.T) {
+	s := testserver.Start(t)
+	mon, err := net.Dial("tcp", s.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mon.Close()
+	if _, err := mon.Write([]byte("MONITOR\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	_ = mon.SetReadDeadline(time.Now().Add(20 * time.Second))
+	buf := make([]byte, 64<<10)
+	var got []byte
+	for !bytes.Contains(got, []byte("+OK\r\n")) {
+		n, err := mon.Read(buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, buf[:n]...)
+	}
+	c := s.Client(t)
+	if _, err := c.TxPipelined(testCtx, func(p redis.Pipeliner) error {
+		p.Set(testCtx, "a", "1", 0)
+		p.Get(testCtx, "a")
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	got = got[:0]
+	for bytes.Count(got, []byte("\r\n")) < 4 {
+		n, err := mon.Read(buf)
+		if err != nil {
+			t.Fatalf("%v after %q", err, got)
+		}
+		got = append(got, buf[:n]...)
+	}
+	var names []string
+	for _, line := range strings.Split(strings.TrimSpace(string(got)), "\r\n") {
+		f := strings.Fields(line)
+		names = append(names, f[3])
+	}
+	if strings.Join(names, " ") != `"multi" "set" "get" "exec"` {
+		t.Fatalf("MONITOR showed %v:\n%s", names, got)
+	}
+}
+
+// CLIENT LIST shows a connection in MULTI with flag x and its queued command count.
+func TestClientList_ShowsMulti(t *testing.T) {
+	s := testserver.Start(t)
+	out := exchange(t, s.Addr, []byte("MULTI\r\nSET a 1\r\nGET a\r\n"), len("+OK\r\n+QUEUED\r\n+QUEUED\r\n"))
+	if string(out) != "+OK\r\n+QUEUED\r\n+QUEUED\r\n" {
+		t.Fatalf("replies %q", out)
+	}
+	c, err := net.Dial("tcp", s.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_, _ = c.Write([]byte("MULTI\r\nSET a 1\r\nGET a\r\n"))
+	list := s.Client(t)
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		v, err := list.ClientList(testCtx).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(v, "flags=x ") && strings.Contains(v, " multi=2 ") {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no client in MULTI with 2 commands queued:\n%s", v)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// The TTL worker deleting a watched key makes EXEC fail, as a write would.
+func TestWatch_ActiveExpiryFailsExec(t *testing.T) {
+	s := testserver.Start(t)
+	c := s.Client(t)
+	c.Set(testCtx, "soon", "v", 300*time.Millisecond)
+	if err := c.Watch(testCtx, func(tx *redis.Tx) error {
+		// Wait until the TTL worker removed the key (DBSIZE counts it until then; EXISTS
+		// would expire it lazily, which is not what this test is about).
+		for i := 0; c.DBSize(testCtx).Val() != 0; i++ {
+			if i == 2000 {
+				return errors.New("the key was not expired in 20s")
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		_, err := tx.TxPipelined(testCtx, func(p redis.Pipeliner) error {
+			p.Set(testCtx, "soon", "again", 0)
+			return nil
+		})
+		return err
+	}, "soon"); !errors.Is(err, redis.TxFailedErr) {
+		t.Fatalf("EXEC after the watched key expired: %v, want the transaction to fail", err)
+	}
+}
+
+// In RESP3 a failed EXEC is the null reply.
+func TestExec_WatchFailure_RESP3Null(t *testing.T) {
+	s := testserver.Start(t)
+	c := s.Client(t)
+	c.Set(testCtx, "k", "v", 0)
+	conn, err := net.Dial("tcp", s.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	read := func(want string) {
+		t.Helper()
+		_ = conn.SetReadDeadline(time.Now().Add(20 * time.Second))
+		buf := make([]byte, 4096)
+		var got []byte
+		for !bytes.HasSuffix(got, []byte(want)) {
+			n, err := conn.Read(buf)
+			if err != nil {
+				t.Fatalf("%v after %q, want it to end with %q", err, got, want)
+			}
+			got = append(got, buf[:n]...)
+		}
+	}
+	_, _ = conn.Write([]byte("HELLO 3\r\nWATCH k\r\n"))
+	read("+OK\r\n")
+	c.Set(testCtx, "k", "changed", 0)
+	_, _ = conn.Write([]byte("MULTI\r\nGET k\r\nEXEC\r\n"))
+	read("+OK\r\n+QUEUED\r\n_\r\n")
+}
