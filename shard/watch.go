@@ -9,9 +9,9 @@ import (
 )
 
 // Watcher is one connection's WATCH state: the keys it watches and whether any of them changed
-// since. The shard that owns a watched key keeps an entry for it, and every commit that writes
-// the key (any command, lazy expiry, the TTL worker, FLUSHDB, SWAPDB) marks the watcher dirty:
-// a key nobody watches costs its writes one atomic load (Shard.nWatches).
+// since. The shard that owns a watched key keeps an entry for it, and every write of the key
+// (any command, lazy expiry, the TTL worker, FLUSHDB, SWAPDB) marks the watcher dirty as the
+// write is made: a shard where nobody watches pays one atomic load per write (Shard.nWatches).
 //
 // A Watcher is safe for concurrent use: WATCH registers keys from the shards that own them
 // while the connection's loop may unwatch (RESET, a disconnect).
