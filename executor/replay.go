@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"shardis/binlog"
 	"shardis/cmds"
 	"shardis/codec"
 	"shardis/shard"
@@ -88,44 +87,11 @@ func (e *Executor) ReplayShard(src *shard.Store, id int) (n int, err error) {
 	if src.NumShards() != dst.NumShards() {
 		return 0, fmt.Errorf("replay: source has %d shards, destination %d", src.NumShards(), dst.NumShards())
 	}
-	type record struct {
-		seq  uint64
-		db   int
-		args [][]byte
-	}
 	next := uint64(0)
 	for {
-		var recs []record
-		var decodeErr error
-		err := src.Do(id, func(tx *shard.Tx) {
-			it := tx.IterateBinlog(id, next)
-			defer it.Close()
-			var r binlog.Record
-			for ; it.Valid() && len(recs) < replayChunk; it.Next() {
-				seq, ok := binlog.KeySeq(it.Key())
-				if !ok {
-					decodeErr = fmt.Errorf("replay: shard %d: bad binlog key %x", id, it.Key())
-					return
-				}
-				if err := binlog.DecodeRecord(it.Value(), &r); err != nil {
-					decodeErr = fmt.Errorf("replay: shard %d record %d: %w", id, seq, err)
-					return
-				}
-				args := make([][]byte, len(r.Args))
-				for i, a := range r.Args {
-					args[i] = bytes.Clone(a)
-				}
-				recs = append(recs, record{seq: seq, db: r.DB, args: args})
-			}
-			if err := it.Err(); err != nil {
-				decodeErr = err
-			}
-		})
-		if err == nil {
-			err = decodeErr
-		}
+		recs, err := src.ReadBinlog(id, next, replayChunk)
 		if err != nil {
-			return n, err
+			return n, fmt.Errorf("replay: %w", err)
 		}
 		if len(recs) == 0 {
 			return n, nil
@@ -133,8 +99,8 @@ func (e *Executor) ReplayShard(src *shard.Store, id int) (n int, err error) {
 		var applyErr error
 		err = dst.Do(id, func(tx *shard.Tx) {
 			for _, r := range recs {
-				if err := e.Apply(tx, r.db, r.args); err != nil {
-					applyErr = fmt.Errorf("replay: shard %d record %d %q: %w", id, r.seq, r.args, err)
+				if err := e.Apply(tx, r.DB, r.Args); err != nil {
+					applyErr = fmt.Errorf("replay: shard %d record %d %q: %w", id, r.Seq, r.Args, err)
 					return
 				}
 				n++
@@ -146,6 +112,6 @@ func (e *Executor) ReplayShard(src *shard.Store, id int) (n int, err error) {
 		if err != nil {
 			return n, fmt.Errorf("replay: shard %d commit: %w", id, err)
 		}
-		next = recs[len(recs)-1].seq + 1
+		next = recs[len(recs)-1].Seq + 1
 	}
 }

@@ -483,7 +483,7 @@ func (tx *Tx) commit() error {
 				sh.firstSeq.Store(sh.lastSeq.Load() + 1)
 			}
 			sh.lastSeq.Store(last)
-			sh.ages.note(p.nextSeq, p.logMaxMs)
+			sh.ages.Note(p.nextSeq, p.logMaxMs)
 		}
 		if p.firstSeq != 0 {
 			sh.firstSeq.Store(p.firstSeq)
