@@ -262,12 +262,18 @@ func (s *Store) checkManifest() error {
 	if err := json.Unmarshal(v.Data(), &got); err != nil {
 		return fmt.Errorf("%w: unreadable manifest in %s: %v", ErrLayout, s.opts.Dir, err)
 	}
-	if got.Format != want.Format {
+	if got.Format != want.Format && !migratable(got.Format) {
 		return fmt.Errorf("%w: %s has format %d, this build reads format %d", ErrLayout, s.opts.Dir, got.Format, want.Format)
 	}
 	if got.Shards != want.Shards {
 		return fmt.Errorf("%w: %s holds %d shards, configured for %d (start with --shards %d)",
 			ErrLayout, s.opts.Dir, got.Shards, want.Shards, got.Shards)
+	}
+	if got.Format != want.Format {
+		b, _ := json.Marshal(want)
+		if err := s.db.PutCF(s.woSync, s.defCF, manifestKey, b); err != nil {
+			return fmt.Errorf("migrate %s from format %d to %d: %w", s.opts.Dir, got.Format, want.Format, err)
+		}
 	}
 	return nil
 }
