@@ -2,9 +2,12 @@ package executor
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
+	"io"
 
+	"shardis/binlog"
 	"shardis/cmds"
 	"shardis/codec"
 	"shardis/shard"
@@ -80,8 +83,10 @@ const replayChunk = 512
 // table. It returns how many records it applied; on error it stops at
 // the failing record, whose sequence the error names. src and dst must be different stores.
 //
-// Shards are independent: the records of one shard only ever touch that shard's keys, so
-// shards may be replayed in any order or concurrently.
+// The records of one shard only ever touch that shard's keys, so replaying every shard, in
+// any order, ends with the same data. A unit's records (see binlog.Unit) are applied as this
+// shard's part alone, so until every shard is replayed the destination may hold part of a
+// multi-shard write; Replay keeps units whole.
 func (e *Executor) ReplayShard(src *shard.Store, id int) (n int, err error) {
 	dst := e.srv.Store
 	if src.NumShards() != dst.NumShards() {
@@ -114,4 +119,102 @@ func (e *Executor) ReplayShard(src *shard.Store, id int) (n int, err error) {
 		}
 		next = recs[len(recs)-1].Seq + 1
 	}
+}
+
+// Replay applies every shard's binlog of src to the executor's store (same shard count) and
+// returns how many records it applied. Runs of one shard's records that stand alone are
+// applied as ReplayShard does, a chunk per commit in that shard; the records of a unit (one
+// multi-shard write, binlog.Unit) are applied in one transaction over the unit's shards, one
+// commit, so the destination never holds part of a unit: when a record of the unit fails, or
+// ctx ends, none of it is applied. It stops at the first error, which names the record, and
+// between steps when ctx is done (returning ctx's error). src and dst must be different stores.
+func (e *Executor) Replay(ctx context.Context, src binlog.Source) (n int, err error) {
+	dst := e.srv.Store
+	if src.NumShards() != dst.NumShards() {
+		return 0, fmt.Errorf("replay: source has %d shards, destination %d", src.NumShards(), dst.NumShards())
+	}
+	a := binlog.NewAssembler(src, replayChunk)
+	for {
+		if err := ctx.Err(); err != nil {
+			return n, err
+		}
+		step, err := a.Next()
+		if errors.Is(err, io.EOF) {
+			return n, nil
+		}
+		if err != nil {
+			return n, fmt.Errorf("replay: %w", err)
+		}
+		if step.Unit == 0 {
+			applied, err := e.replayRun(step.Parts[0])
+			n += applied
+			if err != nil {
+				return n, err
+			}
+			continue
+		}
+		if err := e.replayUnit(ctx, step); err != nil {
+			return n, err
+		}
+		n += step.Records()
+	}
+}
+
+// replayRun applies one shard's records that stand alone in one commit in that shard. A
+// failing record stops the run; the records before it are committed.
+func (e *Executor) replayRun(p binlog.Part) (n int, err error) {
+	var applyErr error
+	err = e.srv.Store.Do(p.Shard, func(tx *shard.Tx) {
+		for _, r := range p.Entries {
+			if err := e.Apply(tx, r.DB, r.Args); err != nil {
+				applyErr = fmt.Errorf("replay: shard %d record %d %q: %w", p.Shard, r.Seq, r.Args, err)
+				return
+			}
+			n++
+		}
+	})
+	if applyErr != nil {
+		return n, applyErr
+	}
+	if err != nil {
+		return 0, fmt.Errorf("replay: shard %d commit: %w", p.Shard, err)
+	}
+	return n, nil
+}
+
+// replayUnit applies every record of one unit in one transaction over its shards. Each
+// shard's records run confined to that shard, as they ran when they were logged (a FLUSHDB
+// in shard 1's part flushes shard 1 only). Any failure fails the commit: nothing is applied.
+func (e *Executor) replayUnit(ctx context.Context, step binlog.Step) error {
+	ids := make([]int, len(step.Parts))
+	for i, p := range step.Parts {
+		ids[i] = p.Shard
+	}
+	h := e.srv.Store.Acquire(ids)
+	tx := h.Tx()
+	var applyErr error
+parts:
+	for _, p := range step.Parts {
+		tx.Confine(p.Shard)
+		for _, r := range p.Entries {
+			if err := e.Apply(tx, r.DB, r.Args); err != nil {
+				applyErr = fmt.Errorf("replay: unit %d, shard %d record %d %q: %w", step.Unit, p.Shard, r.Seq, r.Args, err)
+				break parts
+			}
+		}
+	}
+	tx.Confine(-1)
+	if applyErr == nil {
+		applyErr = ctx.Err()
+	}
+	if applyErr != nil {
+		tx.Fail(applyErr)
+	}
+	if err := h.Release(); err != nil {
+		if applyErr != nil {
+			return applyErr
+		}
+		return fmt.Errorf("replay: unit %d: %w", step.Unit, err)
+	}
+	return nil
 }

@@ -86,6 +86,8 @@ type Store struct {
 
 	views sync.Pool // of *Tx, for View
 
+	units *binlog.UnitIDs // ids of multi-shard commits' binlog units (see unit.go)
+
 	streamsMu sync.Mutex
 	streams   map[*Stream]struct{} // open reply streams (see Stream); Close closes them
 
@@ -189,6 +191,10 @@ func Open(opts Options) (*Store, error) {
 		s.shards = append(s.shards, newShard(s, i, handles[1+2*i], handles[2+2*i]))
 	}
 	if err := s.checkManifest(); err != nil {
+		s.closeDB()
+		return nil, err
+	}
+	if err := s.openUnits(); err != nil {
 		s.closeDB()
 		return nil, err
 	}

@@ -40,6 +40,12 @@ type Tx struct {
 	misses  int64
 	touched []touch // user keys written, while their shard has watchers (see noteTouch)
 
+	// A transaction over several shards holds its binlog records until the commit, which
+	// marks them as one unit if they are in more than one shard (see unit.go).
+	unitLog  []byte
+	unitRecs []unitRecord
+	confined int // Shards reports only held shard confined-1 (0: all); see Confine
+
 	// A view (Store.View) reads committed state outside the shard: it writes nothing, maps
 	// databases with the snapshot viewDBMap and caches what it reads only if no commit came
 	// since viewEpoch.
@@ -94,6 +100,7 @@ func (tx *Tx) begin(shards ...*Shard) {
 		p.nextSeq = sh.lastSeq.Load() + 1
 	}
 	tx.err = nil
+	tx.confined = 0
 	tx.StartCommand()
 }
 
@@ -108,6 +115,9 @@ func (tx *Tx) Store() *Store { return tx.store }
 
 // Shards returns the ids of the held shards, ascending.
 func (tx *Tx) Shards() []int {
+	if tx.confined > 0 {
+		return []int{tx.confined - 1}
+	}
 	ids := make([]int, len(tx.shards))
 	for i, sh := range tx.shards {
 		ids[i] = sh.id
@@ -416,7 +426,11 @@ func (tx *Tx) logArgs(p, db int, args [][]byte) {
 	part.nextSeq++
 	part.logMaxMs = max(part.logMaxMs, tx.nowMs)
 	tx.scratch = binlog.AppendRecord(tx.scratch[:0], tx.nowMs, db, args)
-	tx.wb.PutCF(tx.shards[p].logCF, k, tx.scratch)
+	if len(tx.shards) > 1 {
+		tx.holdForUnit(p, k, tx.scratch)
+	} else {
+		tx.wb.PutCF(tx.shards[p].logCF, k, tx.scratch)
+	}
 	tx.store.Dirty.Add(1)
 }
 
@@ -460,6 +474,11 @@ func (tx *Tx) commit() error {
 				m[l] = byte(pdb)
 			}
 			tx.wb.PutCF(sh.cf, stateDBMap, m)
+		}
+	}
+	if len(tx.unitRecs) > 0 {
+		if err := tx.writeUnit(); err != nil {
+			return err
 		}
 	}
 	if tx.wb.Count() == 0 {
@@ -539,6 +558,7 @@ func (tx *Tx) reset() {
 		clear(tx.overlay)
 	}
 	tx.ranges = tx.ranges[:0]
+	tx.resetUnit()
 	clear(tx.touched)
 	tx.touched = tx.touched[:0]
 	if cap(tx.arena) > 1<<20 {
