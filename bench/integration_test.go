@@ -90,7 +90,8 @@ func TestIntegration_OneSecondLoadAgainstRedis(t *testing.T) {
 	if gets < 3*sets-3*8 || gets > 3*sets+3*8 {
 		t.Errorf("sets %v gets %v: not 1:3", sets, gets)
 	}
-	if run.Seconds < 1 || run.Seconds > 3 || run.Totals.P50Ms <= 0 || run.Totals.P99Ms < run.Totals.P50Ms {
+	// At least the test time (how much longer depends on the machine's load: not asserted).
+	if run.Seconds < 1 || run.Totals.P50Ms <= 0 || run.Totals.P99Ms < run.Totals.P50Ms {
 		t.Errorf("seconds %v p50 %v p99 %v", run.Seconds, run.Totals.P50Ms, run.Totals.P99Ms)
 	}
 	if !strings.Contains(stdout.String(), "Totals") || !strings.Contains(stderr.String(), "[RUN #1") {

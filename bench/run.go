@@ -237,6 +237,29 @@ func runLoad(ctx context.Context, cfg *Config, addr string, opt runOptions) (*Re
 	lastT := time.Duration(0)
 	ctxDone := ctx.Done()
 	progressShown := false
+	showProgress := func() {
+		var ops, lat uint64
+		for _, c := range clients {
+			ops += c.liveOps.Load()
+			lat += c.liveLat.Load()
+		}
+		el := time.Since(r.start)
+		pct := 0.0
+		switch {
+		case cfg.TestTime > 0 && !opt.prefill:
+			pct = min(float64(el)/float64(cfg.TestTime)*100, 100)
+		case totalRequests > 0:
+			pct = float64(ops) / float64(totalRequests) * 100
+		}
+		line := progressLine(opt.label, pct, el, cfg.Threads, ops, lastOps, lat, lastLat, el-lastT)
+		lastOps, lastLat, lastT = ops, lat, el
+		if opt.overwrite {
+			fmt.Fprintf(opt.progress, "\r%s\x1b[K", line)
+		} else {
+			fmt.Fprintln(opt.progress, line)
+		}
+		progressShown = true
+	}
 loop:
 	for {
 		select {
@@ -250,33 +273,15 @@ loop:
 			res.Interrupted = true
 			stop(time.Second)
 		case <-tick.C:
-			if opt.progress == nil {
-				continue
+			if opt.progress != nil {
+				showProgress()
 			}
-			var ops, lat uint64
-			for _, c := range clients {
-				ops += c.liveOps.Load()
-				lat += c.liveLat.Load()
-			}
-			el := time.Since(r.start)
-			pct := 0.0
-			switch {
-			case cfg.TestTime > 0 && !opt.prefill:
-				pct = float64(el) / float64(cfg.TestTime) * 100
-			case totalRequests > 0:
-				pct = float64(ops) / float64(totalRequests) * 100
-			}
-			line := progressLine(opt.label, pct, el, cfg.Threads, ops, lastOps, lat, lastLat, el-lastT)
-			lastOps, lastLat, lastT = ops, lat, el
-			if opt.overwrite {
-				fmt.Fprintf(opt.progress, "\r%s\x1b[K", line)
-			} else {
-				fmt.Fprintln(opt.progress, line)
-			}
-			progressShown = true
 		}
 	}
 	res.Duration = time.Since(r.start)
+	if opt.progress != nil && !progressShown {
+		showProgress() // a run shorter than the first tick still reports once
+	}
 	if progressShown && opt.overwrite {
 		fmt.Fprintln(opt.progress)
 	}

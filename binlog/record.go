@@ -7,6 +7,7 @@ package binlog
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 )
 
 // Prefix is the first byte of every binlog key; the rest is the sequence, 8 bytes big-endian,
@@ -30,14 +31,20 @@ func KeySeq(k []byte) (uint64, bool) {
 }
 
 // Record is one logged command: the logical database it ran in and its arguments in the
-// deterministic form (absolute expiry times, SET of INCRBYFLOAT's result, …).
+// deterministic form (absolute expiry times, SET of INCRBYFLOAT's result, …), and the unit it
+// belongs to when one commit wrote it together with records of other shards.
 type Record struct {
 	Time int64 // unix ms when it was committed; retention by age reads it
 	DB   int
+	Unit Unit     // zero: the record stands alone
 	Args [][]byte // aliases the decoded value
 }
 
-// AppendRecord appends the value of a record:
+// unitFlag, the top bit of the time field, marks a unit record. Unix milliseconds never reach
+// it, so a record that stands alone costs no byte for what it is not.
+const unitFlag = 1 << 63
+
+// AppendRecord appends the value of a record that stands alone:
 // time ms (8, big-endian) | db (1) | argc (uvarint) | for each arg: len (uvarint) | bytes.
 func AppendRecord(b []byte, timeMs int64, db int, args [][]byte) []byte {
 	b = binary.BigEndian.AppendUint64(b, uint64(timeMs))
@@ -50,12 +57,28 @@ func AppendRecord(b []byte, timeMs int64, db int, args [][]byte) []byte {
 	return b
 }
 
+// AppendUnitRecord appends the value of record rec (an AppendRecord value) as a record of unit
+// u: its time with the top bit set | db (1) | unit id (8, big-endian) | shards (uvarint) |
+// count (uvarint) | argc and args as in rec. A writer that learns only at commit that its
+// records form a unit (it logged in more than one shard) encodes them alone first.
+func AppendUnitRecord(b, rec []byte, u Unit) ([]byte, error) {
+	if len(rec) < 10 || rec[0]&0x80 != 0 || u.ID == 0 || u.Shards < 2 || u.Count < 1 {
+		return b, fmt.Errorf("binlog: cannot mark a record (%d bytes) as unit %+v", len(rec), u)
+	}
+	b = append(b, rec[0]|0x80)
+	b = append(b, rec[1:9]...)
+	b = binary.BigEndian.AppendUint64(b, u.ID)
+	b = binary.AppendUvarint(b, uint64(u.Shards))
+	b = binary.AppendUvarint(b, uint64(u.Count))
+	return append(b, rec[9:]...), nil
+}
+
 // RecordTime reads only the time of an encoded record.
 func RecordTime(v []byte) int64 {
 	if len(v) < 8 {
 		return 0
 	}
-	return int64(binary.BigEndian.Uint64(v))
+	return int64(binary.BigEndian.Uint64(v) &^ unitFlag)
 }
 
 // DecodeRecord decodes v into r; r.Args reuses its backing array and aliases v.
@@ -63,9 +86,32 @@ func DecodeRecord(v []byte, r *Record) error {
 	if len(v) < 10 {
 		return ErrCorrupt
 	}
-	r.Time = int64(binary.BigEndian.Uint64(v))
+	t := binary.BigEndian.Uint64(v)
+	r.Time = int64(t &^ unitFlag)
 	r.DB = int(v[8])
+	r.Unit = Unit{}
 	v = v[9:]
+	if t&unitFlag != 0 {
+		if len(v) < 8 {
+			return ErrCorrupt
+		}
+		r.Unit.ID = binary.BigEndian.Uint64(v)
+		v = v[8:]
+		shards, n := binary.Uvarint(v)
+		if n <= 0 || shards < 2 || shards > 1<<16 {
+			return ErrCorrupt
+		}
+		v = v[n:]
+		count, n := binary.Uvarint(v)
+		if n <= 0 || count < 1 || count > 1<<32 {
+			return ErrCorrupt
+		}
+		v = v[n:]
+		if r.Unit.ID == 0 {
+			return ErrCorrupt
+		}
+		r.Unit.Shards, r.Unit.Count = int(shards), int(count)
+	}
 	argc, n := binary.Uvarint(v)
 	if n <= 0 || argc > uint64(len(v)) {
 		return ErrCorrupt

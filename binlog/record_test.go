@@ -35,3 +35,73 @@ func TestDecodeRecord_Corrupt(t *testing.T) {
 		t.Error("trailing byte accepted")
 	}
 }
+
+// The unit record of docs/ENCODING.md's example: MSET {a}1 x {b}2 y, its keys in two shards,
+// as unit 7; this is the record in {a}1's shard.
+func TestAppendUnitRecord_DocExample(t *testing.T) {
+	alone := AppendRecord(nil, 1700000000000, 0, [][]byte{[]byte("SET"), []byte("{a}1"), []byte("x")})
+	v, err := AppendUnitRecord(nil, alone, Unit{ID: 7, Shards: 2, Count: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := append([]byte{0x80, 0, 1, 0x8b, 0xcf, 0xe5, 0x68, 0x00, 0, 0, 0, 0, 0, 0, 0, 0, 7, 2, 1, 3}, "\x03SET\x04{a}1\x01x"...)
+	if !bytes.Equal(v, want) {
+		t.Fatalf("% x\n% x", v, want)
+	}
+	if len(v) != len(alone)+10 {
+		t.Fatalf("a unit costs %d bytes, want 10", len(v)-len(alone))
+	}
+	var r Record
+	if err := DecodeRecord(v, &r); err != nil || r.Time != 1700000000000 || r.DB != 0 ||
+		r.Unit != (Unit{ID: 7, Shards: 2, Count: 1}) || len(r.Args) != 3 || string(r.Args[1]) != "{a}1" {
+		t.Fatalf("decode: %v %+v", err, r)
+	}
+	if got := RecordTime(v); got != 1700000000000 {
+		t.Fatalf("RecordTime = %d: the unit flag leaked into the time", got)
+	}
+	// A record that stands alone decodes with no unit, also into a Record that held one.
+	if err := DecodeRecord(alone, &r); err != nil || r.Unit != (Unit{}) {
+		t.Fatalf("decode alone: %v %+v", err, r.Unit)
+	}
+}
+
+func TestAppendUnitRecord_RefusesBadUnits(t *testing.T) {
+	alone := AppendRecord(nil, 1, 0, [][]byte{[]byte("DEL"), []byte("k")})
+	for _, u := range []Unit{{ID: 0, Shards: 2, Count: 1}, {ID: 1, Shards: 1, Count: 1}, {ID: 1, Shards: 2, Count: 0}} {
+		if _, err := AppendUnitRecord(nil, alone, u); err == nil {
+			t.Errorf("unit %+v accepted", u)
+		}
+	}
+	marked, _ := AppendUnitRecord(nil, alone, Unit{ID: 1, Shards: 2, Count: 1})
+	if _, err := AppendUnitRecord(nil, marked, Unit{ID: 2, Shards: 2, Count: 1}); err == nil {
+		t.Error("a unit record marked twice")
+	}
+}
+
+func TestDecodeRecord_CorruptUnit(t *testing.T) {
+	alone := AppendRecord(nil, 1, 2, [][]byte{[]byte("DEL"), []byte("k")})
+	good, _ := AppendUnitRecord(nil, alone, Unit{ID: 9, Shards: 3, Count: 2})
+	for i := range len(good) {
+		var r Record
+		if err := DecodeRecord(good[:i], &r); err == nil {
+			t.Errorf("truncated at %d accepted", i)
+		}
+	}
+	for name, mutate := range map[string]func(b []byte){
+		"unit id 0":      func(b []byte) { clear(b[9:17]) },
+		"one shard":      func(b []byte) { b[17] = 1 },
+		"zero records":   func(b []byte) { b[18] = 0 },
+		"flag on a bare": func(b []byte) {},
+	} {
+		b := bytes.Clone(good)
+		if name == "flag on a bare" {
+			b = bytes.Clone(alone)
+			b[0] |= 0x80 // the flag without the unit's fields
+		}
+		mutate(b)
+		var r Record
+		if err := DecodeRecord(b, &r); err == nil {
+			t.Errorf("%s accepted: %+v", name, r)
+		}
+	}
+}

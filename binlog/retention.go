@@ -33,3 +33,19 @@ func RunRetention(ctx context.Context, t Trimmer, interval time.Duration, limits
 		}
 	}
 }
+
+// KeepFrom returns the first sequence to keep of a binlog holding the records first..last
+// under the limits: at most maxEntries records, none written more than maxAge before nowMs
+// (zero limits are unlimited; ages tells the records' times). The newest record always stays:
+// on restart the sequence resumes after it, so sequences never repeat. A result at or below
+// first means nothing goes.
+func KeepFrom(first, last uint64, maxEntries int64, maxAge time.Duration, nowMs int64, ages *Ages) uint64 {
+	cut := first
+	if maxEntries > 0 && last-first+1 > uint64(maxEntries) {
+		cut = last - uint64(maxEntries) + 1
+	}
+	if maxAge > 0 {
+		cut = max(cut, ages.CutBefore(nowMs-maxAge.Milliseconds()))
+	}
+	return min(cut, last)
+}

@@ -16,8 +16,11 @@ const (
 	PrefixState  byte = 's' // s | name                                 -> shard bookkeeping (key counts, db map)
 )
 
-// FormatVersion is written to the manifest; a data directory of another format is refused.
-const FormatVersion = 2 // 2: the binlog has a column family of its own
+// FormatVersion is written to the manifest; a data directory of another format is refused,
+// or migrated when shard/migrate.go knows how.
+// 2: the binlog has a column family of its own; 3: binlog records may belong to a unit (a
+// format-2 directory is migrated by rewriting its manifest: shard/migrate.go).
+const FormatVersion = 3
 
 // SlotCount is the number of Redis Cluster hash slots.
 const SlotCount = 16384

@@ -2,8 +2,10 @@ package executor
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
+	"io"
 
 	"shardis/binlog"
 	"shardis/cmds"
@@ -81,51 +83,20 @@ const replayChunk = 512
 // table. It returns how many records it applied; on error it stops at
 // the failing record, whose sequence the error names. src and dst must be different stores.
 //
-// Shards are independent: the records of one shard only ever touch that shard's keys, so
-// shards may be replayed in any order or concurrently.
+// The records of one shard only ever touch that shard's keys, so replaying every shard, in
+// any order, ends with the same data. A unit's records (see binlog.Unit) are applied as this
+// shard's part alone, so until every shard is replayed the destination may hold part of a
+// multi-shard write; Replay keeps units whole.
 func (e *Executor) ReplayShard(src *shard.Store, id int) (n int, err error) {
 	dst := e.srv.Store
 	if src.NumShards() != dst.NumShards() {
 		return 0, fmt.Errorf("replay: source has %d shards, destination %d", src.NumShards(), dst.NumShards())
 	}
-	type record struct {
-		seq  uint64
-		db   int
-		args [][]byte
-	}
 	next := uint64(0)
 	for {
-		var recs []record
-		var decodeErr error
-		err := src.Do(id, func(tx *shard.Tx) {
-			it := tx.IterateBinlog(id, next)
-			defer it.Close()
-			var r binlog.Record
-			for ; it.Valid() && len(recs) < replayChunk; it.Next() {
-				seq, ok := binlog.KeySeq(it.Key())
-				if !ok {
-					decodeErr = fmt.Errorf("replay: shard %d: bad binlog key %x", id, it.Key())
-					return
-				}
-				if err := binlog.DecodeRecord(it.Value(), &r); err != nil {
-					decodeErr = fmt.Errorf("replay: shard %d record %d: %w", id, seq, err)
-					return
-				}
-				args := make([][]byte, len(r.Args))
-				for i, a := range r.Args {
-					args[i] = bytes.Clone(a)
-				}
-				recs = append(recs, record{seq: seq, db: r.DB, args: args})
-			}
-			if err := it.Err(); err != nil {
-				decodeErr = err
-			}
-		})
-		if err == nil {
-			err = decodeErr
-		}
+		recs, err := src.ReadBinlog(id, next, replayChunk)
 		if err != nil {
-			return n, err
+			return n, fmt.Errorf("replay: %w", err)
 		}
 		if len(recs) == 0 {
 			return n, nil
@@ -133,8 +104,8 @@ func (e *Executor) ReplayShard(src *shard.Store, id int) (n int, err error) {
 		var applyErr error
 		err = dst.Do(id, func(tx *shard.Tx) {
 			for _, r := range recs {
-				if err := e.Apply(tx, r.db, r.args); err != nil {
-					applyErr = fmt.Errorf("replay: shard %d record %d %q: %w", id, r.seq, r.args, err)
+				if err := e.Apply(tx, r.DB, r.Args); err != nil {
+					applyErr = fmt.Errorf("replay: shard %d record %d %q: %w", id, r.Seq, r.Args, err)
 					return
 				}
 				n++
@@ -146,6 +117,104 @@ func (e *Executor) ReplayShard(src *shard.Store, id int) (n int, err error) {
 		if err != nil {
 			return n, fmt.Errorf("replay: shard %d commit: %w", id, err)
 		}
-		next = recs[len(recs)-1].seq + 1
+		next = recs[len(recs)-1].Seq + 1
 	}
+}
+
+// Replay applies every shard's binlog of src to the executor's store (same shard count) and
+// returns how many records it applied. Runs of one shard's records that stand alone are
+// applied as ReplayShard does, a chunk per commit in that shard; the records of a unit (one
+// multi-shard write, binlog.Unit) are applied in one transaction over the unit's shards, one
+// commit, so the destination never holds part of a unit: when a record of the unit fails, or
+// ctx ends, none of it is applied. It stops at the first error, which names the record, and
+// between steps when ctx is done (returning ctx's error). src and dst must be different stores.
+func (e *Executor) Replay(ctx context.Context, src binlog.Source) (n int, err error) {
+	dst := e.srv.Store
+	if src.NumShards() != dst.NumShards() {
+		return 0, fmt.Errorf("replay: source has %d shards, destination %d", src.NumShards(), dst.NumShards())
+	}
+	a := binlog.NewAssembler(src, replayChunk)
+	for {
+		if err := ctx.Err(); err != nil {
+			return n, err
+		}
+		step, err := a.Next()
+		if errors.Is(err, io.EOF) {
+			return n, nil
+		}
+		if err != nil {
+			return n, fmt.Errorf("replay: %w", err)
+		}
+		if step.Unit == 0 {
+			applied, err := e.replayRun(step.Parts[0])
+			n += applied
+			if err != nil {
+				return n, err
+			}
+			continue
+		}
+		if err := e.replayUnit(ctx, step); err != nil {
+			return n, err
+		}
+		n += step.Records()
+	}
+}
+
+// replayRun applies one shard's records that stand alone in one commit in that shard. A
+// failing record stops the run; the records before it are committed.
+func (e *Executor) replayRun(p binlog.Part) (n int, err error) {
+	var applyErr error
+	err = e.srv.Store.Do(p.Shard, func(tx *shard.Tx) {
+		for _, r := range p.Entries {
+			if err := e.Apply(tx, r.DB, r.Args); err != nil {
+				applyErr = fmt.Errorf("replay: shard %d record %d %q: %w", p.Shard, r.Seq, r.Args, err)
+				return
+			}
+			n++
+		}
+	})
+	if applyErr != nil {
+		return n, applyErr
+	}
+	if err != nil {
+		return 0, fmt.Errorf("replay: shard %d commit: %w", p.Shard, err)
+	}
+	return n, nil
+}
+
+// replayUnit applies every record of one unit in one transaction over its shards. Each
+// shard's records run confined to that shard, as they ran when they were logged (a FLUSHDB
+// in shard 1's part flushes shard 1 only). Any failure fails the commit: nothing is applied.
+func (e *Executor) replayUnit(ctx context.Context, step binlog.Step) error {
+	ids := make([]int, len(step.Parts))
+	for i, p := range step.Parts {
+		ids[i] = p.Shard
+	}
+	h := e.srv.Store.Acquire(ids)
+	tx := h.Tx()
+	var applyErr error
+parts:
+	for _, p := range step.Parts {
+		tx.Confine(p.Shard)
+		for _, r := range p.Entries {
+			if err := e.Apply(tx, r.DB, r.Args); err != nil {
+				applyErr = fmt.Errorf("replay: unit %d, shard %d record %d %q: %w", step.Unit, p.Shard, r.Seq, r.Args, err)
+				break parts
+			}
+		}
+	}
+	tx.Confine(-1)
+	if applyErr == nil {
+		applyErr = ctx.Err()
+	}
+	if applyErr != nil {
+		tx.Fail(applyErr)
+	}
+	if err := h.Release(); err != nil {
+		if applyErr != nil {
+			return applyErr
+		}
+		return fmt.Errorf("replay: unit %d: %w", step.Unit, err)
+	}
+	return nil
 }

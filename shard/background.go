@@ -1,6 +1,7 @@
 package shard
 
 import (
+	"fmt"
 	"time"
 
 	"shardis/binlog"
@@ -26,67 +27,86 @@ func (s *Store) Do(id int, fn func(tx *Tx)) error {
 }
 
 // ExpireDue deletes up to limit keys of this shard whose expire time has passed, walking the
-// TTL index from its oldest entry. It runs in the shard's goroutine (ttl.Expirer).
+// TTL index from its oldest entry (ttl.Expirer). ttl.Walk decides; expiryWalk does it in the
+// shard's goroutine.
 func (sh *Shard) ExpireDue(limit int) (n int, err error) {
+	var walkErr error
 	err = sh.store.Do(sh.id, func(tx *Tx) {
-		it := tx.iterPart(0, ttl.LowerBound(), ttl.UpperBound(tx.nowMs), false)
-		defer it.Close()
-		type due struct {
-			raw []byte
-			at  int64
-			pdb int
-			key []byte
-		}
-		var batch []due
-		for ; it.Valid() && len(batch) < limit; it.Next() {
-			raw := append([]byte(nil), it.Key()...)
-			at, pdb, key, ok := ttl.DecodeKey(raw)
-			if ok {
-				batch = append(batch, due{raw, at, pdb, key})
-			}
-		}
-		for _, d := range batch {
-			n++
-			mk := codec.AppendMetaKey(nil, d.pdb, d.key)
-			v, ok := tx.getRaw(0, mk)
-			if ok && codec.MetaExpire(v) == d.at {
-				tx.removeKey(0, d.pdb, mk, d.key, v) // deletes the index entry too
-				tx.logPart(0, sh.logicalDB(d.pdb), cmdDEL, d.key)
-				sh.store.ExpiredKeys.Add(1)
-			} else {
-				tx.deleteRaw(0, d.raw) // stale hint
-			}
-		}
+		n, walkErr = ttl.Walk(expiryWalk{tx: tx, sh: sh}, tx.nowMs, limit)
 	})
+	if err == nil {
+		err = walkErr
+	}
 	return n, err
 }
 
+// expiryWalk is ttl.Shard over the shard's transaction of one walk (part 0: the shard itself).
+type expiryWalk struct {
+	tx *Tx
+	sh *Shard
+}
+
+func (w expiryWalk) Entries(upper []byte) ttl.Cursor {
+	return w.tx.iterPart(0, ttl.LowerBound(), upper, false)
+}
+
+func (w expiryWalk) ExpireOf(pdb int, key []byte) (int64, bool) {
+	v, ok := w.tx.getRaw(0, codec.AppendMetaKey(nil, pdb, key))
+	if !ok {
+		return 0, false
+	}
+	return codec.MetaExpire(v), true
+}
+
+func (w expiryWalk) RemoveExpired(pdb int, key []byte) {
+	mk := codec.AppendMetaKey(nil, pdb, key)
+	v, ok := w.tx.getRaw(0, mk)
+	if !ok {
+		return
+	}
+	w.tx.removeKey(0, pdb, mk, key, v)
+	w.tx.logPart(0, w.sh.logicalDB(pdb), cmdDEL, key)
+	w.sh.store.ExpiredKeys.Add(1)
+}
+
+func (w expiryWalk) DropEntry(raw []byte) { w.tx.deleteRaw(0, raw) }
+
 // TrimBinlog deletes the oldest records beyond maxEntries or older than maxAge
-// (binlog.Trimmer). Zero limits are unlimited.
+// (binlog.Trimmer); binlog.KeepFrom decides where the cut falls. Zero limits are unlimited.
 func (sh *Shard) TrimBinlog(maxEntries int64, maxAge time.Duration) (int, error) {
 	first, last := sh.BinlogRange()
 	if first == 0 {
 		return 0, nil
 	}
-	cut := first // first sequence to keep
-	if maxEntries > 0 && last-first+1 > uint64(maxEntries) {
-		cut = last - uint64(maxEntries) + 1
-	}
 	var trimmed int
 	err := sh.store.Do(sh.id, func(tx *Tx) {
-		if maxAge > 0 {
-			cut = max(cut, sh.ages.cutBefore(tx.nowMs-maxAge.Milliseconds()))
-		}
-		// The newest record always stays: on restart the sequence resumes after it, so
-		// sequences never repeat.
-		cut = min(cut, last)
+		cut := binlog.KeepFrom(first, last, maxEntries, maxAge, tx.nowMs, &sh.ages)
 		if cut <= first {
 			return
 		}
 		tx.wb.DeleteRangeCF(sh.logCF, binlog.AppendKey(nil, first), binlog.AppendKey(nil, cut))
 		tx.parts[0].firstSeq = cut
-		sh.ages.forget(cut)
+		sh.ages.Forget(cut)
 		trimmed = int(cut - first)
 	})
 	return trimmed, err
+}
+
+// ReadBinlog returns up to limit records of shard id's binlog from sequence from on, read in
+// the shard's goroutine (binlog.Source). The entries own their memory.
+func (s *Store) ReadBinlog(id int, from uint64, limit int) ([]binlog.Entry, error) {
+	var out []binlog.Entry
+	var readErr error
+	err := s.Do(id, func(tx *Tx) {
+		it := tx.IterateBinlog(id, from)
+		defer it.Close()
+		out, readErr = binlog.Read(it, limit, nil)
+	})
+	if err == nil {
+		err = readErr
+	}
+	if err != nil {
+		return out, fmt.Errorf("shard %d: %w", id, err)
+	}
+	return out, nil
 }

@@ -66,7 +66,7 @@ type Shard struct {
 	cache   *keyCache
 	version uint64
 	tx      *Tx // reused for every group
-	ages    binlogAges
+	ages    binlog.Ages
 }
 
 func newShard(s *Store, id int, cf, logCF *grocksdb.ColumnFamilyHandle) *Shard {
@@ -141,7 +141,7 @@ func (sh *Shard) load() error {
 		k.Free()
 		sh.lastSeq.Store(seq)
 		v := it.Value()
-		sh.ages.note(seq+1, binlog.RecordTime(v.Data()))
+		sh.ages.Note(seq+1, binlog.RecordTime(v.Data()))
 		v.Free()
 	}
 	sh.tx = newTx(s)

@@ -86,6 +86,8 @@ type Store struct {
 
 	views sync.Pool // of *Tx, for View
 
+	units *binlog.UnitIDs // ids of multi-shard commits' binlog units (see unit.go)
+
 	streamsMu sync.Mutex
 	streams   map[*Stream]struct{} // open reply streams (see Stream); Close closes them
 
@@ -192,6 +194,10 @@ func Open(opts Options) (*Store, error) {
 		s.closeDB()
 		return nil, err
 	}
+	if err := s.openUnits(); err != nil {
+		s.closeDB()
+		return nil, err
+	}
 	for _, sh := range s.shards {
 		if err := sh.load(); err != nil {
 			s.closeDB()
@@ -262,12 +268,18 @@ func (s *Store) checkManifest() error {
 	if err := json.Unmarshal(v.Data(), &got); err != nil {
 		return fmt.Errorf("%w: unreadable manifest in %s: %v", ErrLayout, s.opts.Dir, err)
 	}
-	if got.Format != want.Format {
+	if got.Format != want.Format && !migratable(got.Format) {
 		return fmt.Errorf("%w: %s has format %d, this build reads format %d", ErrLayout, s.opts.Dir, got.Format, want.Format)
 	}
 	if got.Shards != want.Shards {
 		return fmt.Errorf("%w: %s holds %d shards, configured for %d (start with --shards %d)",
 			ErrLayout, s.opts.Dir, got.Shards, want.Shards, got.Shards)
+	}
+	if got.Format != want.Format {
+		b, _ := json.Marshal(want)
+		if err := s.db.PutCF(s.woSync, s.defCF, manifestKey, b); err != nil {
+			return fmt.Errorf("migrate %s from format %d to %d: %w", s.opts.Dir, got.Format, want.Format, err)
+		}
 	}
 	return nil
 }

@@ -39,6 +39,12 @@ type Tx struct {
 	hits    int64 // Meta lookups that found / missed their key (see TakeLookups)
 	misses  int64
 
+	// A transaction over several shards holds its binlog records until the commit, which
+	// marks them as one unit if they are in more than one shard (see unit.go).
+	unitLog  []byte
+	unitRecs []unitRecord
+	confined int // Shards reports only held shard confined-1 (0: all); see Confine
+
 	// A view (Store.View) reads committed state outside the shard: it writes nothing, maps
 	// databases with the snapshot viewDBMap and caches what it reads only if no commit came
 	// since viewEpoch.
@@ -94,6 +100,7 @@ func (tx *Tx) begin(shards ...*Shard) {
 		p.nextSeq = sh.lastSeq.Load() + 1
 	}
 	tx.err = nil
+	tx.confined = 0
 	tx.StartCommand()
 }
 
@@ -108,6 +115,9 @@ func (tx *Tx) Store() *Store { return tx.store }
 
 // Shards returns the ids of the held shards, ascending.
 func (tx *Tx) Shards() []int {
+	if tx.confined > 0 {
+		return []int{tx.confined - 1}
+	}
 	ids := make([]int, len(tx.shards))
 	for i, sh := range tx.shards {
 		ids[i] = sh.id
@@ -426,7 +436,11 @@ func (tx *Tx) logArgs(p, db int, args [][]byte) {
 	part.nextSeq++
 	part.logMaxMs = max(part.logMaxMs, tx.nowMs)
 	tx.scratch = binlog.AppendRecord(tx.scratch[:0], tx.nowMs, db, args)
-	tx.wb.PutCF(tx.shards[p].logCF, k, tx.scratch)
+	if len(tx.shards) > 1 {
+		tx.holdForUnit(p, k, tx.scratch)
+	} else {
+		tx.wb.PutCF(tx.shards[p].logCF, k, tx.scratch)
+	}
 	tx.store.Dirty.Add(1)
 }
 
@@ -472,6 +486,11 @@ func (tx *Tx) commit() error {
 			tx.wb.PutCF(sh.cf, stateDBMap, m)
 		}
 	}
+	if len(tx.unitRecs) > 0 {
+		if err := tx.writeUnit(); err != nil {
+			return err
+		}
+	}
 	if tx.wb.Count() == 0 {
 		return nil
 	}
@@ -499,7 +518,7 @@ func (tx *Tx) commit() error {
 				sh.firstSeq.Store(sh.lastSeq.Load() + 1)
 			}
 			sh.lastSeq.Store(last)
-			sh.ages.note(p.nextSeq, p.logMaxMs)
+			sh.ages.Note(p.nextSeq, p.logMaxMs)
 		}
 		if p.firstSeq != 0 {
 			sh.firstSeq.Store(p.firstSeq)
@@ -555,6 +574,7 @@ func (tx *Tx) reset() {
 		clear(tx.overlay)
 	}
 	tx.ranges = tx.ranges[:0]
+	tx.resetUnit()
 	if cap(tx.arena) > 1<<20 {
 		tx.arena = nil // do not pin one huge value's memory forever
 	}

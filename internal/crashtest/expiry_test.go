@@ -57,8 +57,8 @@ func TestExpiry_UntouchedKeysLeaveMemoryAndDisk(t *testing.T) {
 			t.Logf("every key expired %v after the writes (DBSIZE available: %v)", time.Since(setAt).Round(time.Millisecond), ok)
 			break
 		}
-		if time.Since(setAt) > 2*time.Second {
-			t.Fatalf("2s after the writes: DBSIZE %d (available: %v), shard counters %d keys, %d expires",
+		if time.Since(setAt) > 60*time.Second { // a bound on the wait, not a speed check
+			t.Fatalf("60s after the writes: DBSIZE %d (available: %v), shard counters %d keys, %d expires",
 				size, ok, keys(), expires())
 		}
 		time.Sleep(20 * time.Millisecond)

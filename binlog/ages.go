@@ -1,10 +1,11 @@
-package shard
+package binlog
 
-// binlogAges lets the binlog's retention find where a time window starts without reading
-// the binlog (whose memtable, a vector, sorts a copy of itself for every reader). It is a
-// list of marks, at most one per second of records written: mark (seq, maxMs) says every
-// record before seq was written at maxMs or earlier. The shard's holder owns it.
-type binlogAges struct {
+// Ages lets retention find where a time window starts without reading the binlog (whose
+// memtable, a vector, sorts a copy of itself for every reader). It is a list of marks, at
+// most one per second of records written: mark (seq, maxMs) says every record before seq was
+// written at maxMs or earlier. It is not safe for concurrent use: the goroutine that holds
+// the shard owns its shard's Ages.
+type Ages struct {
 	marks []ageMark
 	maxMs int64 // newest record time seen
 }
@@ -20,10 +21,10 @@ type ageMark struct {
 	maxMs int64  // the newest time among the records before seq
 }
 
-// note records that every record before next (the sequence the next record will take) was
+// Note records that every record before next (the sequence the next record will take) was
 // written at ms or earlier. Marks within one second replace each other: the list keeps one
 // per second.
-func (a *binlogAges) note(next uint64, ms int64) {
+func (a *Ages) Note(next uint64, ms int64) {
 	a.maxMs = max(a.maxMs, ms)
 	m := ageMark{seq: next, maxMs: a.maxMs}
 	if n := len(a.marks); n > 0 && a.marks[n-1].maxMs/1000 == m.maxMs/1000 {
@@ -40,10 +41,10 @@ func (a *binlogAges) note(next uint64, ms int64) {
 	a.marks = append(a.marks, m)
 }
 
-// cutBefore returns the first sequence to keep so that only records written before oldest
+// CutBefore returns the first sequence to keep so that only records written before oldest
 // go: the newest mark whose records are all older than oldest (0: no such mark). It keeps up
 // to a second of records more than the window asks, never fewer.
-func (a *binlogAges) cutBefore(oldest int64) uint64 {
+func (a *Ages) CutBefore(oldest int64) uint64 {
 	var cut uint64
 	for _, m := range a.marks {
 		if m.maxMs >= oldest {
@@ -54,8 +55,8 @@ func (a *binlogAges) cutBefore(oldest int64) uint64 {
 	return cut
 }
 
-// forget drops the marks that cover only records before first (trimmed away).
-func (a *binlogAges) forget(first uint64) {
+// Forget drops the marks that cover only records before first (trimmed away).
+func (a *Ages) Forget(first uint64) {
 	i := 0
 	for i < len(a.marks) && a.marks[i].seq <= first {
 		i++

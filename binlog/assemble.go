@@ -1,0 +1,159 @@
+package binlog
+
+import (
+	"fmt"
+	"io"
+)
+
+// Step is what a reader of every shard's binlog applies in one commit: a run of one shard's
+// records that stand alone, or every record of one unit, from each of its shards.
+type Step struct {
+	Unit  uint64 // 0: Parts holds one shard's records, none of them in a unit
+	Parts []Part // ascending shard
+}
+
+// Part is the records of one shard in a step, in sequence order.
+type Part struct {
+	Shard   int
+	Entries []Entry
+}
+
+// Records returns how many records the step holds.
+func (s Step) Records() int {
+	n := 0
+	for _, p := range s.Parts {
+		n += len(p.Entries)
+	}
+	return n
+}
+
+// Assembler reads every shard's binlog from a Source and hands out Steps that keep units
+// whole. Records that stand alone come as runs of one shard; a unit comes once the head of
+// every shard it spans is at it. That always happens: the shards of a unit were held
+// together at its commit, so in each of them every earlier unit has a smaller id and comes
+// before it; the unit with the smallest id among the shards' heads is therefore at the head of
+// all its shards, once their records that stand alone are out.
+//
+// An Assembler is used by one goroutine. Steps own their entries.
+type Assembler struct {
+	src   Source
+	chunk int
+	heads []head
+	turn  int // the shard whose records that stand alone go next, round robin
+}
+
+// head is what the assembler has read of one shard and not handed out yet.
+type head struct {
+	buf  []Entry
+	next uint64 // sequence to read from
+	dry  bool   // the last read returned nothing
+}
+
+// NewAssembler reads src in reads of up to chunk records, which is also the most records a
+// step of one shard holds.
+func NewAssembler(src Source, chunk int) *Assembler {
+	return &Assembler{src: src, chunk: max(chunk, 1), heads: make([]head, src.NumShards())}
+}
+
+// fill reads more of shard id when fewer than want of its records are buffered.
+func (a *Assembler) fill(id, want int) error {
+	h := &a.heads[id]
+	for len(h.buf) < want {
+		got, err := a.src.ReadBinlog(id, h.next, max(a.chunk, want-len(h.buf)))
+		if err != nil {
+			return err
+		}
+		h.dry = len(got) == 0
+		if h.dry {
+			return nil
+		}
+		// Entries handed out are capped slices before buf: appending never writes over them.
+		h.buf = append(h.buf, got...)
+		h.next = got[len(got)-1].Seq + 1
+	}
+	return nil
+}
+
+// Next returns the next step, or io.EOF when every binlog has been read to its end. An error
+// names the unit that cannot be assembled whole (its records are not all there: the binlog was
+// trimmed inside it, or the source is damaged).
+func (a *Assembler) Next() (Step, error) {
+	n := len(a.heads)
+	for range n {
+		id := a.turn
+		a.turn = (a.turn + 1) % n
+		h := &a.heads[id]
+		if len(h.buf) == 0 {
+			if err := a.fill(id, 1); err != nil {
+				return Step{}, err
+			}
+		}
+		run := 0
+		for run < len(h.buf) && run < a.chunk && h.buf[run].Unit.ID == 0 {
+			run++
+		}
+		if run > 0 {
+			part := Part{Shard: id, Entries: h.buf[:run:run]}
+			h.buf = h.buf[run:]
+			return Step{Parts: []Part{part}}, nil
+		}
+	}
+	// Every shard is dry or at a unit.
+	unit := uint64(0)
+	for id := range a.heads {
+		if h := &a.heads[id]; len(h.buf) > 0 && (unit == 0 || h.buf[0].Unit.ID < unit) {
+			unit = h.buf[0].Unit.ID
+		}
+	}
+	if unit == 0 {
+		return Step{}, io.EOF
+	}
+	return a.takeUnit(unit)
+}
+
+// takeUnit hands out unit id, which is at the head of every shard that has read it.
+func (a *Assembler) takeUnit(id uint64) (Step, error) {
+	var step Step
+	var shards int
+	for attempt := 0; ; attempt++ {
+		step.Parts = step.Parts[:0]
+		for sid := range a.heads {
+			h := &a.heads[sid]
+			if len(h.buf) == 0 && attempt > 0 {
+				// A shard that was dry may have been read before the unit committed.
+				if err := a.fill(sid, 1); err != nil {
+					return Step{}, err
+				}
+			}
+			if len(h.buf) == 0 || h.buf[0].Unit.ID != id {
+				continue
+			}
+			u := h.buf[0].Unit
+			shards = u.Shards
+			if err := a.fill(sid, u.Count); err != nil {
+				return Step{}, err
+			}
+			for i := range u.Count {
+				if i >= len(h.buf) || h.buf[i].Unit != u {
+					return Step{}, fmt.Errorf("binlog: unit %d: shard %d holds %d of its %d records from record %d on",
+						id, sid, i, u.Count, h.buf[0].Seq)
+				}
+			}
+			step.Parts = append(step.Parts, Part{Shard: sid})
+		}
+		if len(step.Parts) == shards || attempt > 0 {
+			break
+		}
+	}
+	if len(step.Parts) != shards {
+		return Step{}, fmt.Errorf("binlog: unit %d: records in %d of its %d shards", id, len(step.Parts), shards)
+	}
+	for i := range step.Parts {
+		h := &a.heads[step.Parts[i].Shard]
+		count := h.buf[0].Unit.Count
+		step.Parts[i].Entries = h.buf[:count:count]
+		h.buf = h.buf[count:]
+	}
+	step.Unit = id
+	return step, nil
+}

@@ -1,0 +1,138 @@
+package shard
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"shardis/binlog"
+)
+
+// keyOfShard returns a key that shard id owns.
+func keyOfShard(t *testing.T, s *Store, id int, prefix string) []byte {
+	t.Helper()
+	for i := range 10000 {
+		if k := fmt.Appendf(nil, "%s%d", prefix, i); s.ShardOf(k) == id {
+			return k
+		}
+	}
+	t.Fatalf("no key of shard %d", id)
+	return nil
+}
+
+func readAll(t *testing.T, s *Store, id int) []binlog.Entry {
+	t.Helper()
+	recs, err := s.ReadBinlog(id, 0, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return recs
+}
+
+// One commit over several shards that logs in more than one of them marks every record as
+// one unit; the records of a commit in one shard, or of a multi-shard commit that logged in
+// one shard only, stand alone.
+func TestTx_MultiShardCommitLogsOneUnit(t *testing.T) {
+	s := openTestStore(t, t.TempDir(), 3)
+	a, b := keyOfShard(t, s, 0, "a"), keyOfShard(t, s, 2, "b")
+	h := s.Acquire([]int{0, 1, 2})
+	tx := h.Tx()
+	tx.Log(0, a, []byte("SET"), a, []byte("1"))
+	tx.Log(0, b, []byte("SET"), b, []byte("2"))
+	tx.Log(0, a, []byte("PEXPIREAT"), a, []byte("99999999999999"))
+	if err := h.Release(); err != nil {
+		t.Fatal(err)
+	}
+	r0, r1, r2 := readAll(t, s, 0), readAll(t, s, 1), readAll(t, s, 2)
+	if len(r0) != 2 || len(r1) != 0 || len(r2) != 1 {
+		t.Fatalf("records per shard %d %d %d, want 2 0 1", len(r0), len(r1), len(r2))
+	}
+	id := r0[0].Unit.ID
+	if id == 0 || r0[0].Unit != (binlog.Unit{ID: id, Shards: 2, Count: 2}) || r0[1].Unit != r0[0].Unit ||
+		r2[0].Unit != (binlog.Unit{ID: id, Shards: 2, Count: 1}) {
+		t.Fatalf("units %+v %+v / %+v", r0[0].Unit, r0[1].Unit, r2[0].Unit)
+	}
+	if string(r0[1].Args[0]) != "PEXPIREAT" || string(r2[0].Args[1]) != string(b) {
+		t.Fatalf("records %q / %q", r0[1].Args, r2[0].Args)
+	}
+
+	h = s.Acquire([]int{0, 2})
+	h.Tx().Log(0, a, []byte("DEL"), a)
+	if err := h.Release(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Do(2, func(tx *Tx) { tx.Log(0, b, []byte("DEL"), b) }); err != nil {
+		t.Fatal(err)
+	}
+	if r := readAll(t, s, 0); len(r) != 3 || r[2].Unit.ID != 0 {
+		t.Fatalf("a multi-shard commit logging in one shard: %+v", r[len(r)-1])
+	}
+	if r := readAll(t, s, 2); len(r) != 2 || r[1].Unit.ID != 0 {
+		t.Fatalf("a single-shard commit: %+v", r[len(r)-1])
+	}
+}
+
+// Unit ids increase, within a run and across a restart, in every shard.
+func TestTx_UnitIDsIncreaseAcrossRestart(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(Options{Dir: dir, Shards: 4, Databases: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	unit := func(s *Store, ids ...int) {
+		t.Helper()
+		h := s.Acquire(ids)
+		for _, id := range ids {
+			h.Tx().LogShard(id, 0, []byte("FLUSHDB"))
+		}
+		if err := h.Release(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	unit(s, 0, 1)
+	unit(s, 2, 3)
+	unit(s, 2, 3) // shards 2 and 3 now hold the newest id; 0 and 1 an older one
+	s.Close()
+	s = openTestStore(t, dir, 4)
+	unit(s, 0, 1)
+	var ids []uint64
+	for _, r := range readAll(t, s, 0) {
+		ids = append(ids, r.Unit.ID)
+	}
+	for _, r := range readAll(t, s, 2) {
+		ids = append(ids, r.Unit.ID)
+	}
+	// Shard 0 holds the first and the fourth unit, shard 2 the second and the third.
+	if len(ids) != 4 {
+		t.Fatalf("unit ids %v, want 4", ids)
+	}
+	order := []uint64{ids[0], ids[2], ids[3], ids[1]}
+	for i := 1; i < len(order); i++ {
+		if order[i] <= order[i-1] {
+			t.Fatalf("unit ids in commit order %v: not increasing", order)
+		}
+	}
+}
+
+// Confine narrows Shards to one held shard until the commit.
+func TestTx_Confine(t *testing.T) {
+	s := openTestStore(t, t.TempDir(), 3)
+	h := s.Acquire([]int{0, 2})
+	defer h.Release()
+	tx := h.Tx()
+	tx.Confine(2)
+	if got := tx.Shards(); !slices.Equal(got, []int{2}) {
+		t.Fatalf("confined Shards = %v", got)
+	}
+	tx.Confine(1) // not held: back to every held shard
+	if got := tx.Shards(); !slices.Equal(got, []int{0, 2}) {
+		t.Fatalf("Shards after Confine of an unheld shard = %v", got)
+	}
+	tx.Confine(0)
+	if err := h.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.Tx().Shards(); !slices.Equal(got, []int{0, 2}) {
+		t.Fatalf("Shards after the commit = %v, want every held shard", got)
+	}
+}
