@@ -157,6 +157,9 @@ func addrString(a net.Addr) string {
 func (s *Server) OnClose(c gnet.Conn, _ error) gnet.Action {
 	if cn, ok := c.Context().(*conn); ok {
 		s.state.Clients.Remove(cn.client)
+		if u := cn.client.Gone(); u != nil {
+			u.Unblock(server.UnblockGone) // its waiters leave every shard's table
+		}
 		cn.stopStreams()
 	}
 	return gnet.None

@@ -38,7 +38,13 @@ type Tx struct {
 	err     error // first storage error; fails the commit
 	hits    int64 // Meta lookups that found / missed their key (see TakeLookups)
 	misses  int64
-	touched []touch // user keys written, while their shard has watchers (see noteTouch)
+	touched []touch // user keys written, while their shard has watchers or waiters (see noteTouch)
+	// readyNext is the first touched key NextReady has not looked at; served are the waiters
+	// this transaction served and deferred the ready keys it could not serve (see waiters.go).
+	// served and deferred outlive begin: they are settled when the transaction commits.
+	readyNext int
+	served    []*Waiter
+	deferred  []ReadyKey
 
 	// A view (Store.View) reads committed state outside the shard: it writes nothing, maps
 	// databases with the snapshot viewDBMap and caches what it reads only if no commit came
@@ -422,9 +428,16 @@ func (tx *Tx) logArgs(p, db int, args [][]byte) {
 
 // ---- commit ----
 
-// commit writes the batch and, if RocksDB accepted it, applies the bookkeeping. The
-// transaction is empty afterwards either way.
+// commit writes the batch and, if RocksDB accepted it, applies the bookkeeping, then tells
+// the waiters it served how it went. The transaction is empty afterwards either way; the ready
+// keys it deferred stay until the committer takes them (takeDeferred).
 func (tx *Tx) commit() error {
+	err := tx.commitWrites()
+	tx.settleServed(err)
+	return err
+}
+
+func (tx *Tx) commitWrites() error {
 	defer tx.reset()
 	if tx.err != nil {
 		return tx.err
@@ -469,9 +482,7 @@ func (tx *Tx) commit() error {
 		return fmt.Errorf("commit: %w", err)
 	}
 	tx.writeThrough()
-	if len(tx.touched) > 0 {
-		tx.notifyWatchers()
-	}
+	tx.notifyWatchers()
 	for i, sh := range tx.shards {
 		p := &tx.parts[i]
 		for pdb := range p.keys {
@@ -541,6 +552,7 @@ func (tx *Tx) reset() {
 	tx.ranges = tx.ranges[:0]
 	clear(tx.touched)
 	tx.touched = tx.touched[:0]
+	tx.readyNext = 0
 	if cap(tx.arena) > 1<<20 {
 		tx.arena = nil // do not pin one huge value's memory forever
 	}

@@ -74,6 +74,7 @@ func (tx *Tx) Watch(db int, key []byte, w *Watcher) {
 	}
 	sh.watches[mk] = append(sh.watches[mk], e)
 	sh.nWatches.Add(1)
+	sh.interest.Add(1)
 	sh.watchMu.Unlock()
 }
 
@@ -142,6 +143,7 @@ func (w *Watcher) unwatchLocked() {
 			sh.watches[mk] = list
 		}
 		sh.nWatches.Add(-1)
+		sh.interest.Add(-1)
 		sh.watchMu.Unlock()
 	}
 	clear(w.entries)
@@ -158,9 +160,10 @@ type touch struct {
 	key     string
 }
 
-// noteTouch records that raw key of part p is written, when the part's shard has watchers.
+// noteTouch records that raw key of part p is written, when the part's shard has watchers or
+// waiters: one atomic load when it has neither.
 func (tx *Tx) noteTouch(p int, raw []byte) {
-	if tx.shards[p].nWatches.Load() == 0 {
+	if tx.shards[p].interest.Load() == 0 {
 		return
 	}
 	pdb, key, ok := codec.UserKeyOf(raw)
@@ -207,6 +210,9 @@ func (tx *Tx) touchWatchedInDB(p, db int, pdbs ...int) {
 func (tx *Tx) notifyWatchers() {
 	for _, t := range tx.touched {
 		sh, db := tx.shards[t.p], t.db
+		if sh.nWatches.Load() == 0 {
+			continue // touched for its waiters only
+		}
 		// The key is gone if this transaction's last word on its meta key is a delete.
 		gone := false
 		if e, ok := tx.overlay[string(tx.overlayKey(t.p, codec.AppendMetaKey(nil, t.pdb, []byte(t.key))))]; ok {
