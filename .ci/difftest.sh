@@ -40,3 +40,4 @@ run expire 5000 --exclude "$foreign"
 for family in hash list set zset; do
 	run "$family" 20000 --exclude "$foreign"
 done
+run blocking 5000 --exclude "$foreign"

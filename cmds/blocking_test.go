@@ -154,7 +154,9 @@ func TestBlocking_BZPOPMINAndBZMPOP(t *testing.T) {
 	expect(t, pusher, []any{"b"}, "ZRANGE", keys[1], "0", "-1")
 
 	expect(t, pusher, int64(1), "DEL", keys[1])
-	got = async(func() (any, error) { return doCmdResult(waiter, "BZMPOP", "0", "2", keys[0], keys[1], "MAX", "COUNT", "2") })
+	got = async(func() (any, error) {
+		return doCmdResult(waiter, "BZMPOP", "0", "2", keys[0], keys[1], "MAX", "COUNT", "2")
+	})
 	waitBlocked(t, s, 1)
 	expect(t, pusher, int64(3), "ZADD", keys[0], "1", "a", "2", "b", "3", "c")
 	if r := recv(t, got); r.err != nil || fmt.Sprint(r.v) != fmt.Sprintf("[%s [[c 3] [b 2]]]", keys[0]) {
