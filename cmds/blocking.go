@@ -14,7 +14,11 @@ import (
 
 func init() {
 	bc := func(name string, arity int, flags, acl []string, first, last int, since, summary, complexity, syntax string, run func(*Ctx)) *Command {
-		return &Command{Name: name, Arity: arity, Flags: flags, ACL: acl, FirstKey: first, LastKey: last, Step: 1,
+		step := 1
+		if first == 0 {
+			step = 0 // keys after numkeys: found by Keys
+		}
+		return &Command{Name: name, Arity: arity, Flags: flags, ACL: acl, FirstKey: first, LastKey: last, Step: step,
 			Group: "list", Since: since, Summary: summary, Complexity: complexity, Syntax: syntax, Run: run}
 	}
 	var (
