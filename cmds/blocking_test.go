@@ -220,6 +220,17 @@ func TestBlocking_ClientUnblock(t *testing.T) {
 	}
 	expectErr(t, admin, "ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR", "CLIENT", "UNBLOCK", id, "x")
 	waitBlocked(t, s, 0)
+
+	// CLIENT KILL of a blocked client removes its waiter.
+	got = async(func() (any, error) { return one.BLPop(testCtx, 0, "q", "r").Result() })
+	waitBlocked(t, s, 1)
+	expect(t, admin, int64(1), "CLIENT", "KILL", "ID", strconv.FormatInt(id, 10))
+	if r := recv(t, got); r.err == nil {
+		t.Fatalf("BLPOP of a killed client = %v", r.v)
+	}
+	waitBlocked(t, s, 0)
+	expect(t, admin, int64(1), "RPUSH", "r", "kept")
+	expect(t, admin, []any{"kept"}, "LRANGE", "r", "0", "-1")
 }
 
 func containsAll(s string, parts ...string) bool {

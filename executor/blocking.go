@@ -185,7 +185,5 @@ func (e *Executor) serveDeferred(keys []shard.ReadyKey) {
 		e.serveKey(tx, rk)
 	}
 	e.serveReady(tx)
-	if err := held.Release(); err != nil {
-		return // the served waiters got the error (Served)
-	}
+	_ = held.Release() // a commit error reaches the served waiters (Served)
 }
