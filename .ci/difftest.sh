@@ -41,3 +41,4 @@ for family in hash list set zset; do
 	run "$family" 20000 --exclude "$foreign"
 done
 run multi 5000 --exclude "$foreign"
+run blocking 5000 --exclude "$foreign"

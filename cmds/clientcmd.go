@@ -51,6 +51,9 @@ func init() {
 				"<ON | OFF | SKIP>", clientReply), TraitAlwaysReplies),
 			"pause": sub(-3, admin, aclAdmin, "2.9.50", "Stop processing commands from clients for some time",
 				"O(1)", "timeout [WRITE | ALL]", clientPause),
+			"unblock": sub(-3, admin, aclAdmin, "5.0.0",
+				"Unblock a client blocked in a blocking command from a different connection",
+				"O(log N) where N is the number of client connections", "client-id [TIMEOUT | ERROR]", clientUnblock),
 			"unpause": sub(2, admin, aclAdmin, "6.2.0", "Resume processing of clients that were paused",
 				"O(N) Where N is the number of paused clients", "", clientUnpause),
 			"getredir": sub(2, conn, aclConn, "6.0.0", "Get tracking notifications redirection client ID if any",
@@ -177,6 +180,9 @@ func clientLine(b []byte, cl *server.Client, self bool, now time.Time) []byte {
 	}
 	if pub&server.PubMulti != 0 {
 		b = append(b, 'x')
+	}
+	if cl.Blocked() != nil {
+		b = append(b, 'b')
 	}
 	if pub&server.PubClosing != 0 {
 		b = append(b, 'c')
@@ -516,6 +522,8 @@ func clientHelp(c *Ctx) {
 		"    Set client meta attr. Options are:",
 		"    * LIB-NAME: the client lib name.",
 		"    * LIB-VER: the client lib version.",
+		"UNBLOCK <clientid> [TIMEOUT|ERROR]",
+		"    Unblock the specified blocked client.",
 		"TRACKINGINFO",
 		"    Report tracking status for the current connection.",
 		"NO-EVICT (ON|OFF)",
@@ -523,4 +531,37 @@ func clientHelp(c *Ctx) {
 		"NO-TOUCH (ON|OFF)",
 		"    Will not touch LRU/LFU stats when this mode is on.",
 	)
+}
+
+// clientUnblock is CLIENT UNBLOCK client-id [TIMEOUT | ERROR]: it wakes the client's blocked
+// command as if it timed out, or with an UNBLOCKED error, and answers 1, or 0 when that client
+// is not blocked.
+func clientUnblock(c *Ctx) {
+	if len(c.Args) > 4 {
+		subcommandSyntaxError(c)
+		return
+	}
+	reason := server.UnblockTimeout
+	if len(c.Args) == 4 {
+		switch {
+		case equalFold(c.Args[3], "timeout"):
+		case equalFold(c.Args[3], "error"):
+			reason = server.UnblockError
+		default:
+			c.Error("ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR")
+			return
+		}
+	}
+	id, ok := parseInt(c.Args[2])
+	if !ok {
+		c.Error(errNotInt)
+		return
+	}
+	if target := c.Srv.Clients.Get(id); target != nil {
+		if u := target.Blocked(); u != nil && u.Unblock(reason) {
+			c.W.Int(1)
+			return
+		}
+	}
+	c.W.Int(0)
 }

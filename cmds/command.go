@@ -135,10 +135,46 @@ type Ctx struct {
 	// dispatched (nil outside MULTI); for one with TraitTakesQueue (EXEC, DISCARD), the
 	// transaction it took over.
 	Multi *server.Multi
-	// InTransaction says EXEC runs the command: a blocking command behaves as its
-	// non-blocking form.
+
+	// Blocking commands (cmds/blocking.go, executor/blocking.go).
+	//
+	// InTransaction says the command runs inside MULTI/EXEC or a script: a blocking command
+	// then acts as its non-blocking form (nil when its keys are empty), and the executor
+	// serves no blocked client until the whole transaction ran. EXEC and scripts set it on
+	// the contexts of the commands they run.
 	InTransaction bool
+	// Host, set by a connection for a command of its own, is where the reply of a command
+	// that blocks goes; without it (binlog replay, internal callers) nothing blocks.
+	Host BlockHost
+	// Block is set by a blocking command that found its keys empty and may block (Host set,
+	// not InTransaction): what to wait for. It wrote no reply; the executor registers the
+	// waiter before the command's shards are released.
+	Block *BlockRequest
+	// ReadyKey is set when the executor serves a blocked command: the key that became ready,
+	// the only one the command pops from.
+	ReadyKey []byte
 }
+
+// BlockHost receives the outcome of a command that blocked. The reactor's slot implements it.
+type BlockHost interface {
+	// Blocking is called by the goroutine running the command, before the waiter is
+	// registered (so before anyone can unblock it).
+	Blocking()
+	// Unblocked receives the command's final reply (served, timed out, CLIENT UNBLOCK, or nil
+	// when the client is gone), once, from any goroutine. The host owns reply afterwards.
+	Unblocked(reply []byte)
+}
+
+// BlockRequest is what a blocked command waits for.
+type BlockRequest struct {
+	Keys    [][]byte   // keys whose data serves it (they alias Args)
+	Type    codec.Type // the type a key must hold to serve it
+	Dst     []byte     // BLMOVE's destination (its shard must be held to serve), or nil
+	Timeout int64      // ms; 0 waits for ever
+}
+
+// MayBlock reports whether the command may block instead of answering nil.
+func (c *Ctx) MayBlock() bool { return c.Host != nil && !c.InTransaction && c.ReadyKey == nil }
 
 // Runner runs a command with a context the caller prepared (the executor does: see
 // executor.Executor.Run). A command that runs other commands (EXEC) goes through it, so they

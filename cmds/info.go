@@ -186,9 +186,11 @@ func infoClients(c *Ctx, w *infoWriter) {
 	w.int("maxclients", int64(c.Srv.Config.MaxClients()))
 	w.int("client_recent_max_input_buffer", 0)
 	w.int("client_recent_max_output_buffer", 0)
-	w.int("blocked_clients", 0)
+	blocked, blockingKeys := c.Srv.Store.Blocked()
+	w.int("blocked_clients", int64(blocked))
 	w.int("tracking_clients", 0)
 	w.int("clients_in_timeout_table", 0)
+	w.int("total_blocking_keys", int64(blockingKeys)) // Redis 7.2's, for the waiter tables' size
 }
 
 // storeProperty reads an integer RocksDB property (0 when unavailable).

@@ -903,42 +903,60 @@ func listAtoi(b []byte) int {
 // lmpopCmd pops up to COUNT elements from the first non-empty list of its keys, replying
 // [key, [elements]]; it logs the pop as LPOP/RPOP key n with the count actually popped.
 func lmpopCmd(c *Ctx) {
-	numkeys, ok := parseInt(c.Args[1])
-	if !ok || numkeys < 1 {
-		c.Error(errListNumKeys)
-		return
-	}
-	if numkeys > int64(len(c.Args))-3 {
-		c.Error(errSyntax)
-		return
-	}
-	whereIdx := 2 + int(numkeys)
-	left, ok := listWhere(c, c.Args[whereIdx])
+	keys, left, count, ok := lmpopParse(c, 1)
 	if !ok {
 		return
 	}
-	count := int64(-1)
+	if popped, ok := lmpopFrom(c, keys, left, count); ok && !popped {
+		c.W.NullArray()
+	}
+}
+
+// lmpopParse parses "numkeys key [key ...] LEFT|RIGHT [COUNT count]" starting at
+// c.Args[numkeysIdx] (LMPOP: 1, BLMPOP: 2), replying the error when ok is false.
+func lmpopParse(c *Ctx, numkeysIdx int) (keys [][]byte, left bool, count int64, ok bool) {
+	numkeys, ok := parseInt(c.Args[numkeysIdx])
+	if !ok || numkeys < 1 {
+		c.Error(errListNumKeys)
+		return nil, false, 0, false
+	}
+	if numkeys > int64(len(c.Args)-numkeysIdx-2) {
+		c.Error(errSyntax)
+		return nil, false, 0, false
+	}
+	whereIdx := numkeysIdx + 1 + int(numkeys)
+	if left, ok = listWhere(c, c.Args[whereIdx]); !ok {
+		return nil, false, 0, false
+	}
+	count = -1
 	for j := whereIdx + 1; j < len(c.Args); j++ {
 		if count == -1 && equalFold(c.Args[j], "count") && j < len(c.Args)-1 {
 			j++
 			v, ok := parseInt(c.Args[j])
 			if !ok || v < 1 {
 				c.Error(errListCountZero)
-				return
+				return nil, false, 0, false
 			}
 			count = v
 			continue
 		}
 		c.Error(errSyntax)
-		return
+		return nil, false, 0, false
 	}
 	if count == -1 {
 		count = 1
 	}
-	for _, key := range c.Args[2:whereIdx] {
+	return c.Args[numkeysIdx+1 : whereIdx], left, count, true
+}
+
+// lmpopFrom pops up to count elements from the first non-empty list of keys and replies
+// [key, [elements]]. popped is false, with nothing written, when every key is empty; ok is
+// false after a WRONGTYPE reply.
+func lmpopFrom(c *Ctx, keys [][]byte, left bool, count int64) (popped, ok bool) {
+	for _, key := range keys {
 		l, exists, ok := listLoad(c, key)
 		if !ok {
-			return
+			return false, false
 		}
 		if !exists {
 			continue
@@ -953,7 +971,7 @@ func lmpopCmd(c *Ctx) {
 			name = listLPOP
 		}
 		c.Tx.Log(c.DB, key, name, key, itoa(int64(n)))
-		return
+		return true, true
 	}
-	c.W.NullArray()
+	return false, true
 }

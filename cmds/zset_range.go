@@ -642,6 +642,16 @@ func (z *zsetRef) coversAll(r *zsetRange) bool {
 // not deleted one by one: the key's range delete does).
 func zsetPop(c *Ctx, z *zsetRef, max bool, count int64, nested bool) {
 	start := len(c.W.Buf)
+	n := zsetPopElems(c, z, max, count, nested)
+	if nested {
+		zsetDeferLen(c, start, n)
+	} else {
+		zsetDeferLen(c, start, 2*n)
+	}
+}
+
+// zsetPopElems is zsetPop without the array header: it returns how many elements it wrote.
+func zsetPopElems(c *Ctx, z *zsetRef, max bool, count int64, nested bool) int {
 	size := int64(z.m.Count)
 	n := min(count, size)
 	all := n == size
@@ -664,17 +674,13 @@ func zsetPop(c *Ctx, z *zsetRef, max bool, count int64, nested bool) {
 		}
 	}
 	it.Close()
-	if nested {
-		zsetDeferLen(c, start, len(members))
-	} else {
-		zsetDeferLen(c, start, 2*len(members))
-	}
 	if all {
 		c.Tx.Delete(c.DB, z.key)
 	} else {
 		z.save()
 	}
 	zsetLogRemoved(c, z.key, members, all)
+	return len(members)
 }
 
 // zpopCmd is ZPOPMIN and ZPOPMAX: a flat [member, score, ...] reply, except in RESP3 with a
@@ -711,47 +717,65 @@ func zpopCmd(c *Ctx, max bool) {
 // zmpopCmd is ZMPOP numkeys key [key ...] MIN|MAX [COUNT count]: it pops from the first
 // non-empty key; a key of another type met before one is an error.
 func zmpopCmd(c *Ctx) {
-	numkeys, ok := parseInt(c.Args[1])
+	keys, max, count, ok := zmpopParse(c, 1)
+	if !ok {
+		return
+	}
+	if popped, ok := zmpopFrom(c, keys, max, count); ok && !popped {
+		c.W.NullArray()
+	}
+}
+
+// zmpopParse parses "numkeys key [key ...] MIN|MAX [COUNT count]" starting at
+// c.Args[numkeysIdx] (ZMPOP: 1, BZMPOP: 2), replying the error when ok is false.
+func zmpopParse(c *Ctx, numkeysIdx int) (keys [][]byte, max bool, count int64, ok bool) {
+	numkeys, ok := parseInt(c.Args[numkeysIdx])
 	if !ok || numkeys < 1 {
 		c.Error(errZsetNumkeysPos)
-		return
+		return nil, false, 0, false
 	}
-	if numkeys > int64(len(c.Args)-3) {
+	if numkeys > int64(len(c.Args)-numkeysIdx-2) {
 		c.Error(errSyntax)
-		return
+		return nil, false, 0, false
 	}
-	whereIdx := 2 + int(numkeys)
-	var max bool
+	whereIdx := numkeysIdx + 1 + int(numkeys)
 	switch {
 	case equalFold(c.Args[whereIdx], "min"):
 	case equalFold(c.Args[whereIdx], "max"):
 		max = true
 	default:
 		c.Error(errSyntax)
-		return
+		return nil, false, 0, false
 	}
-	count := int64(-1)
+	count = -1
 	for j := whereIdx + 1; j < len(c.Args); j++ {
 		if count == -1 && equalFold(c.Args[j], "count") && j+1 < len(c.Args) {
 			j++
 			n, ok := parseInt(c.Args[j])
 			if !ok || n < 1 {
 				c.Error(errZsetCountPos)
-				return
+				return nil, false, 0, false
 			}
 			count = n
 			continue
 		}
 		c.Error(errSyntax)
-		return
+		return nil, false, 0, false
 	}
 	if count == -1 {
 		count = 1
 	}
-	for _, key := range c.Args[2:whereIdx] {
+	return c.Args[numkeysIdx+1 : whereIdx], max, count, true
+}
+
+// zmpopFrom pops up to count elements from the first non-empty sorted set of keys and replies
+// [key, [[member, score], ...]]. popped is false, with nothing written, when every key is
+// empty; ok is false after a WRONGTYPE reply.
+func zmpopFrom(c *Ctx, keys [][]byte, max bool, count int64) (popped, ok bool) {
+	for _, key := range keys {
 		z, ok := c.zsetLoad(key)
 		if !ok {
-			return
+			return false, false
 		}
 		if z == nil {
 			continue
@@ -759,9 +783,9 @@ func zmpopCmd(c *Ctx) {
 		c.W.ArrayLen(2)
 		c.W.Bulk(key)
 		zsetPop(c, z, max, count, true)
-		return
+		return true, true
 	}
-	c.W.NullArray()
+	return false, true
 }
 
 // ---- ZRANDMEMBER ----

@@ -23,8 +23,14 @@ type Executor struct {
 	srv *server.Server
 }
 
-// New returns the executor of srv.
-func New(srv *server.Server) *Executor { return &Executor{srv: srv} }
+// New returns the executor of srv. It serves the store's blocked commands (see blocking.go).
+func New(srv *server.Server) *Executor {
+	e := &Executor{srv: srv}
+	if srv.Store != nil {
+		srv.Store.SetReadyServer(e.serveDeferred)
+	}
+	return e
+}
 
 // Server returns the server state the executor runs commands with.
 func (e *Executor) Server() *server.Server { return e.srv }
@@ -32,6 +38,10 @@ func (e *Executor) Server() *server.Server { return e.srv }
 // Run runs c.Cmd with c (Args, DB, W, Tx, Client and Streamable set by the caller) and records
 // its statistics. c.Srv and c.Exec are filled in here. With a transaction, only read commands
 // count keyspace hits and misses, as in Redis.
+//
+// A command that blocks (c.Block) is registered as a waiter and recorded only once it is
+// woken, as Redis does; c.Host then gets its reply. After a command outside a transaction,
+// Run serves the blocked commands waiting for the keys it wrote, in the same transaction.
 func (e *Executor) Run(c *cmds.Ctx) {
 	c.Srv, c.Exec = e.srv, e
 	start := time.Now()
@@ -40,6 +50,10 @@ func (e *Executor) Run(c *cmds.Ctx) {
 	}
 	mark := len(c.W.Buf) // EXEC's commands append to its reply
 	runGuarded(c)
+	if c.Block != nil {
+		e.block(c)
+		return
+	}
 	d := time.Since(start)
 	if c.Tx != nil {
 		if hits, misses := c.Tx.TakeLookups(); c.Cmd.IsReadOnly() {
@@ -52,6 +66,11 @@ func (e *Executor) Run(c *cmds.Ctx) {
 	// are shown as EXEC runs them, then EXEC itself, as Redis shows them.
 	if (c.InTransaction || c.Cmd.Has(cmds.TraitRunsQueue)) && e.srv.Clients.HasMonitors() && Monitored(c.Cmd) {
 		e.FeedMonitors(c.Client, c.DB, c.Args)
+	}
+	// Blocked clients are served by the write that made their key ready, after the command
+	// (after the whole transaction for EXEC's commands), in its transaction.
+	if c.Tx != nil && !c.InTransaction && c.ReadyKey == nil {
+		e.serveReady(c.Tx)
 	}
 }
 

@@ -47,8 +47,14 @@ type batch struct {
 	hasLate    bool
 	laterWrite []bool
 
-	pending atomic.Int32 // jobs of the current step still running
-	done    atomic.Bool  // every step finished; set before the loop is woken
+	// pending counts what the current step still waits for: its jobs (a fanout), its
+	// coordinator (a coordinated step), and a blocked command (see slot.Blocking).
+	pending atomic.Int32
+	done    atomic.Bool // every step finished; set before the loop is woken
+	// abandon: the client left while a command of the batch was blocked; the rest of the
+	// batch is dropped unrun, as Redis never reads what followed it. Written before pending
+	// is decremented, read by whoever brings it to zero.
+	abandon bool
 }
 
 // slot is one command of a batch and its reply.
@@ -59,6 +65,7 @@ type slot struct {
 	resp3            bool
 	shard            int  // owning shard of a single-shard command, -1 otherwise
 	finished         bool // already has its reply (ran in the loop, or was refused)
+	blocked          bool // the command blocked: its reply comes through Unblocked
 	suppress         bool // CLIENT REPLY OFF/SKIP: do not send the reply
 	late             bool // a read answered by Peek in the loop once the batch's steps are done
 	// multi is Ctx.Multi of a TraitTxControl command: the connection's MULTI at dispatch, or
@@ -68,6 +75,7 @@ type slot struct {
 	// stream, when set, is the rest of the reply after reply: the loop sends it piece by
 	// piece (see pump) and closes it. Whoever drops the slot unsent must close it.
 	stream *shard.Stream
+	b      *batch
 }
 
 // step is a range of slots run together.
@@ -109,7 +117,7 @@ func (b *batch) reset() {
 	b.slots = b.slots[:0]
 	b.steps = b.steps[:0]
 	b.flushed = 0
-	b.queued, b.hasLate = false, false
+	b.queued, b.hasLate, b.abandon = false, false, false
 	b.step = 0
 	b.done.Store(false)
 }
@@ -138,27 +146,31 @@ func (b *batch) addSlot(start int) *slot {
 	if len(b.slots) < cap(b.slots) {
 		b.slots = b.slots[:len(b.slots)+1]
 		s := &b.slots[len(b.slots)-1]
-		*s = slot{argStart: start, argEnd: len(b.argv), shard: -1, reply: s.reply[:0]}
+		*s = slot{argStart: start, argEnd: len(b.argv), shard: -1, reply: s.reply[:0], b: b}
 		return s
 	}
-	b.slots = append(b.slots, slot{argStart: start, argEnd: len(b.argv), shard: -1})
+	b.slots = append(b.slots, slot{argStart: start, argEnd: len(b.argv), shard: -1, b: b})
 	return &b.slots[len(b.slots)-1]
 }
 
 // plan groups the slots into steps. Consecutive commands that each need several shards
 // share one coordinated step holding the union of their shards: a pipeline of MSETs acquires
 // the shards once and commits once, and each command is still atomic (the step is). A command
-// that holds no shard (ExecServer) always has a step of its own.
+// that holds no shard (ExecServer) always has a step of its own. A command that may block
+// ends its step: what follows it waits until it is answered, as in Redis.
 func (b *batch) plan(nShards int) {
 	srv := b.conn.srv
 	if b.hasLate {
 		b.planLate(nShards)
 	}
+	sealed := false // the last step ends with a command that may block
 	for i := range b.slots {
 		s := &b.slots[i]
 		last := len(b.steps) - 1
+		open := last >= 0 && !sealed
+		sealed = !s.finished && s.cmd.Has(cmds.FlagBlocking)
 		if s.finished || s.shard >= 0 {
-			if last >= 0 && (!b.steps[last].coordinated || s.finished && b.steps[last].shards != nil) {
+			if open && (!b.steps[last].coordinated || s.finished && b.steps[last].shards != nil) {
 				b.steps[last].to = i + 1
 				continue
 			}
@@ -166,7 +178,7 @@ func (b *batch) plan(nShards int) {
 			continue
 		}
 		shards := srv.shardsOf(b, s)
-		if last >= 0 && b.steps[last].coordinated && b.steps[last].shards != nil && shards != nil {
+		if open && b.steps[last].coordinated && b.steps[last].shards != nil && shards != nil {
 			b.steps[last].to = i + 1
 			b.steps[last].shards = append(b.steps[last].shards, shards...)
 			continue
@@ -237,8 +249,12 @@ func (b *batch) run(from origin) {
 				go b.run(inCoordinator)
 				return
 			}
+			b.pending.Store(1)
 			b.runCoordinated(st)
-			b.step++
+			if b.pending.Add(-1) != 0 {
+				return // a command blocked: whoever wakes it goes on (slot.Unblocked)
+			}
+			b.nextStep()
 			continue
 		}
 		if b.postFanout(st, from == inShard) {
@@ -316,11 +332,44 @@ func (j *shardJob) Done(err error) {
 	b := j.b
 	if err != nil {
 		for _, i := range j.slots {
-			b.failSlot(&b.slots[i], err)
+			if s := &b.slots[i]; !s.blocked { // a blocked slot's reply comes from its waiter
+				b.failSlot(s, err)
+			}
 		}
 	}
 	if b.pending.Add(-1) == 0 {
-		b.step++
+		b.nextStep()
+		b.run(inShard)
+	}
+}
+
+// nextStep moves on once the current step finished: to the next step, or past the last when
+// the client left while blocked.
+func (b *batch) nextStep() {
+	if b.abandon {
+		b.step = len(b.steps)
+		return
+	}
+	b.step++
+}
+
+// Blocking is called when the slot's command is about to block (cmds.BlockHost), by the
+// goroutine running its step: the step now also waits for the command's reply.
+func (s *slot) Blocking() {
+	s.blocked = true
+	s.b.pending.Add(1)
+}
+
+// Unblocked receives the blocked command's reply (cmds.BlockHost), from any goroutine; nil
+// when the client is gone. The last thing the step waited for moves the batch on.
+func (s *slot) Unblocked(reply []byte) {
+	b := s.b
+	s.reply = reply
+	if reply == nil {
+		b.abandon = true
+	}
+	if b.pending.Add(-1) == 0 {
+		b.nextStep()
 		b.run(inShard)
 	}
 }
@@ -350,7 +399,7 @@ func (b *batch) runCoordinated(st *step) {
 	}
 	if err := held.Release(); err != nil {
 		for i := st.from; i < st.to; i++ {
-			if s := &b.slots[i]; !s.finished {
+			if s := &b.slots[i]; !s.finished && !s.blocked {
 				b.failSlot(s, err)
 			}
 		}
@@ -412,6 +461,12 @@ func (b *batch) ctxFor(s *slot, tx *shard.Tx) cmds.Ctx {
 func (b *batch) exec(ctx *cmds.Ctx, s *slot, tx *shard.Tx) {
 	*ctx = b.ctxFor(s, tx)
 	ctx.Streamable = tx != nil && !s.suppress
+	if tx != nil {
+		ctx.Host = s // a command of the connection's own may block
+	}
 	b.conn.srv.exec.Run(ctx)
+	if ctx.Block != nil {
+		return // blocked: the reply comes through s.Unblocked, maybe already did
+	}
 	s.reply, s.stream = ctx.W.Buf, ctx.Stream
 }

@@ -160,6 +160,9 @@ func (s *Server) OnClose(c gnet.Conn, _ error) gnet.Action {
 	if cn, ok := c.Context().(*conn); ok {
 		s.state.Clients.Remove(cn.client)
 		cn.client.Watch.Close()
+		if u := cn.client.Gone(); u != nil {
+			u.Unblock(server.UnblockGone) // its waiters leave every shard's table
+		}
 		cn.stopStreams()
 	}
 	return gnet.None

@@ -58,6 +58,12 @@ type Client struct {
 	flagsPub atomic.Uint32 // pubMonitor | pubNoEvict | …, published copy of the loop-owned flags
 	multiPub atomic.Int32  // commands queued in MULTI, -1 outside one
 
+	// The command the client is blocked in (see SetBlocked), under blockMu; gone is set once
+	// the connection closed, after which nothing may block.
+	blockMu sync.Mutex
+	blocked Unblocker
+	gone    bool
+
 	// Hooks set by the reactor, callable from any goroutine.
 	Kill    func()               // close the connection
 	Write   func(p []byte) error // queue bytes for the client (MONITOR feed); p is copied
@@ -168,6 +174,64 @@ func (cl *Client) Publish() {
 func (cl *Client) PubSub() bool {
 	return cl.Subs.Load() > 0 || cl.PSubs.Load() > 0 || cl.SSubs.Load() > 0
 }
+
+// UnblockReason says why a blocked command is woken without being served.
+type UnblockReason uint8
+
+// Reasons to unblock a client.
+const (
+	UnblockTimeout UnblockReason = iota // its timeout passed, or CLIENT UNBLOCK [TIMEOUT]
+	UnblockError                        // CLIENT UNBLOCK ... ERROR
+	UnblockGone                         // the connection closed: nobody reads the reply
+)
+
+// Unblocker is a blocked command (the executor's).
+type Unblocker interface {
+	// Unblock wakes the command with reason, unless something already settled it; it
+	// reports whether this call did.
+	Unblock(reason UnblockReason) bool
+}
+
+// SetBlocked records that the client is blocked in u. It reports false, recording nothing,
+// when the connection is gone: the caller must then unblock u itself.
+func (cl *Client) SetBlocked(u Unblocker) bool {
+	cl.blockMu.Lock()
+	defer cl.blockMu.Unlock()
+	if cl.gone {
+		return false
+	}
+	cl.blocked = u
+	return true
+}
+
+// ClearBlocked records that u, if the client is blocked in it, ended.
+func (cl *Client) ClearBlocked(u Unblocker) {
+	cl.blockMu.Lock()
+	if cl.blocked == u {
+		cl.blocked = nil
+	}
+	cl.blockMu.Unlock()
+}
+
+// Blocked returns the command the client is blocked in, or nil.
+func (cl *Client) Blocked() Unblocker {
+	cl.blockMu.Lock()
+	defer cl.blockMu.Unlock()
+	return cl.blocked
+}
+
+// Gone records that the connection closed and returns the command it is blocked in, if any,
+// which the caller unblocks (UnblockGone). Nothing blocks for the client afterwards.
+func (cl *Client) Gone() Unblocker {
+	cl.blockMu.Lock()
+	defer cl.blockMu.Unlock()
+	cl.gone = true
+	return cl.blocked
+}
+
+// SetLastCommand records the client's current command (a blocked command, so CLIENT LIST shows
+// it rather than what was pipelined behind it). Any goroutine; cmd is kept by reference.
+func (cl *Client) SetLastCommand(cmd *string) { cl.lastCmd.Store(cmd) }
 
 // LastCommand returns the full name of the client's last command ("NULL" before any).
 func (cl *Client) LastCommand() string { return loadString(&cl.lastCmd) }

@@ -69,12 +69,15 @@ func (h *Held) Commit() error {
 }
 
 // Release commits the held transaction atomically across every held shard and lets the
-// shards go on. It returns the commit's error.
+// shards go on. It returns the commit's error. When the transaction made a key ready whose
+// first waiter needs shards it did not hold, Release serves it before returning, holding them.
 func (h *Held) Release() error {
 	err := h.tx.commit()
 	if err != nil {
 		err = fmt.Errorf("multi-shard %w", err)
 	}
+	deferred := h.tx.takeDeferred()
+	defer h.store.serveDeferred(deferred)
 	for _, b := range h.barriers {
 		b.release <- struct{}{}
 		barrierPool.Put(b)

@@ -2,6 +2,7 @@ package shard
 
 import (
 	"encoding/binary"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -60,6 +61,15 @@ type Shard struct {
 	watchMu  sync.Mutex
 	watches  map[string][]*watchEntry // logical db | key -> entries
 	nWatches atomic.Int32
+
+	// Blocked commands waiting for keys of this shard (see Waiter): any goroutine, under
+	// waitMu; nWaiters is read without it.
+	waitMu   sync.Mutex
+	waiters  map[string][]*Waiter // logical db | key -> waiters, oldest first
+	nWaiters atomic.Int32
+	// interest is nWatches + nWaiters: the one atomic load a write pays to know whether
+	// anybody cares about the keys it touches (Tx.noteWrite).
+	interest atomic.Int32
 
 	// ---- owned by the holder ----
 	dbmap   []int // logical db -> physical db (SWAPDB swaps entries)
@@ -195,10 +205,25 @@ func (sh *Shard) run() {
 			j.Run(tx)
 		}
 		err := tx.commit()
-		for i, j := range group {
-			j.Done(err)
-			group[i] = nil
+		if deferred := tx.takeDeferred(); deferred != nil {
+			// A ready key's first waiter needs shards this one cannot take: a goroutine of its
+			// own serves it, and only then are the jobs done, so that what their clients send
+			// next sees the waiter served, as in Redis.
+			jobs := slices.Clone(group)
+			sh.store.serving.Add(1)
+			go func() {
+				defer sh.store.serving.Done()
+				sh.store.serveDeferred(deferred)
+				for _, j := range jobs {
+					j.Done(err)
+				}
+			}()
+		} else {
+			for _, j := range group {
+				j.Done(err)
+			}
 		}
+		clear(group)
 		if parkAfter != nil {
 			sh.parkAt(parkAfter)
 		}

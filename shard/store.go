@@ -81,6 +81,7 @@ type Store struct {
 	cancel  context.CancelFunc
 	workers sync.WaitGroup // TTL, binlog retention and WAL sync workers
 	running sync.WaitGroup // shard goroutines
+	serving sync.WaitGroup // goroutines serving deferred ready keys (see Tx.Defer)
 	closed  atomic.Bool
 	saving  sync.Mutex // held by Checkpoint; Close waits for it
 
@@ -90,6 +91,9 @@ type Store struct {
 
 	streamsMu sync.Mutex
 	streams   map[*Stream]struct{} // open reply streams (see Stream); Close closes them
+
+	readyServer ReadyServer  // serves deferred ready keys (SetReadyServer)
+	blocked     atomic.Int64 // registered waiters (see Waiter)
 
 	// LastSave is the unix time of the last successful checkpoint (SAVE/BGSAVE) or of Open.
 	LastSave atomic.Int64
@@ -404,10 +408,12 @@ func (s *Store) Close() error {
 	defer s.saving.Unlock()
 	s.cancel()
 	s.workers.Wait() // they post to the shards: stop them before the inboxes close
+	s.serving.Wait() // and so do the goroutines serving blocked commands
 	for _, sh := range s.shards {
 		close(sh.inbox)
 	}
 	s.running.Wait()
+	s.closeWaiters()
 	s.closeStreams()
 	err := s.db.FlushWAL(true)
 	s.closeDB()

@@ -45,6 +45,14 @@ type Tx struct {
 	unitRecs []unitRecord
 	confined int // Shards reports only held shard confined-1 (0: all); see Confine
 
+	touched []touch // user keys written while their shard had waiters (see noteWrite)
+	// readyNext is the first touched key NextReady has not looked at; served are the waiters
+	// this transaction served and deferred the ready keys it could not serve (see waiters.go).
+	// served and deferred outlive begin: they are settled when the transaction commits.
+	readyNext int
+	served    []*Waiter
+	deferred  []ReadyKey
+
 	// A view (Store.View) reads committed state outside the shard: it writes nothing, maps
 	// databases with the snapshot viewDBMap and caches what it reads only if no commit came
 	// since viewEpoch.
@@ -446,9 +454,16 @@ func (tx *Tx) logArgs(p, db int, args [][]byte) {
 
 // ---- commit ----
 
-// commit writes the batch and, if RocksDB accepted it, applies the bookkeeping. The
-// transaction is empty afterwards either way.
+// commit writes the batch and, if RocksDB accepted it, applies the bookkeeping, then tells
+// the waiters it served how it went. The transaction is empty afterwards either way; the ready
+// keys it deferred stay until the committer takes them (takeDeferred).
 func (tx *Tx) commit() error {
+	err := tx.commitWrites()
+	tx.settleServed(err)
+	return err
+}
+
+func (tx *Tx) commitWrites() error {
 	defer tx.reset()
 	if tx.err != nil {
 		return tx.err
@@ -575,6 +590,9 @@ func (tx *Tx) reset() {
 	}
 	tx.ranges = tx.ranges[:0]
 	tx.resetUnit()
+	clear(tx.touched)
+	tx.touched = tx.touched[:0]
+	tx.readyNext = 0
 	if cap(tx.arena) > 1<<20 {
 		tx.arena = nil // do not pin one huge value's memory forever
 	}

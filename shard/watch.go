@@ -74,6 +74,7 @@ func (tx *Tx) Watch(db int, key []byte, w *Watcher) {
 	}
 	sh.watches[mk] = append(sh.watches[mk], e)
 	sh.nWatches.Add(1)
+	sh.interest.Add(1)
 	sh.watchMu.Unlock()
 }
 
@@ -142,6 +143,7 @@ func (w *Watcher) unwatchLocked() {
 			sh.watches[mk] = list
 		}
 		sh.nWatches.Add(-1)
+		sh.interest.Add(-1)
 		sh.watchMu.Unlock()
 	}
 	clear(w.entries)
@@ -156,15 +158,29 @@ func (w *Watcher) unwatchLocked() {
 // A commit that then fails leaves a watcher marked for a change that did not land, which only
 // costs its client a retry.
 
-// noteWrite marks the watchers of the user key that raw key of part p belongs to, when the
-// part's shard has any: deleted says the write deletes raw.
+// touch is a user key a transaction wrote while its shard had waiters: NextReady serves them.
+type touch struct {
+	p       int
+	db, pdb int // logical and physical
+	key     string
+}
+
+// noteWrite marks the watchers of the user key that raw key of part p belongs to, and records
+// the key for the shard's waiters, when the part's shard has any (one atomic load when it has
+// neither): deleted says the write deletes raw.
 func (tx *Tx) noteWrite(p int, raw []byte, deleted bool) {
 	sh := tx.shards[p]
-	if sh.nWatches.Load() == 0 {
+	if sh.interest.Load() == 0 {
 		return
 	}
 	pdb, key, ok := codec.UserKeyOf(raw)
 	if !ok {
+		return
+	}
+	if sh.nWaiters.Load() > 0 && !deleted {
+		tx.noteReady(p, pdb, key)
+	}
+	if sh.nWatches.Load() == 0 {
 		return
 	}
 	metaDeleted := deleted && raw[0] == codec.PrefixMeta
@@ -216,4 +232,14 @@ func (tx *Tx) touchWatchedInDB(p, db int, pdbs ...int) {
 			}
 		}
 	}
+}
+
+// noteReady records that user key of part p (physical db pdb) was written, for NextReady.
+func (tx *Tx) noteReady(p, pdb int, key []byte) {
+	if n := len(tx.touched); n > 0 {
+		if last := &tx.touched[n-1]; last.p == p && last.pdb == pdb && last.key == string(key) {
+			return // the common case: several data keys of one collection
+		}
+	}
+	tx.touched = append(tx.touched, touch{p: p, db: tx.shards[p].logicalDB(pdb), pdb: pdb, key: string(key)})
 }
