@@ -406,3 +406,35 @@ func TestExec_WatchFailure_RESP3Null(t *testing.T) {
 	_, _ = conn.Write([]byte("MULTI\r\nGET k\r\nEXEC\r\n"))
 	read("+OK\r\n+QUEUED\r\n_\r\n")
 }
+
+// INFO commandstats counts EXEC and each command it ran, as Redis does; an EXECABORT is a
+// failed EXEC, a command refused while queueing a rejected call of its own.
+func TestExec_CommandStats(t *testing.T) {
+	s := testserver.Start(t)
+	c := s.Client(t)
+	out := exchange(t, s.Addr, []byte("MULTI\r\nSET a 1\r\nGET a\r\nEXEC\r\nMULTI\r\nSET a\r\nEXEC\r\n"),
+		len("+OK\r\n+QUEUED\r\n+QUEUED\r\n*2\r\n+OK\r\n$1\r\n1\r\n+OK\r\n-ERR wrong number of arguments for 'set' command\r\n-EXECABORT Transaction discarded because of previous errors.\r\n"))
+	if !strings.HasSuffix(string(out), "-EXECABORT Transaction discarded because of previous errors.\r\n") {
+		t.Fatalf("replies %q", out)
+	}
+	info, err := c.Info(testCtx, "commandstats").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"cmdstat_multi:calls=2,", "cmdstat_set:calls=1,", "cmdstat_get:calls=1,",
+		"cmdstat_exec:calls=2,",
+	} {
+		if !strings.Contains(info, want) {
+			t.Errorf("INFO commandstats lacks %q:\n%s", want, info)
+		}
+	}
+	for _, line := range strings.Split(info, "\r\n") {
+		switch {
+		case strings.HasPrefix(line, "cmdstat_exec:") && !strings.HasSuffix(line, "rejected_calls=0,failed_calls=1"):
+			t.Errorf("EXEC: %s, want 1 failed call (the EXECABORT)", line)
+		case strings.HasPrefix(line, "cmdstat_set:") && !strings.HasSuffix(line, "rejected_calls=1,failed_calls=0"):
+			t.Errorf("SET: %s, want 1 rejected call (wrong arity while queueing)", line)
+		}
+	}
+}
