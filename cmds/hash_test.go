@@ -357,7 +357,7 @@ func TestHash_BinlogReplay(t *testing.T) {
 	if got := c.HGetAll(hashCtx, "h1").Val(); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("HGETALL h1 = %v, want %v", got, want)
 	}
-	dst, dstSrv := openReplayStore(t, 4)
+	dst, dstSrv := testserver.ReplayTarget(t, 4)
 	for id := range s.Store.NumShards() {
 		if _, err := dstSrv.ReplayShard(s.Store, id); err != nil {
 			t.Fatalf("replay shard %d: %v", id, err)
@@ -369,7 +369,7 @@ func TestHash_BinlogReplay(t *testing.T) {
 	if got := hashRead(t, dst, "h2"); got != nil {
 		t.Fatalf("replayed h2 = %v, want no key", got)
 	}
-	if m, ok := metaOf(t, dst, 0, "h3"); !ok || m.Expire == 0 || m.Count != 1 {
+	if m, ok := testserver.MetaOf(t, dst, 0, "h3"); !ok || m.Expire == 0 || m.Count != 1 {
 		t.Fatalf("replayed h3 meta = %+v, %v; want one field and an expire", m, ok)
 	}
 }

@@ -1,19 +1,11 @@
 package cmds_test
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"strconv"
 	"testing"
 
 	"github.com/redis/go-redis/v9"
-
-	"shardis/codec"
-	"shardis/config"
-	"shardis/executor"
-	"shardis/server"
-	"shardis/shard"
 )
 
 // Shared by the integration tests of every family: run a command through go-redis and check
@@ -61,33 +53,4 @@ func expectNil(t *testing.T, c *redis.Client, args ...any) {
 	if err != redis.Nil {
 		t.Fatalf("%v = %#v, %v; want nil", args, v, err)
 	}
-}
-
-// openReplayStore opens a fresh store of the given shard count, and a command server around
-// it, as the target of a binlog replay. It is closed when the test ends.
-func openReplayStore(t *testing.T, shards int) (*shard.Store, *executor.Executor) {
-	t.Helper()
-	cfg, err := config.Load([]string{"--dir", t.TempDir(), "--shards", strconv.Itoa(shards)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := shard.Open(shard.Options{Dir: cfg.Dir(), Shards: shards, Databases: 16, Hz: func() int { return 10 }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = st.Close() })
-	return st, executor.New(&server.Server{Store: st, Config: cfg})
-}
-
-func metaOf(t *testing.T, st *shard.Store, db int, key string) (codec.Meta, bool) {
-	t.Helper()
-	var m codec.Meta
-	var ok bool
-	if err := st.Do(st.ShardOf([]byte(key)), func(tx *shard.Tx) {
-		m, ok = tx.Meta(db, []byte(key))
-		m.Value = bytes.Clone(m.Value)
-	}); err != nil {
-		t.Fatal(err)
-	}
-	return m, ok
 }

@@ -20,31 +20,6 @@ import (
 	"shardis/internal/testserver"
 )
 
-// exchange sends payload on a new connection and reads until want bytes arrived (or the
-// server closed, or a generous deadline passed): it waits for behaviour, not for a time.
-func exchange(t *testing.T, addr string, payload []byte, want int) []byte {
-	t.Helper()
-	c, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	if _, err := c.Write(payload); err != nil {
-		t.Fatal(err)
-	}
-	var out []byte
-	buf := make([]byte, 64<<10)
-	_ = c.SetReadDeadline(time.Now().Add(20 * time.Second))
-	for len(out) < want {
-		n, err := c.Read(buf)
-		out = append(out, buf[:n]...)
-		if err != nil {
-			break
-		}
-	}
-	return out
-}
-
 // The scripts in testdata/multi replay, byte for byte, what redis-server 7.0.15 answered.
 func TestMulti_Scripts_MatchRedis(t *testing.T) {
 	scripts, _ := filepath.Glob("testdata/multi/*.cmds")
@@ -63,7 +38,7 @@ func TestMulti_Scripts_MatchRedis(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := exchange(t, s.Addr, bytes.ReplaceAll(in, []byte("\n"), []byte("\r\n")), len(want))
+			got := testserver.Exchange(t, s.Addr, bytes.ReplaceAll(in, []byte("\n"), []byte("\r\n")), len(want))
 			if !bytes.Equal(got, want) {
 				gl, wl := strings.Split(string(got), "\r\n"), strings.Split(string(want), "\r\n")
 				for i := range min(len(gl), len(wl)) {
@@ -326,7 +301,7 @@ func TestExec_MonitorShowsQueuedCommandsAsTheyRun(t *testing.T) {
 // CLIENT LIST shows a connection in MULTI with flag x and its queued command count.
 func TestClientList_ShowsMulti(t *testing.T) {
 	s := testserver.Start(t)
-	out := exchange(t, s.Addr, []byte("MULTI\r\nSET a 1\r\nGET a\r\n"), len("+OK\r\n+QUEUED\r\n+QUEUED\r\n"))
+	out := testserver.Exchange(t, s.Addr, []byte("MULTI\r\nSET a 1\r\nGET a\r\n"), len("+OK\r\n+QUEUED\r\n+QUEUED\r\n"))
 	if string(out) != "+OK\r\n+QUEUED\r\n+QUEUED\r\n" {
 		t.Fatalf("replies %q", out)
 	}
@@ -412,7 +387,11 @@ func TestExec_WatchFailure_RESP3Null(t *testing.T) {
 func TestExec_CommandStats(t *testing.T) {
 	s := testserver.Start(t)
 	c := s.Client(t)
-	out := exchange(t, s.Addr, []byte("MULTI\r\nSET a 1\r\nGET a\r\nEXEC\r\nMULTI\r\nSET a\r\nEXEC\r\n"),
+	// The command table, and so its counters, is the process's: start from zero.
+	if err := c.ConfigResetStat(testCtx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	out := testserver.Exchange(t, s.Addr, []byte("MULTI\r\nSET a 1\r\nGET a\r\nEXEC\r\nMULTI\r\nSET a\r\nEXEC\r\n"),
 		len("+OK\r\n+QUEUED\r\n+QUEUED\r\n*2\r\n+OK\r\n$1\r\n1\r\n+OK\r\n-ERR wrong number of arguments for 'set' command\r\n-EXECABORT Transaction discarded because of previous errors.\r\n"))
 	if !strings.HasSuffix(string(out), "-EXECABORT Transaction discarded because of previous errors.\r\n") {
 		t.Fatalf("replies %q", out)

@@ -571,7 +571,7 @@ func TestSetFamily_BinlogReplay(t *testing.T) {
 		}
 	}
 	want := setDump(t, s.Store)
-	dst, srv := openReplayStore(t, s.Store.NumShards())
+	dst, srv := testserver.ReplayTarget(t, s.Store.NumShards())
 	for id := range s.Store.NumShards() {
 		if _, err := srv.ReplayShard(s.Store, id); err != nil {
 			t.Fatalf("shard %d: %v", id, err)

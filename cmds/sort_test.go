@@ -189,7 +189,7 @@ func TestSort_StoreReplays(t *testing.T) {
 	expect(t, c, "OK", "SET", "dst", "x")
 	expect(t, c, int64(4), "SORT", "src", "STORE", "dst")
 	expect(t, c, int64(0), "SORT", "nokey", "STORE", "gone")
-	dst, dstSrv := openReplayStore(t, 4)
+	dst, dstSrv := testserver.ReplayTarget(t, 4)
 	for id := range s.Store.NumShards() {
 		if _, err := dstSrv.ReplayShard(s.Store, id); err != nil {
 			t.Fatalf("replay shard %d: %v", id, err)

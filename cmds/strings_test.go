@@ -469,7 +469,7 @@ func TestStrings_BinlogReplayReproducesState(t *testing.T) {
 			t.Fatalf("%v: %v", cmd, err)
 		}
 	}
-	dst, dstSrv := openReplayStore(t, 4)
+	dst, dstSrv := testserver.ReplayTarget(t, 4)
 	for id := range s.Store.NumShards() {
 		if _, err := dstSrv.ReplayShard(s.Store, id); err != nil {
 			t.Fatalf("shard %d: %v", id, err)

@@ -1,16 +1,13 @@
 package executor_test
 
 import (
-	"bytes"
 	"fmt"
-	"strconv"
 	"strings"
 	"testing"
 
 	"shardis/codec"
-	"shardis/config"
 	"shardis/executor"
-	"shardis/server"
+	"shardis/internal/testserver"
 	"shardis/shard"
 )
 
@@ -32,34 +29,21 @@ func applyIn(t *testing.T, st *shard.Store, srv *executor.Executor, db int, key 
 	return aerr
 }
 
-func metaOf(t *testing.T, st *shard.Store, db int, key string) (codec.Meta, bool) {
-	t.Helper()
-	var m codec.Meta
-	var ok bool
-	if err := st.Do(st.ShardOf([]byte(key)), func(tx *shard.Tx) {
-		m, ok = tx.Meta(db, []byte(key))
-		m.Value = bytes.Clone(m.Value)
-	}); err != nil {
-		t.Fatal(err)
-	}
-	return m, ok
-}
-
 func TestApply_SetWritesIntoDB(t *testing.T) {
-	st, srv := openReplayStore(t, 4)
+	st, srv := testserver.ReplayTarget(t, 4)
 	if err := applyIn(t, st, srv, 3, "k", "SET", "k", "v"); err != nil {
 		t.Fatalf("apply: %v", err)
 	}
-	if m, ok := metaOf(t, st, 3, "k"); !ok || string(m.Value) != "v" {
+	if m, ok := testserver.MetaOf(t, st, 3, "k"); !ok || string(m.Value) != "v" {
 		t.Fatalf("db 3 k = %q, %v; want v", m.Value, ok)
 	}
-	if _, ok := metaOf(t, st, 0, "k"); ok {
+	if _, ok := testserver.MetaOf(t, st, 0, "k"); ok {
 		t.Fatal("k also written to db 0")
 	}
 }
 
 func TestApply_UnknownCommandFails(t *testing.T) {
-	st, srv := openReplayStore(t, 4)
+	st, srv := testserver.ReplayTarget(t, 4)
 	err := applyIn(t, st, srv, 0, "k", "NOSUCHCMD", "k")
 	if err == nil || !strings.Contains(err.Error(), "unknown command") {
 		t.Fatalf("err = %v, want unknown command", err)
@@ -67,14 +51,14 @@ func TestApply_UnknownCommandFails(t *testing.T) {
 }
 
 func TestApply_ArityErrorFails(t *testing.T) {
-	st, srv := openReplayStore(t, 4)
+	st, srv := testserver.ReplayTarget(t, 4)
 	if err := applyIn(t, st, srv, 0, "k", "SET", "k"); err == nil || !strings.Contains(err.Error(), "wrong number of arguments") {
 		t.Fatalf("err = %v, want arity error", err)
 	}
 }
 
 func TestApply_ErrorReplyFails(t *testing.T) {
-	st, srv := openReplayStore(t, 4)
+	st, srv := testserver.ReplayTarget(t, 4)
 	key := []byte("h")
 	if err := st.Do(st.ShardOf(key), func(tx *shard.Tx) {
 		tx.SetMeta(0, key, &codec.Meta{Type: codec.TypeHash, Version: 1, Count: 1})
@@ -88,14 +72,14 @@ func TestApply_ErrorReplyFails(t *testing.T) {
 }
 
 func TestApply_ConnectionCommandRefused(t *testing.T) {
-	st, srv := openReplayStore(t, 4)
+	st, srv := testserver.ReplayTarget(t, 4)
 	if err := applyIn(t, st, srv, 0, "x", "PING"); err == nil || !strings.Contains(err.Error(), "not a data command") {
 		t.Fatalf("err = %v, want refusal of PING", err)
 	}
 }
 
 func TestApply_KeyOutsideHeldShardFails(t *testing.T) {
-	st, srv := openReplayStore(t, 4)
+	st, srv := testserver.ReplayTarget(t, 4)
 	// Find a key of another shard than "a"'s.
 	other := ""
 	for i := 0; other == ""; i++ {
@@ -106,13 +90,13 @@ func TestApply_KeyOutsideHeldShardFails(t *testing.T) {
 	if err := applyIn(t, st, srv, 0, "a", "SET", other, "v"); err == nil || !strings.Contains(err.Error(), "outside the shards held") {
 		t.Fatalf("err = %v, want key-outside-shard error", err)
 	}
-	if _, ok := metaOf(t, st, 0, other); ok {
+	if _, ok := testserver.MetaOf(t, st, 0, other); ok {
 		t.Fatalf("%s was written though its shard was not held", other)
 	}
 }
 
 func TestApply_BadDBFails(t *testing.T) {
-	st, srv := openReplayStore(t, 4)
+	st, srv := testserver.ReplayTarget(t, 4)
 	if err := applyIn(t, st, srv, 16, "k", "SET", "k", "v"); err == nil || !strings.Contains(err.Error(), "DB index is out of range") {
 		t.Fatalf("err = %v, want DB index error", err)
 	}
@@ -121,7 +105,7 @@ func TestApply_BadDBFails(t *testing.T) {
 // TestReplayShard_CopiesEveryShard writes through Apply (which logs like the real command), then
 // replays each shard's binlog into a fresh store and expects the same keys.
 func TestReplayShard_CopiesEveryShard(t *testing.T) {
-	src, srcSrv := openReplayStore(t, 4)
+	src, srcSrv := testserver.ReplayTarget(t, 4)
 	want := map[string]string{}
 	for i := range 2000 { // more than one replay chunk per shard
 		k, v := fmt.Sprintf("key:%d", i%700), fmt.Sprintf("val:%d", i)
@@ -130,7 +114,7 @@ func TestReplayShard_CopiesEveryShard(t *testing.T) {
 		}
 		want[fmt.Sprintf("%d/%s", i%3, k)] = v
 	}
-	dst, dstSrv := openReplayStore(t, 4)
+	dst, dstSrv := testserver.ReplayTarget(t, 4)
 	total := 0
 	for id := range src.NumShards() {
 		n, err := dstSrv.ReplayShard(src, id)
@@ -170,7 +154,7 @@ func TestReplayShard_CopiesEveryShard(t *testing.T) {
 }
 
 func TestReplayShard_StopsAtBadRecord(t *testing.T) {
-	src, _ := openReplayStore(t, 4)
+	src, _ := testserver.ReplayTarget(t, 4)
 	key := []byte("k")
 	id := src.ShardOf(key)
 	if err := src.Do(id, func(tx *shard.Tx) {
@@ -180,7 +164,7 @@ func TestReplayShard_StopsAtBadRecord(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	_, dstSrv := openReplayStore(t, 4)
+	_, dstSrv := testserver.ReplayTarget(t, 4)
 	n, err := dstSrv.ReplayShard(src, id)
 	if err == nil || !strings.Contains(err.Error(), "record 2") {
 		t.Fatalf("err = %v, want a failure naming record 2", err)
@@ -188,20 +172,4 @@ func TestReplayShard_StopsAtBadRecord(t *testing.T) {
 	if n != 1 {
 		t.Fatalf("applied %d records before the bad one, want 1", n)
 	}
-}
-
-// openReplayStore opens a fresh store of the given shard count, and a command server around
-// it, as the target of a binlog replay. It is closed when the test ends.
-func openReplayStore(t *testing.T, shards int) (*shard.Store, *executor.Executor) {
-	t.Helper()
-	cfg, err := config.Load([]string{"--dir", t.TempDir(), "--shards", strconv.Itoa(shards)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := shard.Open(shard.Options{Dir: cfg.Dir(), Shards: shards, Databases: 16, Hz: func() int { return 10 }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = st.Close() })
-	return st, executor.New(&server.Server{Store: st, Config: cfg})
 }

@@ -9,6 +9,7 @@ import (
 
 	"shardis/binlog"
 	"shardis/executor"
+	"shardis/internal/testserver"
 	"shardis/shard"
 )
 
@@ -46,20 +47,20 @@ func keysInShards(t *testing.T, st *shard.Store, n int) []string {
 
 func value(t *testing.T, st *shard.Store, db int, key string) (string, bool) {
 	t.Helper()
-	m, ok := metaOf(t, st, db, key)
+	m, ok := testserver.MetaOf(t, st, db, key)
 	return string(m.Value), ok
 }
 
 // A cross-shard MSET is logged as one unit and replayed as one: the fresh store gets all of
 // it, and logs it as a unit of its own.
 func TestReplay_CrossShardMSETIsOneUnit(t *testing.T) {
-	src, srcEx := openReplayStore(t, 4)
+	src, srcEx := testserver.ReplayTarget(t, 4)
 	k := keysInShards(t, src, 3)
 	applyIn(t, src, srcEx, 0, k[0], "SET", k[0], "before")
 	applyAll(t, src, srcEx, 0, "MSET", k[0], "a", k[1], "b", k[2], "c")
 	applyIn(t, src, srcEx, 0, k[1], "SET", k[1], "after")
 
-	dst, dstEx := openReplayStore(t, 4)
+	dst, dstEx := testserver.ReplayTarget(t, 4)
 	n, err := dstEx.Replay(context.Background(), src)
 	if err != nil || n != 5 {
 		t.Fatalf("Replay = %d, %v; want 5 records", n, err)
@@ -88,7 +89,7 @@ func TestReplay_CrossShardMSETIsOneUnit(t *testing.T) {
 
 // A unit with a record that fails applies none of its records.
 func TestReplay_FailingUnitAppliesNothing(t *testing.T) {
-	src, _ := openReplayStore(t, 4)
+	src, _ := testserver.ReplayTarget(t, 4)
 	k := keysInShards(t, src, 2)
 	h := src.AcquireAll()
 	h.Tx().Log(0, []byte(k[0]), applyArgs("SET", k[0], "1")...)
@@ -96,7 +97,7 @@ func TestReplay_FailingUnitAppliesNothing(t *testing.T) {
 	if err := h.Release(); err != nil {
 		t.Fatal(err)
 	}
-	dst, dstEx := openReplayStore(t, 4)
+	dst, dstEx := testserver.ReplayTarget(t, 4)
 	n, err := dstEx.Replay(context.Background(), src)
 	if err == nil || !strings.Contains(err.Error(), "unit") || n != 0 {
 		t.Fatalf("Replay = %d, %v; want the unit's failure", n, err)
@@ -124,11 +125,11 @@ func (s stopSource) ReadBinlog(id int, from uint64, limit int) ([]binlog.Entry, 
 }
 
 func TestReplay_StoppedHalfWayLeavesNoHalfUnit(t *testing.T) {
-	src, srcEx := openReplayStore(t, 4)
+	src, srcEx := testserver.ReplayTarget(t, 4)
 	k := keysInShards(t, src, 2)
 	applyIn(t, src, srcEx, 0, "solo", "SET", "solo", "1")
 	applyAll(t, src, srcEx, 0, "MSET", k[0], "a", k[1], "b")
-	dst, dstEx := openReplayStore(t, 4)
+	dst, dstEx := testserver.ReplayTarget(t, 4)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	n, err := dstEx.Replay(ctx, stopSource{src, cancel})
@@ -153,14 +154,14 @@ func TestReplay_StoppedHalfWayLeavesNoHalfUnit(t *testing.T) {
 // only, as it did when it was logged: applied to every shard of the unit, the swaps would
 // undo each other.
 func TestReplay_WholeShardRecordsOfAUnitStayInTheirShard(t *testing.T) {
-	src, srcEx := openReplayStore(t, 4)
+	src, srcEx := testserver.ReplayTarget(t, 4)
 	k := keysInShards(t, src, 4)
 	for _, key := range k {
 		applyIn(t, src, srcEx, 0, key, "SET", key, "v")
 	}
 	applyAll(t, src, srcEx, 0, "SWAPDB", "0", "1")
 	applyAll(t, src, srcEx, 0, "FLUSHDB")
-	dst, dstEx := openReplayStore(t, 4)
+	dst, dstEx := testserver.ReplayTarget(t, 4)
 	if _, err := dstEx.Replay(context.Background(), src); err != nil {
 		t.Fatal(err)
 	}

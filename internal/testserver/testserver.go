@@ -3,6 +3,7 @@
 package testserver
 
 import (
+	"bytes"
 	"fmt"
 	"net"
 	"strconv"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"shardis/codec"
 	"shardis/config"
 	"shardis/executor"
 	"shardis/reactor"
@@ -173,4 +175,59 @@ func OpenStore(t testing.TB, dir string, shards int) *shard.Store {
 func newReactor(cfg *config.Config, store *shard.Store) *reactor.Server {
 	state := server.New(cfg, store)
 	return reactor.New(state, executor.New(state))
+}
+
+// ReplayTarget opens a fresh store of the given shard count and an executor over it, as the
+// target of a binlog replay. It is closed when the test ends.
+func ReplayTarget(t testing.TB, shards int) (*shard.Store, *executor.Executor) {
+	t.Helper()
+	cfg, err := config.Load([]string{"--dir", t.TempDir(), "--shards", strconv.Itoa(shards)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := shard.Open(shard.Options{Dir: cfg.Dir(), Shards: shards, Databases: 16, Hz: func() int { return 10 }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	return st, executor.New(&server.Server{Store: st, Config: cfg})
+}
+
+// MetaOf reads key's meta in logical db of st through its shard; the value is a copy.
+func MetaOf(t testing.TB, st *shard.Store, db int, key string) (codec.Meta, bool) {
+	t.Helper()
+	var m codec.Meta
+	var ok bool
+	if err := st.Do(st.ShardOf([]byte(key)), func(tx *shard.Tx) {
+		m, ok = tx.Meta(db, []byte(key))
+		m.Value = bytes.Clone(m.Value)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return m, ok
+}
+
+// Exchange sends payload on a new connection and reads until want bytes arrived, the server
+// closed, or a generous deadline passed: it waits for behaviour, not for a time (unlike Raw).
+func Exchange(t testing.TB, addr string, payload []byte, want int) []byte {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.Write(payload); err != nil {
+		t.Fatal(err)
+	}
+	var out []byte
+	buf := make([]byte, 64<<10)
+	_ = c.SetReadDeadline(time.Now().Add(60 * time.Second))
+	for len(out) < want {
+		n, err := c.Read(buf)
+		out = append(out, buf[:n]...)
+		if err != nil {
+			break
+		}
+	}
+	return out
 }
