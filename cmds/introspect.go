@@ -483,8 +483,18 @@ func introKeysOf(cmd *Command, argv [][]byte) []introKey {
 	keys := cmd.Keys(argv)
 	out := make([]introKey, len(keys))
 	used := make([]bool, len(hits))
+	// A key no spec locates is one only the command's own key finder knows (SORT's STORE
+	// destination): it takes the flags of the spec Redis declares for such keys, the
+	// unknown-search spec that writes, as Redis's sortGetKeys does.
+	unlocated := introDefaultKeyFlags(cmd)
+	for i := range specs {
+		if specs[i].bsType == "unknown" && introWrites(specs[i].flags) {
+			unlocated = specs[i].flags
+			break
+		}
+	}
 	for i, k := range keys {
-		out[i] = introKey{k, introDefaultKeyFlags(cmd)}
+		out[i] = introKey{k, unlocated}
 		for j, h := range hits {
 			if !used[j] && introSameArg(argv[h.pos], k) {
 				out[i].flags, used[j] = h.flags, true
@@ -493,6 +503,11 @@ func introKeysOf(cmd *Command, argv [][]byte) []introKey {
 		}
 	}
 	return out
+}
+
+// introWrites reports whether key flags say the key is written.
+func introWrites(flags []string) bool {
+	return slices.ContainsFunc(flags, func(f string) bool { return f == "OW" || f == "RW" || f == "RM" })
 }
 
 // introVariableKeyFlags gives the key flags of the commands whose spec says they depend on

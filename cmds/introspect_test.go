@@ -235,8 +235,17 @@ func introCommandGetKeys_Errors(t *testing.T, s *testserver.Server) {
 
 func introCommandGetKeysAndFlags_Rename(t *testing.T, s *testserver.Server) {
 	c := s.Client(t)
-	got := introDo(t, c, "COMMAND", "GETKEYSANDFLAGS", "rename", "a", "b").([]any)
-	want := [][]string{{"a", "RW", "access", "delete"}, {"b", "OW", "update"}}
+	introKeysAndFlags(t, c, [][]string{{"a", "RW", "access", "delete"}, {"b", "OW", "update"}},
+		"rename", "a", "b")
+	// SORT's STORE destination is found by SORT's own key finder: OW update, as in Redis 7.0.
+	introKeysAndFlags(t, c, [][]string{{"k1", "RO", "access"}, {"k2", "OW", "update"}},
+		"sort", "k1", "by", "w_*", "get", "o_*", "store", "k2")
+}
+
+// introKeysAndFlags checks COMMAND GETKEYSANDFLAGS of args: each key with its flags.
+func introKeysAndFlags(t *testing.T, c *redis.Client, want [][]string, args ...any) {
+	t.Helper()
+	got := introDo(t, c, append([]any{"COMMAND", "GETKEYSANDFLAGS"}, args...)...).([]any)
 	if len(got) != len(want) {
 		t.Fatalf("got %v", got)
 	}
