@@ -63,6 +63,9 @@ func (s *Server) Serve() error {
 		addrs[i] = "tcp://" + net.JoinHostPort(h, strconv.Itoa(s.cfg.Port()))
 	}
 	s.addr = net.JoinHostPort(binds[0], strconv.Itoa(s.cfg.Port()))
+	if err := checkPortsFree(binds, s.cfg.Port()); err != nil {
+		return err
+	}
 	opts := []gnet.Option{
 		gnet.WithNumEventLoop(s.cfg.Loops()),
 		gnet.WithReusePort(true),
@@ -81,6 +84,22 @@ func (s *Server) Serve() error {
 		return gnet.Run(s, addrs[0], opts...)
 	}
 	return gnet.Rotate(s, addrs, opts...)
+}
+
+// checkPortsFree refuses to start when another process listens on one of the addresses: the
+// loops bind with SO_REUSEPORT, which would otherwise let a second server start silently
+// beside the first and take half its connections. A plain bind (no SO_REUSEPORT) of each
+// address fails while anyone listens there.
+func checkPortsFree(hosts []string, port int) error {
+	for _, h := range hosts {
+		addr := net.JoinHostPort(h, strconv.Itoa(port))
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			return fmt.Errorf("could not create server TCP listening socket %s: %w", addr, err)
+		}
+		_ = ln.Close()
+	}
+	return nil
 }
 
 // Ready is closed once the server accepts connections.

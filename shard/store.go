@@ -56,6 +56,9 @@ type Options struct {
 // format: opening it would silently misroute keys.
 var ErrLayout = errors.New("data directory layout mismatch")
 
+// ErrDirInUse is wrapped by Open when another process has the data directory open.
+var ErrDirInUse = errors.New("data directory is already in use")
+
 // manifest is stored in the default column family and checked on every open.
 type manifest struct {
 	Format int `json:"format"`
@@ -184,6 +187,10 @@ func Open(opts Options) (*Store, error) {
 	db, handles, err := grocksdb.OpenDbColumnFamilies(s.dbOpts, path, names, cfOpts)
 	if err != nil {
 		s.destroyOptions()
+		if strings.Contains(err.Error(), "LOCK") {
+			// RocksDB holds an exclusive lock on its LOCK file while a database is open.
+			return nil, fmt.Errorf("%s: %w (another shardis has it open)", opts.Dir, ErrDirInUse)
+		}
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	s.db, s.defCF = db, handles[0]

@@ -258,3 +258,12 @@ func TestTrimBinlog_KeepsNewest(t *testing.T) {
 		t.Fatalf("range after trim %d..%d", first, last)
 	}
 }
+
+func TestStore_Open_DirectoryInUse(t *testing.T) {
+	dir := t.TempDir()
+	openTestStore(t, dir, 1)
+	_, err := Open(Options{Dir: dir, Shards: 1, Databases: 16})
+	if !errors.Is(err, ErrDirInUse) || !strings.Contains(err.Error(), dir) || strings.Contains(err.Error(), "LOCK") {
+		t.Fatalf("second open of a directory in use: %v; want ErrDirInUse naming the directory plainly", err)
+	}
+}
