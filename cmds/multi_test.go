@@ -417,3 +417,25 @@ func TestExec_CommandStats(t *testing.T) {
 		}
 	}
 }
+
+// What a client queues in MULTI is held by the server: past client-query-buffer-limit the
+// client is disconnected, nothing it queued runs, and everyone else is served.
+func TestMulti_QueueIsBounded(t *testing.T) {
+	s := testserver.Start(t, "--client-query-buffer-limit", "1mb")
+	var payload bytes.Buffer
+	payload.WriteString("MULTI\r\n")
+	value := strings.Repeat("v", 64<<10)
+	for range 40 { // 2.5 MB queued
+		fmt.Fprintf(&payload, "*3\r\n$3\r\nSET\r\n$5\r\nbound\r\n$%d\r\n%s\r\n", len(value), value)
+	}
+	payload.WriteString("EXEC\r\n")
+	out := testserver.Exchange(t, s.Addr, payload.Bytes(), 1<<30) // reads until the server closes
+	if bytes.Contains(out, []byte("*40")) {
+		t.Fatal("the transaction ran")
+	}
+	if !bytes.HasPrefix(out, []byte("+OK\r\n+QUEUED\r\n")) {
+		t.Fatalf("replies %.80q", out)
+	}
+	c := s.Client(t)
+	expectNil(t, c, "GET", "bound")
+}

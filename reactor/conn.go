@@ -2,6 +2,7 @@ package reactor
 
 import (
 	"errors"
+	"log"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -336,6 +337,14 @@ func (cn *conn) dispatch(start int) bool {
 		}
 		cl.Multi.Queue(args, cmd.MayWrite(), cmd.Exec == cmds.ExecConn)
 		cl.Publish()
+		if cl.Multi.Size() > srv.cfg.ClientQueryBufferLimit() {
+			// What a client queues is input the server holds: bounded like its query buffer.
+			log.Printf("closing client %s: its MULTI holds %d bytes, over client-query-buffer-limit", cl.Addr, cl.Multi.Size())
+			cn.closeAfterFlush = true
+			_ = cn.gc.Close()
+			s.finished, s.suppress = true, true // queued, never run: the transaction dies here
+			return true
+		}
 		s.reply, s.finished = append(s.reply[:0], "+QUEUED\r\n"...), true
 		return true
 	}

@@ -19,7 +19,12 @@ type Multi struct {
 	ChangesConn bool
 
 	arena []byte
+	size  int64 // bytes the queued commands hold (see Size)
 }
+
+// Size returns the bytes the queued commands hold: arguments and their slice headers. The
+// reactor bounds it as it bounds a client's query buffer.
+func (m *Multi) Size() int64 { return m.size }
 
 // Queue appends a copy of args to the transaction.
 func (m *Multi) Queue(args [][]byte, mayWrite, changesConn bool) {
@@ -39,18 +44,7 @@ func (m *Multi) Queue(args [][]byte, mayWrite, changesConn bool) {
 		queued[i] = m.arena[off:len(m.arena):len(m.arena)]
 	}
 	m.Commands = append(m.Commands, queued)
+	m.size += int64(n + 24*len(args) + 24)
 	m.MayWrite = m.MayWrite || mayWrite
 	m.ChangesConn = m.ChangesConn || changesConn
-}
-
-// Bytes returns how much memory the queued commands hold (CLIENT LIST multi-mem).
-func (m *Multi) Bytes() int {
-	n := 0
-	for _, args := range m.Commands {
-		for _, a := range args {
-			n += len(a)
-		}
-		n += len(args) * 24
-	}
-	return n
 }
