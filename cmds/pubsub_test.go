@@ -66,7 +66,9 @@ func TestPubSub_GoRedisChannelsAndPatterns(t *testing.T) {
 	if err := ps.PUnsubscribe(ctx, "n*"); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, func() bool { return pub.PubSubNumSub(ctx, "news").Val()["news"] == 0 && pub.PubSubNumPat(ctx).Val() == 0 })
+	waitFor(t, func() bool {
+		return pub.PubSubNumSub(ctx, "news").Val()["news"] == 0 && pub.PubSubNumPat(ctx).Val() == 0
+	})
 }
 
 // waitFor polls cond with a generous bound: it waits for behaviour, never asserts a time.
