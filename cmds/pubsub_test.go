@@ -300,3 +300,48 @@ func TestPubSub_SlowSubscriberDisconnected(t *testing.T) {
 		t.Fatalf("PUBLISH after the disconnect reached %d", n)
 	}
 }
+
+// MONITOR shows a PUBLISH once, whether the loop ran it at once or after a pipelined write.
+// A PUBLISH pipelined behind a write runs after it; RESET ends the subscriptions.
+func TestPubSub_PublishInPipelineAndMonitorAndReset(t *testing.T) {
+	s := testserver.Start(t)
+	mon, err := net.Dial("tcp", s.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mon.Close()
+	if _, err := mon.Write([]byte("MONITOR\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	_ = mon.SetReadDeadline(time.Now().Add(20 * time.Second))
+	buf := make([]byte, 64<<10)
+	var got []byte
+	for !bytes.Contains(got, []byte("+OK\r\n")) {
+		n, err := mon.Read(buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, buf[:n]...)
+	}
+	out := exchangeUntil(t, s.Addr, []byte("PUBLISH a 1\r\nSET k v\r\nPUBLISH a 2\r\nSUBSCRIBE a\r\nRESET\r\nPUBSUB NUMSUB a\r\n"),
+		"+RESET\r\n*2\r\n$1\r\na\r\n:0\r\n")
+	want := ":0\r\n+OK\r\n:0\r\n*3\r\n$9\r\nsubscribe\r\n$1\r\na\r\n:1\r\n+RESET\r\n*2\r\n$1\r\na\r\n:0\r\n"
+	if string(out) != want {
+		t.Fatalf("got %q, want %q", out, want)
+	}
+	got = got[:0]
+	for bytes.Count(got, []byte("\r\n")) < 6 {
+		n, err := mon.Read(buf)
+		if err != nil {
+			t.Fatalf("%v after %q", err, got)
+		}
+		got = append(got, buf[:n]...)
+	}
+	var names []string
+	for _, line := range strings.Split(strings.TrimSpace(string(got)), "\r\n") {
+		names = append(names, strings.Fields(line)[3])
+	}
+	if strings.Join(names, " ") != `"PUBLISH" "SET" "PUBLISH" "SUBSCRIBE" "RESET" "PUBSUB"` {
+		t.Fatalf("MONITOR showed %v:\n%s", names, got)
+	}
+}

@@ -380,13 +380,13 @@ func (cn *conn) dispatch(start int) bool {
 	// MONITOR sees a command once it ran, as in Redis: a connection command here, the others
 	// when dispatched (they run in order in their shards), a transaction's as EXEC runs them
 	// (the executor feeds those).
-	feed := srv.state.Clients.HasMonitors() && executor.Monitored(cmd) && !cmd.Has(cmds.TraitRunsQueue)
-	if feed && cmd.Exec != cmds.ExecConn {
-		srv.exec.FeedMonitors(cl, cl.DB, args)
-	}
 	exec := cmd.Exec
 	if exec == cmds.ExecServer && !b.queued && cmd.Has(cmds.TraitLoopWhenIdle) {
 		exec = cmds.ExecConn // nothing before it waits: running it now is running it in order
+	}
+	feed := srv.state.Clients.HasMonitors() && executor.Monitored(cmd) && !cmd.Has(cmds.TraitRunsQueue)
+	if feed && exec != cmds.ExecConn {
+		srv.exec.FeedMonitors(cl, cl.DB, args)
 	}
 	switch exec {
 	case cmds.ExecConn:
