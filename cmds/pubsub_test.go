@@ -55,6 +55,10 @@ func TestPubSub_GoRedisChannelsAndPatterns(t *testing.T) {
 	if ch := pub.PubSubChannels(ctx, "*").Val(); len(ch) != 1 || ch[0] != "news" {
 		t.Fatalf("CHANNELS %v", ch)
 	}
+	info := pub.Info(ctx, "stats").Val()
+	if !strings.Contains(info, "pubsub_channels:1\r\npubsub_patterns:1\r\npubsubshard_channels:0\r\n") {
+		t.Fatalf("INFO stats:\n%s", info)
+	}
 	list := pub.ClientList(ctx).Val()
 	if !strings.Contains(list, "flags=P db=0 sub=1 psub=1 ssub=0") {
 		t.Fatalf("CLIENT LIST does not show the subscriber:\n%s", list)

@@ -180,10 +180,14 @@ func (r *Registry) NumSub(k Kind, name []byte) int {
 }
 
 // NumPat returns the number of distinct patterns with subscribers (PUBSUB NUMPAT).
-func (r *Registry) NumPat() int {
+func (r *Registry) NumPat() int { return r.Len(Pattern) }
+
+// Len returns the number of distinct names of kind k with subscribers (INFO's
+// pubsub_channels, pubsub_patterns, pubsubshard_channels).
+func (r *Registry) Len(k Kind) int {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	return len(r.byName[Pattern])
+	return len(r.byName[k])
 }
 
 func appendBulk(b []byte, s string) []byte {
