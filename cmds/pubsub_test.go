@@ -345,3 +345,34 @@ func TestPubSub_PublishInPipelineAndMonitorAndReset(t *testing.T) {
 		t.Fatalf("MONITOR showed %v:\n%s", names, got)
 	}
 }
+
+// go-redis over RESP3: messages arrive as push frames, and the subscribed connection may
+// still run other commands.
+func TestPubSub_GoRedisRESP3(t *testing.T) {
+	s := testserver.Start(t)
+	ctx := context.Background()
+	sub := s.Client(t, func(o *redis.Options) { o.Protocol = 3 })
+	ps := sub.Subscribe(ctx, "r3")
+	defer ps.Close()
+	if _, err := ps.Receive(ctx); err != nil {
+		t.Fatal(err)
+	}
+	pub := s.Client(t, func(o *redis.Options) { o.Protocol = 3 })
+	for i := range 3 {
+		if n, err := pub.Publish(ctx, "r3", strconv.Itoa(i)).Result(); err != nil || n != 1 {
+			t.Fatalf("PUBLISH = %d, %v", n, err)
+		}
+	}
+	for i := range 3 {
+		m, err := ps.ReceiveMessage(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Channel != "r3" || m.Payload != strconv.Itoa(i) {
+			t.Fatalf("message %d: %+v", i, m)
+		}
+	}
+	if err := ps.Ping(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
