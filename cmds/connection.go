@@ -12,17 +12,17 @@ func init() {
 	register(
 		&Command{Name: "ping", Arity: -1, Flags: []string{"fast"}, ACL: connACL,
 			Group: "connection", Since: "1.0.0", Summary: "Ping the server",
-			Complexity: "O(1)", Syntax: "[message]", Exec: ExecConn, Run: ping},
+			Complexity: "O(1)", Syntax: "[message]", Exec: ExecConn, Run: ping, Traits: TraitSubscribedMode},
 		&Command{Name: "echo", Arity: 2, Flags: []string{"loading", "stale", "fast"}, ACL: connACL,
 			Group: "connection", Since: "1.0.0", Summary: "Echo the given string",
 			Complexity: "O(1)", Syntax: "message", Exec: ExecConn, Run: echo},
 		&Command{Name: "quit", Arity: -1, Flags: connFlags, ACL: connACL,
 			Group: "connection", Since: "1.0.0", Summary: "Close the connection",
-			Complexity: "O(1)", Exec: ExecConn, Run: quitCommand, Traits: TraitTxControl},
+			Complexity: "O(1)", Exec: ExecConn, Run: quitCommand, Traits: TraitTxControl | TraitSubscribedMode},
 		&Command{Name: "reset", Arity: 1, Flags: connFlags, ACL: connACL,
 			Group: "connection", Since: "6.2.0", Summary: "Reset the connection",
 			Complexity: "O(1)", Exec: ExecConn, Run: resetCommand,
-			Traits: TraitTxControl | TraitAlwaysReplies | TraitAfterPending},
+			Traits: TraitTxControl | TraitAlwaysReplies | TraitAfterPending | TraitSubscribedMode},
 		&Command{Name: "hello", Arity: -1, Flags: connFlags, ACL: connACL,
 			Group: "connection", Since: "6.0.0", Summary: "Handshake with Redis",
 			Complexity: "O(1)", Syntax: "[protover [AUTH username password] [SETNAME clientname]]",
@@ -35,6 +35,17 @@ func init() {
 }
 
 func ping(c *Ctx) {
+	if len(c.Args) <= 2 && !c.W.RESP3 && c.Client != nil && c.Client.PubSub() {
+		// RESP2 subscribed mode: PING answers in the shape of a message, as Redis does.
+		c.W.ArrayLen(2)
+		c.W.BulkString("pong")
+		if len(c.Args) > 1 {
+			c.W.Bulk(c.Args[1])
+		} else {
+			c.W.BulkString("")
+		}
+		return
+	}
 	switch len(c.Args) {
 	case 1:
 		c.W.Simple("PONG")
@@ -190,6 +201,9 @@ func helloCommand(c *Ctx) {
 	}
 	if ver != 0 {
 		cl.RESP3 = ver == 3
+		if cl.Sub != nil {
+			cl.Sub.RESP3.Store(cl.RESP3)
+		}
 		cl.Publish()
 	}
 	// The reply already uses the protocol just chosen.

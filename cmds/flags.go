@@ -54,6 +54,13 @@ const (
 	// it resets state they may still use (RESET drops the WATCHes of a WATCH still running
 	// in its shard).
 	TraitAfterPending
+	// TraitSubscribedMode: allowed while a RESP2 connection is in subscribed mode ((P|S)
+	// SUBSCRIBE, (P|S)UNSUBSCRIBE, PING, QUIT, RESET); the reactor refuses the others.
+	TraitSubscribedMode
+	// TraitLoopWhenIdle: an ExecServer command that the event loop may run at once when
+	// nothing before it in the pipeline waits for a shard (PUBLISH): it then runs exactly
+	// where it would run in order, without a coordinator goroutine.
+	TraitLoopWhenIdle
 )
 
 // flagNames maps Redis's flag names to bits.

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"shardis/pubsub"
 )
 
 // INFO: Redis 7.0's sections and field names, filled with what shardis can measure, plus a
@@ -322,6 +324,10 @@ func infoStats(c *Ctx, w *infoWriter) {
 	w.int("evicted_clients", 0)
 	w.int("keyspace_hits", st.KeyspaceHits.Load())
 	w.int("keyspace_misses", st.KeyspaceMisses.Load())
+	ps := &c.Srv.PubSub
+	w.int("pubsub_channels", int64(ps.Len(pubsub.Channel)))
+	w.int("pubsub_patterns", int64(ps.Len(pubsub.Pattern)))
+	w.int("pubsubshard_channels", int64(ps.Len(pubsub.ShardChannel)))
 	w.int("latest_fork_usec", 0)
 	w.int("total_forks", 0)
 	w.int("unexpected_error_replies", 0)

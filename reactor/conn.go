@@ -59,6 +59,9 @@ func (cn *conn) onTraffic() gnet.Action {
 				return act
 			}
 		}
+		if cn.client.Sub.Pending() {
+			cn.writePushes()
+		}
 		if !cn.read() {
 			return gnet.None
 		}
@@ -163,6 +166,28 @@ func (cn *conn) writeReplies(slots []slot, tail []byte) {
 		cn.iov = iov[:0]
 	}
 	cn.srv.state.Stats.NetOutputBytes.Add(int64(total))
+}
+
+// pushHighWater is how much output gnet may hold for a subscriber before the loop stops
+// moving its queued messages there: beyond it they wait in the subscriber's queue, which is
+// bounded (client-output-buffer-limit), so a client that stops reading is disconnected
+// rather than growing gnet's buffer without bound.
+const pushHighWater = 1 << 20
+
+// writePushes writes the messages queued for the connection (pub/sub, keyspace
+// notifications) between batches, never inside a reply. Loop only.
+func (cn *conn) writePushes() {
+	if cn.gc.OutboundBuffered() >= pushHighWater {
+		cn.pollLater() // gnet has no "drained" callback: look again shortly
+		return
+	}
+	out := bytebufferpool.Get()
+	out.B = cn.client.Sub.Drain(out.B)
+	if len(out.B) > 0 {
+		_, _ = cn.gc.Write(out.B)
+		cn.srv.state.Stats.NetOutputBytes.Add(int64(len(out.B)))
+	}
+	bytebufferpool.Put(out)
 }
 
 // read parses the buffered input into a batch and starts it. It reports whether it made
@@ -327,6 +352,9 @@ func (cn *conn) dispatch(start int) bool {
 	case !cl.Authed && !cmd.Has(cmds.FlagNoAuth):
 		srv.exec.Refused(cmd)
 		return refuse("NOAUTH Authentication required.")
+	case !cl.RESP3 && !cmd.Has(cmds.TraitSubscribedMode) && cl.PubSub():
+		srv.exec.Refused(cmd)
+		return refuse("ERR Can't execute '" + cmd.Name + "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context")
 	}
 	s.cmd = cmd
 	cl.Touch(&cmd.Name, now)
@@ -361,13 +389,32 @@ func (cn *conn) dispatch(start int) bool {
 	// MONITOR sees a command once it ran, as in Redis: a connection command here, the others
 	// when dispatched (they run in order in their shards), a transaction's as EXEC runs them
 	// (the executor feeds those).
+	exec := cmd.Exec
+	if exec == cmds.ExecServer && !b.queued && cmd.Has(cmds.TraitLoopWhenIdle) {
+		exec = cmds.ExecConn // nothing before it waits: running it now is running it in order
+	}
 	feed := srv.state.Clients.HasMonitors() && executor.Monitored(cmd) && !cmd.Has(cmds.TraitRunsQueue)
-	if feed && cmd.Exec != cmds.ExecConn {
+	if feed && exec != cmds.ExecConn {
 		srv.exec.FeedMonitors(cl, cl.DB, args)
 	}
-	switch cmd.Exec {
+	switch exec {
 	case cmds.ExecConn:
+		// Messages queued for the connection before a pub/sub command ran go out before its
+		// reply, as Redis writes them: none arrives after the UNSUBSCRIBE that ended them.
+		// A PUBLISH to the publisher's own subscription (RESP3) writes the message before
+		// the reply too; a (un)subscribe's reply goes before what arrived after it ran.
+		var pushed []byte
+		pubsubCmd := cmd.Has(cmds.FlagPubSub) && !s.suppress
+		if pubsubCmd && cl.Sub.Pending() {
+			pushed = cl.Sub.Drain(nil)
+		}
 		b.exec(&b.loopCtx, s, nil)
+		if pubsubCmd && !cmd.Has(cmds.TraitSubscribedMode) && cl.Sub.Pending() {
+			pushed = cl.Sub.Drain(pushed)
+		}
+		if pushed != nil {
+			s.reply = append(pushed, s.reply...)
+		}
 		s.finished = true
 		if feed {
 			srv.exec.FeedMonitors(cl, cl.DB, args)

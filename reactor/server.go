@@ -18,6 +18,7 @@ import (
 	"shardis/cmds"
 	"shardis/config"
 	"shardis/executor"
+	"shardis/pubsub"
 	"shardis/server"
 	"shardis/shard"
 )
@@ -161,7 +162,11 @@ func (s *Server) OnOpen(c gnet.Conn) ([]byte, gnet.Action) {
 	cl.Write = func(p []byte) error {
 		return c.AsyncWrite(append([]byte(nil), p...), nil)
 	}
-	cl.Buffers = func() (int, int) { return 0, 0 }
+	cl.Buffers = func() (int, int) { return 0, cl.Sub.Queued() }
+	cl.Sub = pubsub.NewSubscriber(cn.wake, s.pubsubLimit, func(n int64) {
+		log.Printf("Client id=%d addr=%s closed for overcoming of output buffer limits (%d bytes queued).", cl.ID, cl.Addr, n)
+		cl.Kill()
+	})
 	c.SetContext(cn)
 	s.state.Clients.Add(cl)
 	return nil, gnet.None
@@ -174,11 +179,17 @@ func addrString(a net.Addr) string {
 	return a.String()
 }
 
+// pubsubLimit is the hard limit of a subscriber's queue: client-output-buffer-limit's pubsub
+// class (Redis's default, 32 MB).
+func (s *Server) pubsubLimit() int64 { return 32 << 20 }
+
 // OnClose unregisters a connection.
 func (s *Server) OnClose(c gnet.Conn, _ error) gnet.Action {
 	if cn, ok := c.Context().(*conn); ok {
 		s.state.Clients.Remove(cn.client)
 		cn.client.Watch.Close()
+		s.state.PubSub.UnsubscribeAll(cn.client.Sub)
+		cn.client.Sub.Close()
 		if u := cn.client.Gone(); u != nil {
 			u.Unblock(server.UnblockGone) // its waiters leave every shard's table
 		}

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"shardis/pubsub"
 	"shardis/shard"
 	"slices"
 	"sync"
@@ -63,6 +64,11 @@ type Client struct {
 	blockMu sync.Mutex
 	blocked Unblocker
 	gone    bool
+
+	// Sub is the connection's pub/sub side (its subscriptions and the queue of messages
+	// published to it), made by the reactor when the connection opens; the reactor's loop
+	// drains its queue. See package pubsub.
+	Sub *pubsub.Subscriber
 
 	// Hooks set by the reactor, callable from any goroutine.
 	Kill    func()               // close the connection

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"shardis/config"
+	"shardis/pubsub"
 	"shardis/shard"
 )
 
@@ -24,6 +25,8 @@ type Server struct {
 	Stats   Stats
 	Slowlog Slowlog
 	Cursors Cursors
+	// PubSub is the channel registry (SUBSCRIBE, PUBLISH, keyspace notifications).
+	PubSub pubsub.Registry
 
 	// Shutdown stops the server (SHUTDOWN); it returns once the server is stopping.
 	Shutdown func()

@@ -1,0 +1,255 @@
+package cmds
+
+import (
+	"shardis/pubsub"
+)
+
+// Pub/sub: SUBSCRIBE and friends change the connection's subscriptions in the channel
+// registry (package pubsub) and run in the event loop; PUBLISH delivers to every subscriber
+// through the registry, whichever loop it lives on (each subscriber's loop writes its
+// messages, see reactor). Replies and errors are Redis 7.0's.
+
+func init() {
+	subFlags := []string{"pubsub", "noscript", "loading", "stale"}
+	pubFlags := []string{"pubsub", "loading", "stale", "fast"}
+	slowACL := []string{"pubsub", "slow"}
+	fastACL := []string{"pubsub", "fast"}
+	subTraits := TraitAfterPending | TraitSubscribedMode
+	pubsubSub := func(arity int, since, summary, complexity, syntax string, run func(*Ctx)) *Command {
+		return &Command{Arity: arity, Flags: []string{"pubsub", "loading", "stale"}, ACL: slowACL,
+			Since: since, Summary: summary, Complexity: complexity, Syntax: syntax, Exec: ExecConn, Run: run}
+	}
+	register(
+		&Command{Name: "subscribe", Arity: -2, Flags: subFlags, ACL: slowACL, Group: "pubsub",
+			Since: "2.0.0", Summary: "Listen for messages published to the given channels",
+			Complexity: "O(N) where N is the number of channels to subscribe to.",
+			Syntax:     "channel [channel ...]", Exec: ExecConn, Run: subscribeCommand, Traits: subTraits},
+		&Command{Name: "unsubscribe", Arity: -1, Flags: subFlags, ACL: slowACL, Group: "pubsub",
+			Since: "2.0.0", Summary: "Stop listening for messages posted to the given channels",
+			Complexity: "O(N) where N is the number of clients already subscribed to a channel.",
+			Syntax:     "[channel [channel ...]]", Exec: ExecConn, Run: unsubscribeCommand, Traits: subTraits},
+		&Command{Name: "psubscribe", Arity: -2, Flags: subFlags, ACL: slowACL, Group: "pubsub",
+			Since: "2.0.0", Summary: "Listen for messages published to channels matching the given patterns",
+			Complexity: "O(N) where N is the number of patterns the client is already subscribed to.",
+			Syntax:     "pattern [pattern ...]", Exec: ExecConn, Run: psubscribeCommand, Traits: subTraits},
+		&Command{Name: "punsubscribe", Arity: -1, Flags: subFlags, ACL: slowACL, Group: "pubsub",
+			Since: "2.0.0", Summary: "Stop listening for messages posted to channels matching the given patterns",
+			Complexity: "O(N+M) where N is the number of patterns the client is already subscribed and M is the number of total patterns subscribed in the system (by any client).",
+			Syntax:     "[pattern [pattern ...]]", Exec: ExecConn, Run: punsubscribeCommand, Traits: subTraits},
+		&Command{Name: "ssubscribe", Arity: -2, Flags: subFlags, ACL: slowACL, Group: "pubsub",
+			Since: "7.0.0", Summary: "Listen for messages published to the given shard channels",
+			Complexity: "O(N) where N is the number of shard channels to subscribe to.",
+			FirstKey:   1, LastKey: -1, Step: 1,
+			Syntax: "shardchannel [shardchannel ...]", Exec: ExecConn, Run: ssubscribeCommand, Traits: subTraits},
+		&Command{Name: "sunsubscribe", Arity: -1, Flags: subFlags, ACL: slowACL, Group: "pubsub",
+			Since: "7.0.0", Summary: "Stop listening for messages posted to the given shard channels",
+			Complexity: "O(N) where N is the number of clients already subscribed to a shard channel.",
+			FirstKey:   1, LastKey: -1, Step: 1,
+			Syntax: "[shardchannel [shardchannel ...]]", Exec: ExecConn, Run: sunsubscribeCommand, Traits: subTraits},
+		&Command{Name: "publish", Arity: 3, Flags: pubFlags, ACL: fastACL, Group: "pubsub",
+			Since: "2.0.0", Summary: "Post a message to a channel",
+			Complexity: "O(N+M) where N is the number of clients subscribed to the receiving channel and M is the total number of subscribed patterns (by any client).",
+			Syntax:     "channel message", Exec: ExecServer, Run: publishCommand, Traits: TraitLoopWhenIdle},
+		&Command{Name: "spublish", Arity: 3, Flags: pubFlags, ACL: fastACL, Group: "pubsub",
+			Since: "7.0.0", Summary: "Post a message to a shard channel",
+			Complexity: "O(N) where N is the number of clients subscribed to the receiving shard channel.",
+			FirstKey:   1, LastKey: 1, Step: 1,
+			Syntax: "shardchannel message", Exec: ExecServer, Run: spublishCommand, Traits: TraitLoopWhenIdle},
+		&Command{Name: "pubsub", Arity: -2, ACL: []string{"slow"}, Group: "pubsub", Since: "2.8.0",
+			Summary: "A container for Pub/Sub commands", Complexity: "Depends on subcommand.", Exec: ExecConn,
+			Subs: map[string]*Command{
+				"channels": pubsubSub(-2, "2.8.0", "List active channels",
+					"O(N) where N is the number of active channels, and assuming constant time pattern matching (relatively short channels and patterns)",
+					"[pattern]", pubsubChannels),
+				"numsub": pubsubSub(-2, "2.8.0", "Get the count of subscribers for channels",
+					"O(N) for the NUMSUB subcommand, where N is the number of requested channels",
+					"[channel [channel ...]]", pubsubNumSub),
+				"numpat": pubsubSub(2, "2.8.0", "Get the count of unique patterns pattern subscriptions",
+					"O(1)", "", pubsubNumPat),
+				"shardchannels": pubsubSub(-2, "7.0.0", "List active shard channels",
+					"O(N) where N is the number of active shard channels, and assuming constant time pattern matching (relatively short shard channels).",
+					"[pattern]", pubsubShardChannels),
+				"shardnumsub": pubsubSub(-2, "7.0.0", "Get the count of subscribers for shard channels",
+					"O(N) for the SHARDNUMSUB subcommand, where N is the number of requested shard channels",
+					"[shardchannel [shardchannel ...]]", pubsubShardNumSub),
+				"help": {Arity: 2, Flags: []string{"loading", "stale"}, ACL: []string{"slow"}, Since: "6.2.0",
+					Summary: "Show helpful text about the different subcommands", Complexity: "O(1)",
+					Exec: ExecConn, Run: pubsubHelp},
+			}},
+	)
+	onConnReset(func(c *Ctx) {
+		if cl := c.Client; cl != nil && cl.Sub != nil {
+			c.Srv.PubSub.UnsubscribeAll(cl.Sub)
+			cl.Subs.Store(0)
+			cl.PSubs.Store(0)
+			cl.SSubs.Store(0)
+			cl.Sub.RESP3.Store(false)
+		}
+	})
+}
+
+// subscription describes one kind's commands: the words of their replies.
+type subscription struct {
+	kind            pubsub.Kind
+	subWord, unWord string
+}
+
+var (
+	channelSubs = subscription{pubsub.Channel, "subscribe", "unsubscribe"}
+	patternSubs = subscription{pubsub.Pattern, "psubscribe", "punsubscribe"}
+	shardSubs   = subscription{pubsub.ShardChannel, "ssubscribe", "sunsubscribe"}
+)
+
+func subscribeCommand(c *Ctx)   { subscribeTo(c, channelSubs) }
+func psubscribeCommand(c *Ctx)  { subscribeTo(c, patternSubs) }
+func unsubscribeCommand(c *Ctx) { unsubscribeFrom(c, channelSubs) }
+func punsubscribeCommand(c *Ctx) {
+	unsubscribeFrom(c, patternSubs)
+}
+func sunsubscribeCommand(c *Ctx) { unsubscribeFrom(c, shardSubs) }
+
+func ssubscribeCommand(c *Ctx) {
+	if c.InTransaction {
+		// Redis runs EXEC's commands as a client that may not block, which SSUBSCRIBE refuses.
+		c.Error("ERR SSUBSCRIBE isn't allowed for a DENY BLOCKING client")
+		return
+	}
+	subscribeTo(c, shardSubs)
+}
+
+// subscriberOf returns the connection's subscriber, or nil (binlog replay, internal calls).
+func subscriberOf(c *Ctx) *pubsub.Subscriber {
+	if c.Client == nil {
+		return nil
+	}
+	return c.Client.Sub
+}
+
+// subCount is the count a (un)subscribe reply carries: channels and patterns together, shard
+// channels apart, as Redis counts them.
+func subCount(c *Ctx, kind pubsub.Kind) int64 {
+	cl := c.Client
+	if kind == pubsub.ShardChannel {
+		return int64(cl.SSubs.Load())
+	}
+	return int64(cl.Subs.Load() + cl.PSubs.Load())
+}
+
+// setCount stores the connection's count of kind for CLIENT LIST and the subscribed-mode
+// check.
+func setCount(c *Ctx, kind pubsub.Kind, n int) {
+	cl := c.Client
+	switch kind {
+	case pubsub.Channel:
+		cl.Subs.Store(int32(n))
+	case pubsub.Pattern:
+		cl.PSubs.Store(int32(n))
+	default:
+		cl.SSubs.Store(int32(n))
+	}
+}
+
+func subscribeTo(c *Ctx, s subscription) {
+	sub := subscriberOf(c)
+	if sub == nil {
+		c.Error("ERR " + s.subWord + " is not available here")
+		return
+	}
+	sub.RESP3.Store(c.W.RESP3)
+	reg := &c.Srv.PubSub
+	for _, name := range c.Args[1:] {
+		reg.Subscribe(sub, s.kind, string(name))
+		setCount(c, s.kind, reg.Count(sub, s.kind))
+		c.W.PushLen(3)
+		c.W.BulkString(s.subWord)
+		c.W.Bulk(name)
+		c.W.Int(subCount(c, s.kind))
+	}
+}
+
+func unsubscribeFrom(c *Ctx, s subscription) {
+	sub := subscriberOf(c)
+	if sub == nil {
+		c.Error("ERR " + s.unWord + " is not available here")
+		return
+	}
+	reg := &c.Srv.PubSub
+	names := c.Args[1:]
+	if len(names) == 0 {
+		for _, name := range reg.Names(sub, s.kind) {
+			names = append(names, []byte(name))
+		}
+		if len(names) == 0 {
+			c.W.PushLen(3)
+			c.W.BulkString(s.unWord)
+			c.W.Null()
+			c.W.Int(subCount(c, s.kind))
+			return
+		}
+	}
+	for _, name := range names {
+		reg.Unsubscribe(sub, s.kind, string(name))
+		setCount(c, s.kind, reg.Count(sub, s.kind))
+		c.W.PushLen(3)
+		c.W.BulkString(s.unWord)
+		c.W.Bulk(name)
+		c.W.Int(subCount(c, s.kind))
+	}
+}
+
+func publishCommand(c *Ctx) {
+	c.W.Int(int64(c.Srv.PubSub.Publish(c.Args[1], c.Args[2])))
+}
+
+func spublishCommand(c *Ctx) {
+	c.W.Int(int64(c.Srv.PubSub.PublishShard(c.Args[1], c.Args[2])))
+}
+
+func pubsubChannelList(c *Ctx, kind pubsub.Kind) {
+	if len(c.Args) > 3 {
+		c.Error("ERR unknown subcommand or wrong number of arguments for '" + string(c.Args[1]) + "'. Try PUBSUB HELP.")
+		return
+	}
+	var pattern []byte
+	if len(c.Args) == 3 {
+		pattern = c.Args[2]
+	}
+	names := c.Srv.PubSub.Channels(kind, pattern)
+	c.W.ArrayLen(len(names))
+	for _, n := range names {
+		c.W.BulkString(n)
+	}
+}
+
+func pubsubChannels(c *Ctx)      { pubsubChannelList(c, pubsub.Channel) }
+func pubsubShardChannels(c *Ctx) { pubsubChannelList(c, pubsub.ShardChannel) }
+
+func pubsubNumSubOf(c *Ctx, kind pubsub.Kind) {
+	c.W.ArrayLen(2 * (len(c.Args) - 2))
+	for _, name := range c.Args[2:] {
+		c.W.Bulk(name)
+		c.W.Int(int64(c.Srv.PubSub.NumSub(kind, name)))
+	}
+}
+
+func pubsubNumSub(c *Ctx)      { pubsubNumSubOf(c, pubsub.Channel) }
+func pubsubShardNumSub(c *Ctx) { pubsubNumSubOf(c, pubsub.ShardChannel) }
+
+func pubsubNumPat(c *Ctx) { c.W.Int(int64(c.Srv.PubSub.NumPat())) }
+
+func pubsubHelp(c *Ctx) {
+	helpReply(c,
+		"CHANNELS [<pattern>]",
+		"    Return the currently active channels matching a <pattern> (default: '*').",
+		"NUMPAT",
+		"    Return number of subscriptions to patterns.",
+		"NUMSUB [<channel> ...]",
+		"    Return the number of subscribers for the specified channels, excluding",
+		"    pattern subscriptions(default: no channels).",
+		"SHARDCHANNELS [<pattern>]",
+		"    Return the currently active shard level channels matching a <pattern> (default: '*').",
+		"SHARDNUMSUB [<shardchannel> ...]",
+		"    Return the number of subscribers for the specified shard level channel(s)",
+		"HELP",
+		"    Prints this help.")
+}
