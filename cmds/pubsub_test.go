@@ -100,7 +100,7 @@ func TestPubSub_SubscribedModeMatchesRedis(t *testing.T) {
 		"+OK\r\n+QUEUED\r\n+QUEUED\r\n*2\r\n*3\r\n$9\r\nsubscribe\r\n$1\r\nc\r\n:1\r\n" +
 		"-ERR SSUBSCRIBE isn't allowed for a DENY BLOCKING client\r\n" +
 		"-ERR Can't execute 'pubsub|numsub': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context\r\n"
-	if got := exchange(t, s.Addr, []byte(in), len(want)); string(got) != want {
+	if got := testserver.Exchange(t, s.Addr, []byte(in), len(want)); string(got) != want {
 		t.Fatalf("got\n%q\nwant\n%q", got, want)
 	}
 
