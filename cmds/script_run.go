@@ -1,0 +1,126 @@
+package cmds
+
+import (
+	"fmt"
+	"strconv"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"shardis/server"
+)
+
+// scriptRun is one run of a script: what redis.call needs to run commands on the caller's
+// behalf. It lives for the run only; the VM points to it while the script runs.
+type scriptRun struct {
+	c        *Ctx // the EVAL (or EVALSHA…) command; its Tx holds the script's shards
+	script   *cachedScript
+	readOnly bool // EVAL_RO, EVALSHA_RO, or the no-writes shebang flag
+	db       int  // SELECT inside the script moves it, not the caller's db
+	client   *server.Client
+	resp3    bool // redis.setresp(3): commands reply in RESP3 to the script
+	scratch  [][]byte
+	keyBuf   [][]byte
+}
+
+// scriptErrorSource is the chunk name Redis gives scripts, as it shows in error positions.
+const scriptErrorSource = "user_script"
+
+// runScript runs s with keys and argv and writes its reply (or error) to c.W.
+func runScript(c *Ctx, s *cachedScript, keys, argv [][]byte, readOnly bool) {
+	vm := vmPool.Get().(*scriptVM)
+	defer vmPool.Put(vm)
+	cl := c.Client
+	if cl == nil {
+		cl = &server.Client{}
+	}
+	savedDB := cl.DB
+	run := &scriptRun{c: c, script: s, readOnly: readOnly, db: c.DB, client: cl}
+	vm.run = run
+	L := vm.L
+	defer func() {
+		vm.run = nil
+		cl.DB = savedDB
+		L.SetTop(0)
+	}()
+	vm.globals.RawSetString("KEYS", argTable(L, keys))
+	vm.globals.RawSetString("ARGV", argTable(L, argv))
+
+	fn := L.NewFunctionFromProto(s.proto)
+	fn.Env = vm.env
+	L.Push(fn)
+	err := L.PCall(0, 1, L.NewFunction(errorHandler))
+	if err != nil {
+		msg, line := scriptError(err)
+		c.Error(fmt.Sprintf("%s script: %s, on @%s:%s.", msg, s.sha, scriptErrorSource, line))
+		return
+	}
+	luaToResp(&c.W, L.Get(-1), 0)
+}
+
+func argTable(L *lua.LState, args [][]byte) *lua.LTable {
+	t := L.CreateTable(len(args), 0)
+	for _, a := range args {
+		t.Append(lua.LString(a))
+	}
+	return t
+}
+
+// errorHandler is Redis's __redis__err__handler: it turns the error into a table with the
+// error text (a string error gets the ERR code) and the line the script was at.
+func errorHandler(L *lua.LState) int {
+	errv := L.Get(1)
+	t, ok := errv.(*lua.LTable)
+	if !ok {
+		t = L.NewTable()
+		t.RawSetString("err", lua.LString("ERR "+lua.LVAsString(errv)))
+		if errv.Type() != lua.LTString && errv.Type() != lua.LTNumber {
+			t.RawSetString("err", lua.LString("ERR "+errv.String()))
+		}
+	}
+	for level := 0; ; level++ {
+		dbg, ok := L.GetStack(level)
+		if !ok {
+			break
+		}
+		if _, err := L.GetInfo("Sl", dbg, lua.LNil); err != nil {
+			continue
+		}
+		if dbg.What != "G" && dbg.CurrentLine > 0 {
+			t.RawSetString("line", lua.LNumber(dbg.CurrentLine))
+			break
+		}
+	}
+	L.Push(t)
+	return 1
+}
+
+// scriptError returns the text and line of a script's uncaught error.
+func scriptError(err error) (msg, line string) {
+	line = "?"
+	ae, ok := err.(*lua.ApiError)
+	if !ok {
+		return "ERR " + err.Error(), line
+	}
+	t, ok := ae.Object.(*lua.LTable)
+	if !ok {
+		return "ERR " + lua.LVAsString(ae.Object), line
+	}
+	if n, ok := t.RawGetString("line").(lua.LNumber); ok {
+		line = strconv.Itoa(int(n))
+	}
+	if s, ok := t.RawGetString("err").(lua.LString); ok {
+		return sanitizeLine(string(s)), line
+	}
+	return "ERR unknown error", line
+}
+
+// sanitizeLine replaces CR and LF with spaces, as Redis does in error and status replies.
+func sanitizeLine(s string) string {
+	b := []byte(s)
+	for i, ch := range b {
+		if ch == '\r' || ch == '\n' {
+			b[i] = ' '
+		}
+	}
+	return string(b)
+}
