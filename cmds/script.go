@@ -7,11 +7,11 @@ import (
 // Scripts: EVAL, EVALSHA, EVAL_RO, EVALSHA_RO and SCRIPT LOAD/EXISTS/FLUSH/HELP, as Redis 7.0
 // has them.
 //
-// A script is a unit like EXEC: it routes to the shards of its declared keys (scriptRoute)
+// A script is a unit like EXEC: it routes to shards (scriptRoute)
 // and runs holding them, so its writes commit in one WriteBatch across those shards (logged to
 // the binlog as one unit) and no client sees part of it. redis.call runs each command through
-// the executor in that transaction (script_redis.go). A script with no declared keys, or one
-// that once touched a key it did not declare, holds every shard.
+// the executor in that transaction (script_redis.go). Today every script holds every shard
+// (see scriptRoute for why).
 
 func init() {
 	evalFlags := []string{"noscript", "stale", "skip_monitor", "no_mandatory_keys", "movablekeys"}
@@ -49,6 +49,8 @@ func init() {
 				"flush": sub(-2, []string{"noscript"}, "2.6.0",
 					"Remove all the scripts from the script cache.",
 					"O(N) with N being the number of scripts in cache", "[ASYNC | SYNC]", scriptFlush),
+				"kill": sub(2, []string{"noscript", "allow_busy"}, "2.6.0",
+					"Kill the script currently in execution.", "O(1)", "", scriptKill),
 				"help": sub(2, []string{"loading", "stale"}, "5.0.0", "Show helpful text about the different subcommands",
 					"O(1)", "", scriptHelp),
 			}},
@@ -81,55 +83,23 @@ func scriptKeys(args [][]byte) [][]byte {
 	return args[3 : 3+n]
 }
 
-// scriptRoute returns the shards a script holds: those of its declared keys, or every shard
-// when it declares none or is known to touch keys it does not declare (cachedScript.wide).
-// nil (no shard: the command only replies an error) when numkeys is invalid.
+// scriptRoute returns the shards a script holds: every shard. A script may touch keys it did
+// not declare (Redis standalone allows it, and client libraries do it), and which ones is only
+// known as it runs; holding every shard is the one choice that never has to undo or re-run a
+// script half done (docs/ARCHITECTURE.md, Scripts). nil (no shard: the command only replies
+// an error) when numkeys is invalid.
 func scriptRoute(c *Ctx, nShards int) []int {
-	args := c.Args
-	if len(args) < 3 {
+	if len(c.Args) < 3 {
 		return nil
 	}
-	n, errText := scriptNumKeys(args)
-	if errText != "" {
+	if _, errText := scriptNumKeys(c.Args); errText != "" {
 		return nil
 	}
-	wide := n == 0
-	if !wide {
-		var s *cachedScript
-		if c.Cmd.Name == "eval" || c.Cmd.Name == "eval_ro" {
-			s = scripts.get([]byte(scriptSHA(args[1])))
-		} else {
-			s = scripts.get(args[1])
-		}
-		wide = s != nil && s.wide.Load()
+	ids := make([]int, nShards)
+	for i := range ids {
+		ids[i] = i
 	}
-	ids := make([]int, 0, n)
-	if wide {
-		for i := range nShards {
-			ids = append(ids, i)
-		}
-		return ids
-	}
-	for _, k := range args[3 : 3+n] {
-		id := c.Srv.Store.ShardOf(k)
-		dup := false
-		for _, have := range ids {
-			dup = dup || have == id
-		}
-		if !dup {
-			ids = append(ids, id)
-		}
-	}
-	sortInts(ids)
 	return ids
-}
-
-func sortInts(a []int) {
-	for i := 1; i < len(a); i++ {
-		for j := i; j > 0 && a[j] < a[j-1]; j-- {
-			a[j], a[j-1] = a[j-1], a[j]
-		}
-	}
 }
 
 // evalCommand is EVAL, EVALSHA, EVAL_RO and EVALSHA_RO.
@@ -191,6 +161,12 @@ func scriptFlush(c *Ctx) {
 	}
 	scripts.flush()
 	c.W.OK()
+}
+
+// scriptKill answers as Redis does when no script is busy: shardis has no busy scripts yet
+// (busy-reply-threshold is not built; docs/COMPATIBILITY.md), so there is never one to kill.
+func scriptKill(c *Ctx) {
+	c.Error("NOTBUSY No scripts in execution right now.")
 }
 
 func scriptHelp(c *Ctx) {

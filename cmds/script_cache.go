@@ -5,15 +5,13 @@ import (
 	"encoding/hex"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	lua "github.com/yuin/gopher-lua"
 	"github.com/yuin/gopher-lua/parse"
 )
 
 // The script cache: every script EVAL or SCRIPT LOAD compiled, by SHA1, for EVALSHA. It is
-// shared by every goroutine (guarded by its mutex); a cachedScript is immutable once made but
-// for its wide mark, and its compiled proto is shared by every VM (gopher-lua protos are
+// shared by every goroutine (guarded by its mutex); a cachedScript is immutable once made, and its compiled proto is shared by every VM (gopher-lua protos are
 // read-only once compiled).
 //
 // The cache is bounded: past scriptCacheMaxBytes of script text, the oldest scripts are
@@ -27,9 +25,6 @@ type cachedScript struct {
 	body  string
 	proto *lua.FunctionProto
 	flags scriptFlags
-	// wide is set once a run touched a key outside the shards it held: from then on the
-	// script holds every shard (see scriptRoute).
-	wide atomic.Bool
 }
 
 type scriptCache struct {

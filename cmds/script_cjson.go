@@ -190,6 +190,9 @@ func cjsonString(b *strings.Builder, s string) {
 
 // formatG14 formats a number as lua-cjson does ("%.14g").
 func formatG14(f float64) string {
+	if f == 0 && math.Signbit(f) {
+		return "-0"
+	}
 	if f == math.Trunc(f) && math.Abs(f) < 1e14 {
 		return strconv.FormatInt(int64(f), 10)
 	}

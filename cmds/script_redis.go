@@ -30,19 +30,22 @@ func (vm *scriptVM) redisLib() *lua.LTable {
 	L := vm.L
 	t := L.NewTable()
 	fns := map[string]lua.LGFunction{
-		"call":                 func(L *lua.LState) int { return vm.call(L, true) },
-		"pcall":                func(L *lua.LState) int { return vm.call(L, false) },
-		"error_reply":          func(L *lua.LState) int { return replyTable(L, "err") },
-		"status_reply":         func(L *lua.LState) int { return replyTable(L, "ok") },
-		"sha1hex":              sha1hexLua,
-		"log":                  func(L *lua.LState) int { return 0 },
-		"setresp":              vm.setresp,
-		"set_repl":             setRepl,
-		"replicate_commands":   func(L *lua.LState) int { L.Push(lua.LTrue); return 1 },
-		"breakpoint":           func(L *lua.LState) int { L.Push(lua.LFalse); return 1 },
-		"debug":                func(L *lua.LState) int { return 0 },
-		"acl_check_cmd":        vm.aclCheckCmd,
-		"register_function":    func(L *lua.LState) int { L.RaiseError("redis.register_function can only be called on FUNCTION LOAD command"); return 0 },
+		"call":               func(L *lua.LState) int { return vm.call(L, true) },
+		"pcall":              func(L *lua.LState) int { return vm.call(L, false) },
+		"error_reply":        func(L *lua.LState) int { return replyTable(L, "err") },
+		"status_reply":       func(L *lua.LState) int { return replyTable(L, "ok") },
+		"sha1hex":            sha1hexLua,
+		"log":                func(L *lua.LState) int { return 0 },
+		"setresp":            vm.setresp,
+		"set_repl":           setRepl,
+		"replicate_commands": func(L *lua.LState) int { L.Push(lua.LTrue); return 1 },
+		"breakpoint":         func(L *lua.LState) int { L.Push(lua.LFalse); return 1 },
+		"debug":              func(L *lua.LState) int { return 0 },
+		"acl_check_cmd":      vm.aclCheckCmd,
+		"register_function": func(L *lua.LState) int {
+			L.RaiseError("redis.register_function can only be called on FUNCTION LOAD command")
+			return 0
+		},
 	}
 	for name, fn := range fns {
 		t.RawSetString(name, L.NewFunction(fn))
@@ -243,8 +246,7 @@ func (vm *scriptVM) call(L *lua.LState, raise bool) int {
 	case run.readOnly && cmd.IsWrite():
 		return fail(errScriptReadOnly)
 	}
-	if !run.holds(cmd, args) {
-		run.script.wide.Store(true)
+	if !run.holds(cmd, args) { // never while scripts hold every shard (scriptRoute)
 		return fail(errScriptUndeclared)
 	}
 	c := run.c
@@ -273,10 +275,10 @@ func (vm *scriptVM) call(L *lua.LState, raise bool) int {
 	return 1
 }
 
-// errScriptUndeclared is the error of a command on a key whose shard the script does not hold
-// (it was not declared in KEYS). The script is then marked to hold every shard from its next
-// run on (see docs/ARCHITECTURE.md, Scripts).
-const errScriptUndeclared = "ERR Script accessed a key it did not declare, in a shard it does not hold; it will hold every shard from its next run: run it again"
+// errScriptUndeclared is the error of a command on a key whose shard the script does not hold.
+// It cannot happen while scripts hold every shard (scriptRoute); it guards the transaction,
+// which would fail whole on a key outside its shards.
+const errScriptUndeclared = "Script accessed a key in a shard it does not hold"
 
 // holds reports whether the script's transaction holds every shard cmd needs with args.
 func (run *scriptRun) holds(cmd *Command, args [][]byte) bool {

@@ -2,6 +2,7 @@ package cmds
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
 
 	lua "github.com/yuin/gopher-lua"
@@ -72,10 +73,11 @@ func errorHandler(L *lua.LState) int {
 	t, ok := errv.(*lua.LTable)
 	if !ok {
 		t = L.NewTable()
-		t.RawSetString("err", lua.LString("ERR "+lua.LVAsString(errv)))
-		if errv.Type() != lua.LTString && errv.Type() != lua.LTNumber {
-			t.RawSetString("err", lua.LString("ERR "+errv.String()))
+		text := errv.String()
+		if errv.Type() == lua.LTString || errv.Type() == lua.LTNumber {
+			text = luaErrorText(lua.LVAsString(errv))
 		}
+		t.RawSetString("err", lua.LString("ERR "+text))
 	}
 	for level := 0; ; level++ {
 		dbg, ok := L.GetStack(level)
@@ -123,4 +125,27 @@ func sanitizeLine(s string) string {
 		}
 	}
 	return string(b)
+}
+
+// gopherOperandError matches gopher-lua's text for an operator applied to wrong operands.
+var gopherOperandError = regexp.MustCompile(`cannot perform (\w+) operation between (\w+) and (\w+)`)
+
+// luaErrorText rewrites gopher-lua's runtime error texts that Lua 5.1 words differently
+// ("attempt to perform arithmetic on a nil value"), so scripts see Redis's texts.
+func luaErrorText(s string) string {
+	return gopherOperandError.ReplaceAllStringFunc(s, func(m string) string {
+		sub := gopherOperandError.FindStringSubmatch(m)
+		op, a, b := sub[1], sub[2], sub[3]
+		bad := b
+		if a != "number" && a != "string" {
+			bad = a
+		}
+		if op == "concat" {
+			return "attempt to concatenate a " + bad + " value"
+		}
+		if a != "number" {
+			bad = a
+		}
+		return "attempt to perform arithmetic on a " + bad + " value"
+	})
 }

@@ -1,7 +1,10 @@
 package cmds
 
 import (
+	"errors"
 	"math"
+	"strconv"
+	"strings"
 	"sync"
 
 	lua "github.com/yuin/gopher-lua"
@@ -64,7 +67,41 @@ func newScriptVM() *scriptVM {
 	mathLib := full.RawGetString("math").(*lua.LTable)
 	mathLib.RawSetString("random", L.NewFunction(vm.mathRandom))
 	mathLib.RawSetString("randomseed", L.NewFunction(vm.mathRandomseed))
+	mathLib.RawSetString("huge", lua.LNumber(math.Inf(1)))
+	stringLib := full.RawGetString("string").(*lua.LTable)
+	stringLib.RawSetString("upper", L.NewFunction(func(L *lua.LState) int {
+		L.Push(lua.LString(mapASCII(L.CheckString(1), 'a', 'z', 'A'-'a')))
+		return 1
+	}))
+	stringLib.RawSetString("lower", L.NewFunction(func(L *lua.LState) int {
+		L.Push(lua.LString(mapASCII(L.CheckString(1), 'A', 'Z', 'a'-'A')))
+		return 1
+	}))
+	baseToNumber := full.RawGetString("tonumber").(*lua.LFunction)
+	g.RawSetString("tonumber", L.NewFunction(func(L *lua.LState) int {
+		if s, ok := L.Get(1).(lua.LString); ok && L.GetTop() == 1 {
+			if f, ok := strtod(string(s)); ok {
+				L.Push(lua.LNumber(f))
+			} else {
+				L.Push(lua.LNil)
+			}
+			return 1
+		}
+		L.Insert(baseToNumber, 1)
+		L.Call(L.GetTop()-1, 1)
+		return 1
+	}))
 	g.RawSetString("pcall", L.NewFunction(redisPcall))
+	baseToString := full.RawGetString("tostring").(*lua.LFunction)
+	g.RawSetString("tostring", L.NewFunction(func(L *lua.LState) int {
+		if n, ok := L.Get(1).(lua.LNumber); ok {
+			L.Push(lua.LString(formatLuaG14(float64(n))))
+			return 1
+		}
+		L.Insert(baseToString, 1)
+		L.Call(L.GetTop()-1, 1)
+		return 1
+	}))
 	vm.rand.seed(0)
 
 	libs := map[string]*lua.LTable{
@@ -179,4 +216,64 @@ func (vm *scriptVM) mathRandom(L *lua.LState) int {
 func (vm *scriptVM) mathRandomseed(L *lua.LState) int {
 	vm.rand.seed(int32(L.CheckInt(1)))
 	return 0
+}
+
+// formatLuaG14 formats a number as Lua 5.1's tostring does ("%.14g", and inf, -inf, nan as
+// glibc prints them).
+func formatLuaG14(f float64) string {
+	switch {
+	case math.IsInf(f, 1):
+		return "inf"
+	case math.IsInf(f, -1):
+		return "-inf"
+	case math.IsNaN(f):
+		return "nan"
+	}
+	return formatG14(f)
+}
+
+// mapASCII shifts the bytes of s in [lo, hi] by delta: C's toupper and tolower in the C
+// locale, which leave every other byte alone (gopher-lua's would rewrite invalid UTF-8).
+func mapASCII(s string, lo, hi byte, delta int) string {
+	b := []byte(s)
+	for i, ch := range b {
+		if ch >= lo && ch <= hi {
+			b[i] = byte(int(ch) + delta)
+		}
+	}
+	return string(b)
+}
+
+// strtod is Lua 5.1's string to number conversion (luaO_str2d): C's strtod, or a hex
+// integer, with surrounding white space allowed and nothing else after the number.
+func strtod(s string) (float64, bool) {
+	t := strings.Trim(s, " \t\n\r\f\v")
+	if t == "" {
+		return 0, false
+	}
+	body, neg := t, false
+	if body[0] == '-' || body[0] == '+' {
+		neg, body = body[0] == '-', body[1:]
+	}
+	if len(body) > 2 && body[0] == '0' && (body[1] == 'x' || body[1] == 'X') {
+		n, err := strconv.ParseUint(body[2:], 16, 64)
+		if err != nil {
+			return 0, false
+		}
+		if neg {
+			return -float64(n), true
+		}
+		return float64(n), true
+	}
+	if strings.ContainsRune(body, '_') || len(body) == 0 || body[0] == '+' || body[0] == '-' {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(body, 64)
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
+		return 0, false
+	}
+	if neg {
+		f = -f
+	}
+	return f, true
 }
