@@ -130,9 +130,13 @@ func sanitizeLine(s string) string {
 // gopherOperandError matches gopher-lua's text for an operator applied to wrong operands.
 var gopherOperandError = regexp.MustCompile(`cannot perform (\w+) operation between (\w+) and (\w+)`)
 
+// gopherArgError matches gopher-lua's argument errors, which do not quote the function name.
+var gopherArgError = regexp.MustCompile(`bad argument #(\d+) to ([\w.]+) \(`)
+
 // luaErrorText rewrites gopher-lua's runtime error texts that Lua 5.1 words differently
 // ("attempt to perform arithmetic on a nil value"), so scripts see Redis's texts.
 func luaErrorText(s string) string {
+	s = gopherArgError.ReplaceAllString(s, "bad argument #$1 to '$2' (")
 	return gopherOperandError.ReplaceAllStringFunc(s, func(m string) string {
 		sub := gopherOperandError.FindStringSubmatch(m)
 		op, a, b := sub[1], sub[2], sub[3]

@@ -69,6 +69,7 @@ func newScriptVM() *scriptVM {
 	mathLib.RawSetString("randomseed", L.NewFunction(vm.mathRandomseed))
 	mathLib.RawSetString("huge", lua.LNumber(math.Inf(1)))
 	stringLib := full.RawGetString("string").(*lua.LTable)
+	stringLib.RawSetString("format", L.NewFunction(luaStringFormat))
 	stringLib.RawSetString("upper", L.NewFunction(func(L *lua.LState) int {
 		L.Push(lua.LString(mapASCII(L.CheckString(1), 'a', 'z', 'A'-'a')))
 		return 1
@@ -258,7 +259,14 @@ func strtod(s string) (float64, bool) {
 	if len(body) > 2 && body[0] == '0' && (body[1] == 'x' || body[1] == 'X') {
 		n, err := strconv.ParseUint(body[2:], 16, 64)
 		if err != nil {
-			return 0, false
+			f, err := strconv.ParseFloat(body, 64) // a hex float: 0x1p4
+			if err != nil || strings.ContainsRune(body, '_') {
+				return 0, false
+			}
+			if neg {
+				f = -f
+			}
+			return f, true
 		}
 		if neg {
 			return -float64(n), true
