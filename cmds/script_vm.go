@@ -113,6 +113,8 @@ func newScriptVM() *scriptVM {
 		"redis":     vm.redisLib(),
 		"cjson":     openCjson(L),
 		"bit":       openBit(L),
+		"struct":    openStruct(L),
+		"cmsgpack":  openMsgpack(L),
 	}
 	for name, t := range libs {
 		g.RawSetString(name, readonlyProxy(L, t, false))
