@@ -59,7 +59,10 @@ func luaStringFormat(L *lua.LState) int {
 		}
 		switch conv {
 		case 'c':
-			b.WriteByte(byte(int32(luaNumberToInt(checkNumber(L, arg)))))
+			// Lua copies what sprintf wrote up to its first NUL: %c of 0 adds nothing.
+			if ch := byte(int32(luaNumberToInt(checkNumber(L, arg)))); ch != 0 {
+				b.WriteByte(ch)
+			}
 		case 'd', 'i':
 			n := luaNumberToInt(checkNumber(L, arg))
 			fmt.Fprintf(&b, "%"+spec+"d", n)
