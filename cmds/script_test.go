@@ -3,6 +3,7 @@ package cmds_test
 import (
 	"errors"
 	"fmt"
+	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
@@ -315,5 +316,25 @@ func TestScript_RuntimeErrorsAreReplies(t *testing.T) {
 	}
 	if err := c.Ping(testCtx).Err(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// redis-py's Lock (acquire, a second process contending, extend, reacquire, release, release
+// by a stranger) works through EVALSHA. Skipped where python3 has no redis module.
+func TestScript_RedisPyLock(t *testing.T) {
+	python := ""
+	for _, candidate := range []string{"/usr/bin/python3", "python3"} {
+		if exec.Command(candidate, "-c", "import redis").Run() == nil {
+			python = candidate
+			break
+		}
+	}
+	if python == "" {
+		t.Skip("no python3 with the redis module (apt-get install python3-redis)")
+	}
+	s := testserver.Start(t)
+	out, err := exec.Command(python, "testdata/script/redis_py_lock.py", s.Addr).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "ok") {
+		t.Fatalf("redis-py Lock: %v\n%s", err, out)
 	}
 }
