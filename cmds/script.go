@@ -163,12 +163,6 @@ func scriptFlush(c *Ctx) {
 	c.W.OK()
 }
 
-// scriptKill answers as Redis does when no script is busy: shardis has no busy scripts yet
-// (busy-reply-threshold is not built; docs/COMPATIBILITY.md), so there is never one to kill.
-func scriptKill(c *Ctx) {
-	c.Error("NOTBUSY No scripts in execution right now.")
-}
-
 func scriptHelp(c *Ctx) {
 	helpReply(c,
 		"DEBUG (YES|SYNC|NO)",

@@ -249,6 +249,9 @@ func (vm *scriptVM) call(L *lua.LState, raise bool) int {
 	if !run.holds(cmd, args) { // never while scripts hold every shard (scriptRoute)
 		return fail(errScriptUndeclared)
 	}
+	if cmd.IsWrite() {
+		run.running.wrote.Store(true) // SCRIPT KILL can no longer stop it
+	}
 	c := run.c
 	w := codec.Writer{RESP3: run.resp3}
 	sub := Ctx{Args: args, DB: run.db, W: w, Tx: c.Tx, Client: run.client, Cmd: cmd,

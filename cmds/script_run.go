@@ -19,6 +19,7 @@ type scriptRun struct {
 	db       int  // SELECT inside the script moves it, not the caller's db
 	client   *server.Client
 	resp3    bool // redis.setresp(3): commands reply in RESP3 to the script
+	running  *runningScript
 	scratch  [][]byte
 	keyBuf   [][]byte
 }
@@ -35,10 +36,14 @@ func runScript(c *Ctx, s *cachedScript, keys, argv [][]byte, readOnly bool) {
 		cl = &server.Client{}
 	}
 	savedDB := cl.DB
-	run := &scriptRun{c: c, script: s, readOnly: readOnly, db: c.DB, client: cl}
+	running, ctx := startScript()
+	run := &scriptRun{c: c, script: s, readOnly: readOnly, db: c.DB, client: cl, running: running}
 	vm.run = run
 	L := vm.L
+	L.SetContext(ctx)
 	defer func() {
+		L.RemoveContext()
+		running.finish()
 		vm.run = nil
 		cl.DB = savedDB
 		L.SetTop(0)
@@ -52,6 +57,9 @@ func runScript(c *Ctx, s *cachedScript, keys, argv [][]byte, readOnly bool) {
 	err := L.PCall(0, 1, L.NewFunction(errorHandler))
 	if err != nil {
 		msg, line := scriptError(err)
+		if running.killed.Load() {
+			msg = "ERR Script killed by user with SCRIPT KILL..."
+		}
 		c.Error(fmt.Sprintf("%s script: %s, on @%s:%s.", msg, s.sha, scriptErrorSource, line))
 		return
 	}

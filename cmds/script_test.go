@@ -59,8 +59,7 @@ local n = redis.call('INCR', KEYS[1])
 if n == 1 then redis.call('EXPIRE', KEYS[1], 3600) end
 if n > tonumber(ARGV[1]) then return 0 end
 return 1`)
-	var admitted, refused sync.WaitGroup
-	_ = refused
+	var admitted sync.WaitGroup
 	var mu sync.Mutex
 	ok, no := 0, 0
 	errs := make(chan error, clients)
@@ -336,5 +335,58 @@ func TestScript_RedisPyLock(t *testing.T) {
 	out, err := exec.Command(python, "testdata/script/redis_py_lock.py", s.Addr).CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "ok") {
 		t.Fatalf("redis-py Lock: %v\n%s", err, out)
+	}
+}
+
+// SCRIPT KILL stops a script that has not written once it ran for the busy threshold (sent
+// earlier, it waits until then); one that wrote is UNKILLABLE and runs to its end.
+func TestScript_Kill(t *testing.T) {
+	s := testserver.Start(t)
+	c := s.Client(t)
+	if err := c.ScriptKill(testCtx).Err(); err == nil || err.Error() != "NOTBUSY No scripts in execution right now." {
+		t.Fatalf("SCRIPT KILL with nothing running: %v", err)
+	}
+	// killScript retries SCRIPT KILL until the script has started (NOTBUSY before) and
+	// returns its last answer.
+	killScript := func(done <-chan error) error {
+		kc := s.Client(t)
+		deadline := time.Now().Add(60 * time.Second)
+		for {
+			err := kc.ScriptKill(testCtx).Err()
+			if err == nil || !strings.HasPrefix(err.Error(), "NOTBUSY") || time.Now().After(deadline) {
+				return err
+			}
+			select {
+			case e := <-done:
+				t.Fatalf("script ended before SCRIPT KILL found it: %v", e)
+			case <-time.After(10 * time.Millisecond):
+			}
+		}
+	}
+
+	done := make(chan error, 1)
+	go func() { done <- s.Client(t).Eval(testCtx, "local i = 0 while true do i = i + 1 end", nil).Err() }()
+	if err := killScript(done); err != nil {
+		t.Fatalf("SCRIPT KILL: %v, want OK", err)
+	}
+	if err := <-done; err == nil || !strings.HasPrefix(err.Error(), "ERR Script killed by user with SCRIPT KILL... script: ") {
+		t.Fatalf("killed script replied %v", err)
+	}
+
+	// A script that wrote cannot be killed; this one ends by itself once 7 s passed.
+	go func() {
+		done <- s.Client(t).Eval(testCtx, `redis.call('SET', 'k:killtest', 'v')
+local t0 = tonumber(redis.call('TIME')[1])
+while tonumber(redis.call('TIME')[1]) - t0 < 7 do end
+return 'done'`, nil).Err()
+	}()
+	if err := killScript(done); err == nil || !strings.HasPrefix(err.Error(), "UNKILLABLE Sorry the script already executed write commands") {
+		t.Fatalf("SCRIPT KILL of a script that wrote: %v", err)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("unkillable script: %v", err)
+	}
+	if v, _ := c.Get(testCtx, "k:killtest").Result(); v != "v" {
+		t.Fatalf("write of the unkillable script: %q", v)
 	}
 }
