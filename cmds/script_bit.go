@@ -99,17 +99,18 @@ func bitArg(L *lua.LState, i int) int32 {
 		}
 		f = n
 	default:
-		L.ArgError(i, fmt.Sprintf("number expected, got %s", luaTypeName(v)))
+		L.ArgError(i, fmt.Sprintf("number expected, got %s", luaTypeName(L, i)))
 	}
 	f += 6755399441055744.0 // 2^52 + 2^51: the low 32 bits of the mantissa are the result
 	return int32(uint32(math.Float64bits(f)))
 }
 
-func luaTypeName(v lua.LValue) string {
-	if v == lua.LNil {
+// luaTypeName is luaL_typename for argument i: "no value" past the last argument.
+func luaTypeName(L *lua.LState, i int) string {
+	if i > L.GetTop() {
 		return "no value"
 	}
-	return v.Type().String()
+	return L.Get(i).Type().String()
 }
 
 // parseLuaNumber parses a string as Lua's tonumber does for base 10 and hex.

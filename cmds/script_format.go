@@ -103,7 +103,7 @@ func checkNumber(L *lua.LState, n int) float64 {
 			return f
 		}
 	}
-	L.ArgError(n, "number expected, got "+luaTypeName(L.Get(n)))
+	L.ArgError(n, "number expected, got "+luaTypeName(L, n))
 	return 0
 }
 
@@ -115,7 +115,7 @@ func checkString(L *lua.LState, n int) string {
 	case lua.LNumber:
 		return formatLuaG14(float64(v))
 	}
-	L.ArgError(n, "string expected, got "+luaTypeName(L.Get(n)))
+	L.ArgError(n, "string expected, got "+luaTypeName(L, n))
 	return ""
 }
 

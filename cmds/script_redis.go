@@ -127,7 +127,7 @@ func replyTable(L *lua.LState, field string) int {
 
 func sha1hexLua(L *lua.LState) int {
 	if L.GetTop() != 1 {
-		L.RaiseError("wrong number of arguments")
+		raiseRedisError(L, "wrong number of arguments")
 	}
 	v := L.Get(1)
 	var s string
