@@ -1,6 +1,7 @@
 package cmds
 
 import (
+	"slices"
 	"strings"
 )
 
@@ -18,9 +19,14 @@ func init() {
 	roFlags := append([]string{"readonly"}, evalFlags...)
 	acl := []string{"slow", "scripting"}
 	evalCmd := func(name string, flags []string, since, summary, syntax string, run func(*Ctx)) *Command {
+		var traits Flag
+		if !slices.Contains(flags, "readonly") {
+			traits = TraitRunsScript
+		}
 		return &Command{Name: name, Arity: -3, Flags: flags, ACL: acl, Group: "scripting",
 			Since: since, Summary: summary, Complexity: "Depends on the script that is executed.",
-			Syntax: syntax, Exec: ExecKeyed, Keys: scriptKeys, Route: scriptRoute, Run: run}
+			Syntax: syntax, Exec: ExecKeyed, Keys: scriptKeys, Route: scriptRoute, Run: run,
+			Traits: traits}
 	}
 	sub := func(arity int, flags []string, since, summary, cplx, syntax string, run func(*Ctx)) *Command {
 		return &Command{Arity: arity, Flags: flags, ACL: acl, Since: since, Summary: summary,

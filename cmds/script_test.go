@@ -425,3 +425,36 @@ func TestScript_Streams_MatchRedis(t *testing.T) {
 		})
 	}
 }
+
+// CLIENT PAUSE WRITE holds back EVAL and EVALSHA (their scripts may write), not EVAL_RO.
+func TestScript_ClientPauseWrite(t *testing.T) {
+	s := testserver.Start(t)
+	admin, c := s.Client(t), s.Client(t)
+	if err := c.Set(testCtx, "p:k", "old", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := admin.Do(testCtx, "CLIENT", "PAUSE", "60000", "WRITE").Err(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		done <- s.Client(t).Eval(testCtx, "return redis.call('SET', KEYS[1], 'new')", []string{"p:k"}).Err()
+	}()
+	if v, err := c.EvalRO(testCtx, "return redis.call('GET', KEYS[1])", []string{"p:k"}).Result(); err != nil || v != "old" {
+		t.Fatalf("EVAL_RO during the pause: %v %v", v, err)
+	}
+	select {
+	case err := <-done:
+		t.Fatalf("EVAL ran during a WRITE pause: %v", err)
+	case <-time.After(200 * time.Millisecond):
+	}
+	if err := admin.Do(testCtx, "CLIENT", "UNPAUSE").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := c.Get(testCtx, "p:k").Result(); v != "new" {
+		t.Fatalf("after UNPAUSE: %q", v)
+	}
+}
