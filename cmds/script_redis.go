@@ -42,10 +42,6 @@ func (vm *scriptVM) redisLib() *lua.LTable {
 		"breakpoint":         func(L *lua.LState) int { L.Push(lua.LFalse); return 1 },
 		"debug":              func(L *lua.LState) int { return 0 },
 		"acl_check_cmd":      vm.aclCheckCmd,
-		"register_function": func(L *lua.LState) int {
-			L.RaiseError("redis.register_function can only be called on FUNCTION LOAD command")
-			return 0
-		},
 	}
 	for name, fn := range fns {
 		t.RawSetString(name, L.NewFunction(fn))
@@ -289,7 +285,10 @@ func (run *scriptRun) holds(cmd *Command, args [][]byte) bool {
 	if tx == nil {
 		return cmd.Exec == ExecConn || cmd.Exec == ExecServer
 	}
-	held := tx.Shards()
+	if run.held == nil {
+		run.held = tx.Shards()
+	}
+	held := run.held
 	store := tx.Store()
 	has := func(id int) bool { return slices.Contains(held, id) }
 	switch cmd.Exec {

@@ -22,6 +22,7 @@ type scriptRun struct {
 	running  *runningScript
 	scratch  [][]byte
 	keyBuf   [][]byte
+	held     []int // the shards the transaction holds, read at the first redis.call
 }
 
 // scriptErrorSource is the chunk name Redis gives scripts, as it shows in error positions.
