@@ -42,3 +42,6 @@ for family in hash list set zset; do
 done
 run multi 5000 --exclude "$foreign"
 run blocking 5000 --exclude "$foreign"
+# Scripts wrap commands of every family: those not built (bitmaps, HyperLogLog, geo, streams)
+# and FUNCTION/FCALL are excluded.
+run script 5000 --exclude "SETBIT,GETBIT,BITCOUNT,BITPOS,BITOP,PFADD,PFCOUNT,PFMERGE,GEOADD,GEODIST,GEOHASH,GEOPOS,GEOSEARCH,GEOSEARCHSTORE,GEORADIUS,GEORADIUS_RO,GEORADIUSBYMEMBER,GEORADIUSBYMEMBER_RO,XADD,XRANGE,XREVRANGE,XLEN,XDEL,XTRIM,XREAD,XGROUP,XREADGROUP,XACK,XPENDING,XCLAIM,XAUTOCLAIM,XINFO,XSETID,FUNCTION,FCALL,FCALL_RO"

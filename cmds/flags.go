@@ -61,6 +61,10 @@ const (
 	// nothing before it in the pipeline waits for a shard (PUBLISH): it then runs exactly
 	// where it would run in order, without a coordinator goroutine.
 	TraitLoopWhenIdle
+	// TraitRunsScript: runs a script that may write (EVAL, EVALSHA). MayWrite reports true
+	// for it, so CLIENT PAUSE WRITE holds it back (and a MULTI queueing it may write), as
+	// Redis 7.0 does; the _RO forms are read-only and do not have it.
+	TraitRunsScript
 )
 
 // flagNames maps Redis's flag names to bits.
@@ -110,4 +114,6 @@ func (cmd *Command) HasAny(f Flag) bool { return cmd.flags&f != 0 }
 
 // MayWrite reports whether the command may change data or be replicated (CLIENT PAUSE WRITE
 // holds such commands back).
-func (cmd *Command) MayWrite() bool { return cmd.HasAny(FlagWrite | FlagMayReplicate) }
+func (cmd *Command) MayWrite() bool {
+	return cmd.HasAny(FlagWrite | FlagMayReplicate | TraitRunsScript)
+}

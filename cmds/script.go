@@ -1,0 +1,189 @@
+package cmds
+
+import (
+	"slices"
+	"strings"
+)
+
+// Scripts: EVAL, EVALSHA, EVAL_RO, EVALSHA_RO and SCRIPT LOAD/EXISTS/FLUSH/HELP, as Redis 7.0
+// has them.
+//
+// A script is a unit like EXEC: it routes to shards (scriptRoute)
+// and runs holding them, so its writes commit in one WriteBatch across those shards (logged to
+// the binlog as one unit) and no client sees part of it. redis.call runs each command through
+// the executor in that transaction (script_redis.go). Today every script holds every shard
+// (see scriptRoute for why).
+
+func init() {
+	evalFlags := []string{"noscript", "stale", "skip_monitor", "no_mandatory_keys", "movablekeys"}
+	roFlags := append([]string{"readonly"}, evalFlags...)
+	acl := []string{"slow", "scripting"}
+	evalCmd := func(name string, flags []string, since, summary, syntax string, run func(*Ctx)) *Command {
+		var traits Flag
+		if !slices.Contains(flags, "readonly") {
+			traits = TraitRunsScript
+		}
+		return &Command{Name: name, Arity: -3, Flags: flags, ACL: acl, Group: "scripting",
+			Since: since, Summary: summary, Complexity: "Depends on the script that is executed.",
+			Syntax: syntax, Exec: ExecKeyed, Keys: scriptKeys, Route: scriptRoute, Run: run,
+			Traits: traits}
+	}
+	sub := func(arity int, flags []string, since, summary, cplx, syntax string, run func(*Ctx)) *Command {
+		return &Command{Arity: arity, Flags: flags, ACL: acl, Since: since, Summary: summary,
+			Complexity: cplx, Syntax: syntax, Exec: ExecServer, Run: run}
+	}
+	register(
+		evalCmd("eval", evalFlags, "2.6.0", "Execute a Lua script server side",
+			"script numkeys [key [key ...]] [arg [arg ...]]", evalCommand),
+		evalCmd("evalsha", evalFlags, "2.6.0", "Execute a Lua script server side",
+			"sha1 numkeys [key [key ...]] [arg [arg ...]]", evalCommand),
+		evalCmd("eval_ro", roFlags, "7.0.0", "Execute a read-only Lua script server side",
+			"script numkeys [key [key ...]] [arg [arg ...]]", evalCommand),
+		evalCmd("evalsha_ro", roFlags, "7.0.0", "Execute a read-only Lua script server side",
+			"sha1 numkeys [key [key ...]] [arg [arg ...]]", evalCommand),
+		&Command{Name: "script", Arity: -2, ACL: []string{"slow"}, Group: "scripting", Since: "2.6.0",
+			Summary: "A container for Lua scripts management commands", Complexity: "Depends on subcommand.",
+			Exec: ExecServer,
+			Subs: map[string]*Command{
+				"load": sub(3, []string{"noscript", "stale"}, "2.6.0",
+					"Load the specified Lua script into the script cache.",
+					"O(N) with N being the length in bytes of the script body.", "script", scriptLoad),
+				"exists": sub(-3, []string{"noscript"}, "2.6.0",
+					"Check existence of scripts in the script cache.",
+					"O(N) with N being the number of scripts to check (so checking a single script is an O(1) operation).",
+					"sha1 [sha1 ...]", scriptExists),
+				"flush": sub(-2, []string{"noscript"}, "2.6.0",
+					"Remove all the scripts from the script cache.",
+					"O(N) with N being the number of scripts in cache", "[ASYNC | SYNC]", scriptFlush),
+				"kill": sub(2, []string{"noscript", "allow_busy"}, "2.6.0",
+					"Kill the script currently in execution.", "O(1)", "", scriptKill),
+				"help": sub(2, []string{"loading", "stale"}, "5.0.0", "Show helpful text about the different subcommands",
+					"O(1)", "", scriptHelp),
+			}},
+	)
+}
+
+// scriptNumKeys reads EVAL's numkeys; ok is false when it is not a valid count for args.
+func scriptNumKeys(args [][]byte) (int, string) {
+	n, ok := parseInt(args[2])
+	switch {
+	case !ok:
+		return 0, "ERR value is not an integer or out of range"
+	case n < 0:
+		return 0, "ERR Number of keys can't be negative"
+	case n > int64(len(args)-3):
+		return 0, "ERR Number of keys can't be greater than number of args"
+	}
+	return int(n), ""
+}
+
+// scriptKeys returns EVAL's declared keys (none when numkeys is invalid).
+func scriptKeys(args [][]byte) [][]byte {
+	if len(args) < 3 {
+		return nil
+	}
+	n, errText := scriptNumKeys(args)
+	if errText != "" {
+		return nil
+	}
+	return args[3 : 3+n]
+}
+
+// scriptRoute returns the shards a script holds: every shard. A script may touch keys it did
+// not declare (Redis standalone allows it, and client libraries do it), and which ones is only
+// known as it runs; holding every shard is the one choice that never has to undo or re-run a
+// script half done (docs/ARCHITECTURE.md, Scripts). nil (no shard: the command only replies
+// an error) when numkeys is invalid.
+func scriptRoute(c *Ctx, nShards int) []int {
+	if len(c.Args) < 3 {
+		return nil
+	}
+	if _, errText := scriptNumKeys(c.Args); errText != "" {
+		return nil
+	}
+	ids := make([]int, nShards)
+	for i := range ids {
+		ids[i] = i
+	}
+	return ids
+}
+
+// evalCommand is EVAL, EVALSHA, EVAL_RO and EVALSHA_RO.
+func evalCommand(c *Ctx) {
+	n, errText := scriptNumKeys(c.Args)
+	if errText != "" {
+		c.Error(errText)
+		return
+	}
+	var s *cachedScript
+	bySHA := strings.HasPrefix(c.Cmd.Name, "evalsha")
+	if bySHA {
+		if s = scripts.get(c.Args[1]); s == nil {
+			c.Error("NOSCRIPT No matching script. Please use EVAL.")
+			return
+		}
+	} else {
+		if s, errText = scripts.load(c.Args[1]); errText != "" {
+			c.Error(errText)
+			return
+		}
+	}
+	roCommand := c.Cmd.IsReadOnly()
+	if s.flags&scriptShebang != 0 && s.flags&scriptNoWrites == 0 && roCommand {
+		c.Error("ERR Can not execute a script with write flag using *_ro command.")
+		return
+	}
+	readOnly := roCommand || s.flags&scriptNoWrites != 0
+	runScript(c, s, c.Args[3:3+n], c.Args[3+n:], readOnly)
+}
+
+func scriptLoad(c *Ctx) {
+	s, errText := scripts.load(c.Args[2])
+	if errText != "" {
+		c.Error(errText)
+		return
+	}
+	c.W.BulkString(s.sha)
+}
+
+func scriptExists(c *Ctx) {
+	c.W.ArrayLen(len(c.Args) - 2)
+	for _, sha := range c.Args[2:] {
+		if scripts.get(sha) != nil {
+			c.W.Int(1)
+		} else {
+			c.W.Int(0)
+		}
+	}
+}
+
+func scriptFlush(c *Ctx) {
+	switch {
+	case len(c.Args) == 2:
+	case len(c.Args) == 3 && (strings.EqualFold(string(c.Args[2]), "sync") || strings.EqualFold(string(c.Args[2]), "async")):
+	default:
+		c.Error("ERR SCRIPT FLUSH only support SYNC|ASYNC option")
+		return
+	}
+	scripts.flush()
+	c.W.OK()
+}
+
+func scriptHelp(c *Ctx) {
+	helpReply(c,
+		"DEBUG (YES|SYNC|NO)",
+		"    Set the debug mode for subsequent scripts executed.",
+		"EXISTS <sha1> [<sha1> ...]",
+		"    Return information about the existence of the scripts in the script cache.",
+		"FLUSH [ASYNC|SYNC]",
+		"    Flush the Lua scripts cache. Very dangerous on replicas.",
+		"    When called without the optional mode argument, the behavior is determined by the",
+		"    lazyfree-lazy-user-flush configuration directive. Valid modes are:",
+		"    * ASYNC: Asynchronously flush the scripts cache.",
+		"    * SYNC: Synchronously flush the scripts cache.",
+		"KILL",
+		"    Kill the currently executing Lua script.",
+		"LOAD <script>",
+		"    Load a script into the scripts cache without executing it.",
+	)
+}

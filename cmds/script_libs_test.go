@@ -1,0 +1,96 @@
+package cmds
+
+import (
+	"strings"
+	"testing"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"shardis/codec"
+)
+
+// evalLua runs code in a fresh sandboxed VM (no redis.call: no script run) and returns its
+// reply as a script's reply would be written (RESP2), or the error text.
+func evalLua(t *testing.T, code string) string {
+	t.Helper()
+	vm := newScriptVM()
+	defer vm.L.Close()
+	proto, err := compileScript(code)
+	if err != nil {
+		return "compile: " + err.Error()
+	}
+	fn := vm.L.NewFunctionFromProto(proto)
+	fn.Env = vm.env
+	vm.L.Push(fn)
+	if err := vm.L.PCall(0, 1, vm.L.NewFunction(errorHandler)); err != nil {
+		msg, line := scriptError(err)
+		return msg + " @" + line
+	}
+	var w codec.Writer
+	luaToResp(&w, vm.L.Get(-1), 0)
+	return strings.ReplaceAll(string(w.Buf), "\r\n", " ")
+}
+
+// Each library against values redis-server 7.0.15 returned for the same code.
+func TestScriptLibs_MatchRedis(t *testing.T) {
+	cases := []struct{ code, want string }{
+		// sandbox
+		{"return x", "ERR user_script:1: Script attempted to access nonexistent global variable 'x' @1"},
+		{"\nstring.x = 1", "ERR user_script:2: Attempt to modify a readonly table @2"},
+		{"return type(os)", "ERR user_script:1: Script attempted to access nonexistent global variable 'os' @1"},
+		{"return {type(loadstring), type(unpack), type(cjson), type(struct)}", "*4 $8 function $8 function $5 table $5 table "},
+		{"return nil + 1", "ERR user_script:1: attempt to perform arithmetic on a nil value @1"},
+		{"return 'a' .. {}", "ERR user_script:1: attempt to concatenate a table value @1"},
+		// base and string
+		{"return {tostring(2^53), tostring(0.1), tostring(1/0), tostring(tonumber('-0'))}", "*4 $18 9.007199254741e+15 $3 0.1 $3 inf $2 -0 "},
+		{"return {tonumber('0x10'), tonumber(' 5 '), tostring(tonumber('1e400')), tostring(tonumber('0x'))}", "*4 :16 :5 $3 inf $3 nil "},
+		{"return string.format('%d|%5.1f|%x|%g|%q|%c', 3.7, 3.14159, 255, 1e20, 'a\\nb', 65)", "$25 3|  3.1|ff|1e+20|\"a\\\nb\"|A "},
+		{"return string.format('%d', 'x')", "ERR user_script:1: bad argument #2 to 'format' (number expected, got string) @1"},
+		{"return string.upper('\\169a')", "$2 \xa9A "},
+		// math.random as Redis seeds it
+		{"math.randomseed(42) return {math.random(100), math.random(1, 10)}", "*2 :75 :4 "},
+		// cjson
+		{"return cjson.encode({1, 'a/b', {x=true}})", `$21 [1,"a\/b",{"x":true}] `},
+		{"return cjson.encode({[1]=1, [20]=2})", "ERR user_script:1: Cannot serialise table: excessively sparse array @1"},
+		{"return cjson.decode('{\"a\":[1,2,null]}').a[2]", ":2 "},
+		{"return cjson.decode('[1,')", "ERR user_script:1: Expected value but found T_END at character 4 @1"},
+		// bit
+		{"return {bit.band(0xff, 0x0f), bit.lshift(1, 31), bit.tohex(-1), bit.bswap(0x12345678), bit.tobit(2^32 + 5)}", "*5 :15 :-2147483648 $8 ffffffff :2018915346 :5 "},
+		// struct
+		{"return struct.pack('>I2i4', 52410, -23423)", "$6 \xcc\xba\xff\xff\xa4\x81 "},
+		{"return {struct.unpack('<i4', 'abcd')}", "*2 :1684234849 :5 "},
+		{"return struct.size('>I2i4d')", ":14 "},
+		// cmsgpack
+		{"return cmsgpack.pack(1, -1, 128, 'abc', {1, 2}, true)", "$12 \x01\xff\xcc\x80\xa3abc\x92\x01\x02\xc3 "},
+		{"return {cmsgpack.unpack('\\147\\1\\2\\3')}", "*1 *3 :1 :2 :3 "},
+		{"return cmsgpack.unpack('\\193')", "ERR user_script:1: Bad data format in input. @1"},
+	}
+	for _, tc := range cases {
+		if got := evalLua(t, tc.code); got != tc.want {
+			t.Errorf("%s\n got  %q\n want %q", tc.code, got, tc.want)
+		}
+	}
+}
+
+// A state from the pool keeps no global a script set: globals are read-only.
+func TestScriptVM_GlobalsStayReadOnly(t *testing.T) {
+	vm := newScriptVM()
+	defer vm.L.Close()
+	for _, code := range []string{"rawset(_G, 'x', 1)", "_G.x = 1", "setmetatable(_G, nil)"} {
+		_ = evalLuaIn(vm, code)
+	}
+	if v := vm.globals.RawGetString("x"); v != lua.LNil {
+		t.Fatalf("global x leaked: %v", v)
+	}
+}
+
+func evalLuaIn(vm *scriptVM, code string) error {
+	proto, err := compileScript(code)
+	if err != nil {
+		return err
+	}
+	fn := vm.L.NewFunctionFromProto(proto)
+	fn.Env = vm.env
+	vm.L.Push(fn)
+	return vm.L.PCall(0, 0, nil)
+}

@@ -1,0 +1,164 @@
+package cmds
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"shardis/server"
+)
+
+// scriptRun is one run of a script: what redis.call needs to run commands on the caller's
+// behalf. It lives for the run only; the VM points to it while the script runs.
+type scriptRun struct {
+	c        *Ctx // the EVAL (or EVALSHA…) command; its Tx holds the script's shards
+	script   *cachedScript
+	readOnly bool // EVAL_RO, EVALSHA_RO, or the no-writes shebang flag
+	db       int  // SELECT inside the script moves it, not the caller's db
+	client   *server.Client
+	resp3    bool // redis.setresp(3): commands reply in RESP3 to the script
+	running  *runningScript
+	scratch  [][]byte
+	keyBuf   [][]byte
+	held     []int // the shards the transaction holds, read at the first redis.call
+}
+
+// scriptErrorSource is the chunk name Redis gives scripts, as it shows in error positions.
+const scriptErrorSource = "user_script"
+
+// runScript runs s with keys and argv and writes its reply (or error) to c.W.
+func runScript(c *Ctx, s *cachedScript, keys, argv [][]byte, readOnly bool) {
+	vm := vmPool.Get().(*scriptVM)
+	defer vmPool.Put(vm)
+	cl := c.Client
+	if cl == nil {
+		cl = &server.Client{}
+	}
+	savedDB := cl.DB
+	running, ctx := startScript()
+	run := &scriptRun{c: c, script: s, readOnly: readOnly, db: c.DB, client: cl, running: running}
+	vm.run = run
+	L := vm.L
+	L.SetContext(ctx)
+	defer func() {
+		L.RemoveContext()
+		running.finish()
+		vm.run = nil
+		cl.DB = savedDB
+		L.SetTop(0)
+	}()
+	vm.globals.RawSetString("KEYS", argTable(L, keys))
+	vm.globals.RawSetString("ARGV", argTable(L, argv))
+
+	fn := L.NewFunctionFromProto(s.proto)
+	fn.Env = vm.env
+	L.Push(fn)
+	err := L.PCall(0, 1, L.NewFunction(errorHandler))
+	if err != nil {
+		msg, line := scriptError(err)
+		if running.killed.Load() {
+			msg = "ERR Script killed by user with SCRIPT KILL..."
+		}
+		c.Error(fmt.Sprintf("%s script: %s, on @%s:%s.", msg, s.sha, scriptErrorSource, line))
+		return
+	}
+	luaToResp(&c.W, L.Get(-1), 0)
+}
+
+func argTable(L *lua.LState, args [][]byte) *lua.LTable {
+	t := L.CreateTable(len(args), 0)
+	for _, a := range args {
+		t.Append(lua.LString(a))
+	}
+	return t
+}
+
+// errorHandler is Redis's __redis__err__handler: it turns the error into a table with the
+// error text (a string error gets the ERR code) and the line the script was at.
+func errorHandler(L *lua.LState) int {
+	errv := L.Get(1)
+	t, ok := errv.(*lua.LTable)
+	if !ok {
+		t = L.NewTable()
+		text := errv.String()
+		if errv.Type() == lua.LTString || errv.Type() == lua.LTNumber {
+			text = luaErrorText(lua.LVAsString(errv))
+		}
+		t.RawSetString("err", lua.LString("ERR "+text))
+	}
+	for level := 0; ; level++ {
+		dbg, ok := L.GetStack(level)
+		if !ok {
+			break
+		}
+		if _, err := L.GetInfo("Sl", dbg, lua.LNil); err != nil {
+			continue
+		}
+		if dbg.What != "G" && dbg.CurrentLine > 0 {
+			t.RawSetString("line", lua.LNumber(dbg.CurrentLine))
+			break
+		}
+	}
+	L.Push(t)
+	return 1
+}
+
+// scriptError returns the text and line of a script's uncaught error.
+func scriptError(err error) (msg, line string) {
+	line = "?"
+	ae, ok := err.(*lua.ApiError)
+	if !ok {
+		return "ERR " + err.Error(), line
+	}
+	t, ok := ae.Object.(*lua.LTable)
+	if !ok {
+		return "ERR " + lua.LVAsString(ae.Object), line
+	}
+	if n, ok := t.RawGetString("line").(lua.LNumber); ok {
+		line = strconv.Itoa(int(n))
+	}
+	if s, ok := t.RawGetString("err").(lua.LString); ok {
+		return sanitizeLine(string(s)), line
+	}
+	return "ERR unknown error", line
+}
+
+// sanitizeLine replaces CR and LF with spaces, as Redis does in error and status replies.
+func sanitizeLine(s string) string {
+	b := []byte(s)
+	for i, ch := range b {
+		if ch == '\r' || ch == '\n' {
+			b[i] = ' '
+		}
+	}
+	return string(b)
+}
+
+// gopherOperandError matches gopher-lua's text for an operator applied to wrong operands.
+var gopherOperandError = regexp.MustCompile(`cannot perform (\w+) operation between (\w+) and (\w+)`)
+
+// gopherArgError matches gopher-lua's argument errors, which do not quote the function name.
+var gopherArgError = regexp.MustCompile(`bad argument #(\d+) to ([\w.]+) \(`)
+
+// luaErrorText rewrites gopher-lua's runtime error texts that Lua 5.1 words differently
+// ("attempt to perform arithmetic on a nil value"), so scripts see Redis's texts.
+func luaErrorText(s string) string {
+	s = gopherArgError.ReplaceAllString(s, "bad argument #$1 to '$2' (")
+	return gopherOperandError.ReplaceAllStringFunc(s, func(m string) string {
+		sub := gopherOperandError.FindStringSubmatch(m)
+		op, a, b := sub[1], sub[2], sub[3]
+		bad := b
+		if a != "number" && a != "string" {
+			bad = a
+		}
+		if op == "concat" {
+			return "attempt to concatenate a " + bad + " value"
+		}
+		if a != "number" {
+			bad = a
+		}
+		return "attempt to perform arithmetic on a " + bad + " value"
+	})
+}
