@@ -1,8 +1,13 @@
 package cmds_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
+	"shardis/internal/testserver"
+	"strings"
 	"testing"
 
 	"github.com/redis/go-redis/v9"
@@ -52,5 +57,41 @@ func expectNil(t *testing.T, c *redis.Client, args ...any) {
 	v, err := doCmd(t, c, args...)
 	if err != redis.Nil {
 		t.Fatalf("%v = %#v, %v; want nil", args, v, err)
+	}
+}
+
+// replayRecorded replays every NAME.cmds stream of dir (inline commands sent in one write on
+// one connection of a fresh server) and checks the replies are, byte for byte, NAME.redis:
+// what redis-server 7.0.15 answered to the same stream (see testdata/multi/README.md).
+func replayRecorded(t *testing.T, dir string) {
+	t.Helper()
+	streams, _ := filepath.Glob(filepath.Join(dir, "*.cmds"))
+	if len(streams) == 0 {
+		t.Fatalf("no streams in %s", dir)
+	}
+	for _, path := range streams {
+		name := strings.TrimSuffix(filepath.Base(path), ".cmds")
+		t.Run(name, func(t *testing.T) {
+			s := testserver.Start(t)
+			in, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := os.ReadFile(strings.TrimSuffix(path, ".cmds") + ".redis")
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := testserver.Exchange(t, s.Addr, bytes.ReplaceAll(in, []byte("\n"), []byte("\r\n")), len(want))
+			if bytes.Equal(got, want) {
+				return
+			}
+			gl, wl := strings.Split(string(got), "\r\n"), strings.Split(string(want), "\r\n")
+			for i := range min(len(gl), len(wl)) {
+				if gl[i] != wl[i] {
+					t.Fatalf("reply line %d: got %q, want %q\ngot:\n%s", i+1, gl[i], wl[i], got)
+				}
+			}
+			t.Fatalf("got %d lines, want %d:\n%s", len(gl), len(wl), got)
+		})
 	}
 }

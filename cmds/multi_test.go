@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -22,34 +20,7 @@ import (
 
 // The scripts in testdata/multi replay, byte for byte, what redis-server 7.0.15 answered.
 func TestMulti_Scripts_MatchRedis(t *testing.T) {
-	scripts, _ := filepath.Glob("testdata/multi/*.cmds")
-	if len(scripts) == 0 {
-		t.Fatal("no scripts in testdata/multi")
-	}
-	for _, path := range scripts {
-		name := strings.TrimSuffix(filepath.Base(path), ".cmds")
-		t.Run(name, func(t *testing.T) {
-			s := testserver.Start(t)
-			in, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want, err := os.ReadFile(strings.TrimSuffix(path, ".cmds") + ".redis")
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := testserver.Exchange(t, s.Addr, bytes.ReplaceAll(in, []byte("\n"), []byte("\r\n")), len(want))
-			if !bytes.Equal(got, want) {
-				gl, wl := strings.Split(string(got), "\r\n"), strings.Split(string(want), "\r\n")
-				for i := range min(len(gl), len(wl)) {
-					if gl[i] != wl[i] {
-						t.Fatalf("reply line %d: got %q, want %q\ngot:\n%s", i+1, gl[i], wl[i], got)
-					}
-				}
-				t.Fatalf("got %d lines, want %d:\n%s", len(gl), len(wl), got)
-			}
-		})
-	}
+	replayRecorded(t, "testdata/multi")
 }
 
 // go-redis's TxPipelined wraps its commands in MULTI/EXEC; keys in different shards.

@@ -1,12 +1,9 @@
 package cmds_test
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -396,34 +393,7 @@ return 'done'`, nil).Err()
 
 // The streams in testdata/script replay, byte for byte, what redis-server 7.0.15 answered.
 func TestScript_Streams_MatchRedis(t *testing.T) {
-	streams, _ := filepath.Glob("testdata/script/*.cmds")
-	if len(streams) == 0 {
-		t.Fatal("no streams in testdata/script")
-	}
-	for _, path := range streams {
-		name := strings.TrimSuffix(filepath.Base(path), ".cmds")
-		t.Run(name, func(t *testing.T) {
-			s := testserver.Start(t)
-			in, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want, err := os.ReadFile(strings.TrimSuffix(path, ".cmds") + ".redis")
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := testserver.Exchange(t, s.Addr, bytes.ReplaceAll(in, []byte("\n"), []byte("\r\n")), len(want))
-			if !bytes.Equal(got, want) {
-				gl, wl := strings.Split(string(got), "\r\n"), strings.Split(string(want), "\r\n")
-				for i := range min(len(gl), len(wl)) {
-					if gl[i] != wl[i] {
-						t.Fatalf("reply line %d: got %q, want %q\ngot:\n%s", i+1, gl[i], wl[i], got)
-					}
-				}
-				t.Fatalf("got %d lines, want %d:\n%s", len(gl), len(wl), got)
-			}
-		})
-	}
+	replayRecorded(t, "testdata/script")
 }
 
 // CLIENT PAUSE WRITE holds back EVAL and EVALSHA (their scripts may write), not EVAL_RO.
