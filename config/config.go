@@ -435,6 +435,9 @@ func (c *Config) WriteBufferSize() int64 { return c.cur.Load().writeBufferSize }
 // (proto-max-bulk-len).
 func (c *Config) ProtoMaxBulkLen() int64 { return c.cur.Load().protoMaxBulkLen }
 
+// OutputLimit returns client-output-buffer-limit for a class of clients.
+func (c *Config) OutputLimit(class ClientClass) OutputLimit { return c.cur.Load().outputLimits[class] }
+
 // ClientQueryBufferLimit returns the largest unprocessed input a client may
 // accumulate, in bytes (client-query-buffer-limit).
 func (c *Config) ClientQueryBufferLimit() int64 { return c.cur.Load().clientQueryBufferLimit }

@@ -35,6 +35,70 @@ type values struct {
 	logLevel               string
 	logFile                string
 	pidFile                string
+	outputLimits           [3]OutputLimit // client-output-buffer-limit, by ClientClass
+}
+
+// ClientClass is a class of client-output-buffer-limit.
+type ClientClass int
+
+// The classes, in the order CONFIG GET prints them.
+const (
+	ClassNormal ClientClass = iota
+	ClassReplica
+	ClassPubSub
+)
+
+var classNames = [3]string{"normal", "slave", "pubsub"}
+
+// OutputLimit is one class's client-output-buffer-limit: a client holding more than Hard
+// bytes of output, or more than Soft for SoftSeconds on end, is disconnected. 0 disables a
+// limit.
+type OutputLimit struct {
+	Hard, Soft, SoftSeconds int64
+}
+
+// setOutputLimits parses "class hard soft seconds [class hard soft seconds ...]", changing
+// only the classes it names, with Redis's errors.
+func setOutputLimits(v *values, args []string) string {
+	if len(args)%4 != 0 || len(args) == 0 {
+		return "Wrong number of arguments in buffer limit configuration."
+	}
+	next := v.outputLimits
+	for i := 0; i < len(args); i += 4 {
+		class := -1
+		switch strings.ToLower(args[i]) {
+		case "normal":
+			class = int(ClassNormal)
+		case "slave", "replica":
+			class = int(ClassReplica)
+		case "pubsub":
+			class = int(ClassPubSub)
+		}
+		if class < 0 {
+			return "Invalid client class specified in buffer limit configuration."
+		}
+		hard, ok1 := parseMemory(args[i+1])
+		soft, ok2 := parseMemory(args[i+2])
+		secs, err := strconv.ParseInt(args[i+3], 10, 64)
+		if !ok1 || !ok2 || err != nil || secs < 0 {
+			return "Error in hard, soft or soft_seconds setting in buffer limit configuration."
+		}
+		next[class] = OutputLimit{Hard: hard, Soft: soft, SoftSeconds: secs}
+	}
+	v.outputLimits = next
+	return ""
+}
+
+func getOutputLimits(v *values) string {
+	var b strings.Builder
+	for i, l := range v.outputLimits {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(classNames[i] + " " + strconv.FormatInt(l.Hard, 10) + " " +
+			strconv.FormatInt(l.Soft, 10) + " " + strconv.FormatInt(l.SoftSeconds, 10))
+	}
+	return b.String()
 }
 
 // param describes one configuration parameter: how to parse it into a
@@ -255,6 +319,16 @@ var paramList = []*param{
 	intParam("binlog-max-age", true, 3600, 0, intMax, func(v *values) *int64 { return &v.binlogMaxAge }),
 	intParam("binlog-max-entries", true, 1000000, 0, llMax, func(v *values) *int64 { return &v.binlogMaxEntries }),
 	memParam("block-cache-size", true, 256*mb, 0, llMax, func(v *values) *int64 { return &v.blockCacheSize }),
+	// client-output-buffer-limit: per class, when a client holding output is disconnected.
+	{
+		name:     "client-output-buffer-limit",
+		mutable:  true,
+		multiArg: true,
+		def: []string{"normal", "0", "0", "0", "slave", "268435456", "67108864", "60",
+			"pubsub", "33554432", "8388608", "60"},
+		set: setOutputLimits,
+		get: getOutputLimits,
+	},
 	memParam("client-query-buffer-limit", true, 1024*mb, mb, llMax, func(v *values) *int64 { return &v.clientQueryBufferLimit }),
 
 	boolParam("cpu-pin", false, true, func(v *values) *bool { return &v.cpuPin }, nil),

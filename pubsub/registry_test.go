@@ -9,7 +9,7 @@ import (
 func newTestSubscriber(limit int64) (*Subscriber, *atomic.Int32, *atomic.Int64) {
 	var wakes atomic.Int32
 	var over atomic.Int64
-	s := NewSubscriber(func() { wakes.Add(1) }, func() int64 { return limit }, func(n int64) { over.Store(n) })
+	s := NewSubscriber(func() { wakes.Add(1) }, func() Limit { return Limit{Hard: limit} }, func(n int64) { over.Store(n) })
 	return s, &wakes, &over
 }
 

@@ -3,6 +3,7 @@ package pubsub
 import (
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Kind is one of the three subscription spaces Redis keeps apart.
@@ -31,23 +32,49 @@ type Subscriber struct {
 	RESP3 atomic.Bool
 
 	wake     func()        // asks the owning loop to Drain; called once per empty->non-empty
-	limit    func() int64  // the queue's hard limit in bytes (0: none)
+	limit    func() Limit  // the queue's limits (client-output-buffer-limit pubsub)
 	overflow func(n int64) // the queue would hold n bytes: the subscriber is closed
 
-	mu      sync.Mutex
-	queue   []byte // frames not yet handed to the connection
-	waking  bool   // wake was called and Drain has not run since
-	closed  bool   // overflowed or gone: deliveries are dropped
-	pending atomic.Bool
+	mu     sync.Mutex
+	queue  []byte // frames not yet handed to the connection
+	waking bool   // wake was called and Drain has not run since
+	closed bool   // overflowed or gone: deliveries are dropped
+	// overSoft is when the queue was first seen over the soft limit (zero: it is not).
+	overSoft time.Time
+	pending  atomic.Bool
 
 	// subscriptions by kind, in the order they were made (UNSUBSCRIBE without arguments
 	// answers them in that order); guarded by the Registry's lock.
 	subs [numKinds]orderedSet
 }
 
+// Limit bounds a subscriber's queue as Redis's client-output-buffer-limit does: past Hard
+// bytes, or past Soft bytes for longer than SoftFor, the subscriber is closed. 0 disables a
+// limit.
+type Limit struct {
+	Hard, Soft int64
+	SoftFor    time.Duration
+}
+
+// over reports whether a queue of n bytes breaks the limit at now, given since, when it was
+// first seen over the soft limit; it returns the new since. As in Redis, the first time over
+// the soft limit only starts the clock.
+func (l Limit) over(n int64, now, since time.Time) (bool, time.Time) {
+	if l.Hard > 0 && n > l.Hard {
+		return true, since
+	}
+	if l.Soft <= 0 || n <= l.Soft {
+		return false, time.Time{}
+	}
+	if since.IsZero() {
+		return false, now
+	}
+	return now.Sub(since) > l.SoftFor, since
+}
+
 // NewSubscriber returns a subscriber whose deliveries call wake when its queue becomes
-// non-empty, and overflow when the queue would grow past limit() bytes.
-func NewSubscriber(wake func(), limit func() int64, overflow func(n int64)) *Subscriber {
+// non-empty, and overflow when the queue would break limit().
+func NewSubscriber(wake func(), limit func() Limit, overflow func(n int64)) *Subscriber {
 	return &Subscriber{wake: wake, limit: limit, overflow: overflow}
 }
 
@@ -102,8 +129,9 @@ func (s *Subscriber) deliver(n byte, body []byte) {
 		s.mu.Unlock()
 		return
 	}
-	if lim := s.limit(); lim > 0 && int64(len(s.queue)+size) > lim {
-		total := int64(len(s.queue) + size)
+	total := int64(len(s.queue) + size)
+	var broken bool
+	if broken, s.overSoft = s.limit().over(total, time.Now(), s.overSoft); broken {
 		s.closed = true
 		s.queue = nil
 		s.pending.Store(false)

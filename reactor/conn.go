@@ -13,6 +13,7 @@ import (
 
 	"shardis/cmds"
 	"shardis/codec"
+	"shardis/config"
 	"shardis/executor"
 	"shardis/server"
 )
@@ -25,15 +26,18 @@ const (
 
 // conn is one client connection, owned by its event loop.
 type conn struct {
-	srv    *Server
-	gc     gnet.Conn
-	client *server.Client
-	b      batch
-	busy   bool // a batch is in flight (loop-owned; the batch sets b.done when it ends)
-	need   int  // bytes the input must hold before parsing can progress
-	argv   [][]byte
-	parser codec.Parser // resumes a partly received command where it stopped
-	iov    [][]byte     // flush's writev list, reused
+	// overSoft is when the output gnet holds for the connection was first seen over
+	// client-output-buffer-limit's soft limit (zero: it is not); see overOutputLimit.
+	overSoft time.Time
+	srv      *Server
+	gc       gnet.Conn
+	client   *server.Client
+	b        batch
+	busy     bool // a batch is in flight (loop-owned; the batch sets b.done when it ends)
+	need     int  // bytes the input must hold before parsing can progress
+	argv     [][]byte
+	parser   codec.Parser // resumes a partly received command where it stopped
+	iov      [][]byte     // flush's writev list, reused
 	// closeAfterFlush: a protocol error or QUIT ends the connection once replies are out.
 	closeAfterFlush bool
 	protoErr        string
@@ -102,6 +106,9 @@ func (cn *conn) flush() (act gnet.Action, finished bool) {
 		}
 		cn.writeReplies(b.slots[b.flushed:end], tail)
 		b.flushed = end
+		if cn.overOutputLimit() {
+			return gnet.Close, false
+		}
 		if last {
 			break
 		}
@@ -457,4 +464,35 @@ func (cn *conn) dispatch(start int) bool {
 func (cn *conn) wakeAt(until int64) {
 	cn.srv.state.WaitUnpause(cn.wake)
 	time.AfterFunc(time.Until(time.UnixMilli(until))+time.Millisecond, cn.wake)
+}
+
+// overOutputLimit reports whether the connection holds more output than its class of
+// client-output-buffer-limit allows (the replies gnet could not send yet, for a client that
+// does not read them), logging it: the caller closes the connection, as Redis does, so a
+// client that pipelines requests for big values and never reads cannot grow the server's
+// memory without bound. Subscribers are bounded by their queue (pubsub.Subscriber).
+func (cn *conn) overOutputLimit() bool {
+	if cn.client.PubSub() {
+		return false
+	}
+	l := cn.srv.cfg.OutputLimit(config.ClassNormal)
+	if l.Hard == 0 && l.Soft == 0 {
+		return false
+	}
+	held := int64(cn.gc.OutboundBuffered())
+	over := l.Hard > 0 && held > l.Hard
+	switch {
+	case over:
+	case l.Soft == 0 || held <= l.Soft:
+		cn.overSoft = time.Time{}
+	case cn.overSoft.IsZero():
+		cn.overSoft = time.Now() // the first time over the soft limit starts the clock
+	default:
+		over = time.Since(cn.overSoft) > time.Duration(l.SoftSeconds)*time.Second
+	}
+	if over {
+		log.Printf("Client id=%d addr=%s closed for overcoming of output buffer limits (%d bytes held).",
+			cn.client.ID, cn.client.Addr, held)
+	}
+	return over
 }

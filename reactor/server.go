@@ -179,9 +179,11 @@ func addrString(a net.Addr) string {
 	return a.String()
 }
 
-// pubsubLimit is the hard limit of a subscriber's queue: client-output-buffer-limit's pubsub
-// class (Redis's default, 32 MB).
-func (s *Server) pubsubLimit() int64 { return 32 << 20 }
+// pubsubLimit is the limit of a subscriber's queue: client-output-buffer-limit's pubsub class.
+func (s *Server) pubsubLimit() pubsub.Limit {
+	l := s.cfg.OutputLimit(config.ClassPubSub)
+	return pubsub.Limit{Hard: l.Hard, Soft: l.Soft, SoftFor: time.Duration(l.SoftSeconds) * time.Second}
+}
 
 // OnClose unregisters a connection.
 func (s *Server) OnClose(c gnet.Conn, _ error) gnet.Action {
