@@ -4,8 +4,8 @@
 GO       ?= go
 PORT     ?= 6379
 DIR      ?= ./data
-# Debian packages the build and the tests need.
-DEB_PKGS := librocksdb-dev redis-server redis-tools python3
+# Debian packages the build and the tests need (python3-redis: the redis-py Lock test).
+DEB_PKGS := librocksdb-dev redis-server redis-tools python3 python3-redis
 
 .PHONY: all build run test unit fuzz difftest deps bench clean
 
