@@ -225,24 +225,9 @@ func TestExec_BankTransfer_OneShard_NeverTorn(t *testing.T) {
 // MONITOR shows MULTI, then each queued command as EXEC runs it, then EXEC, as Redis does.
 func TestExec_MonitorShowsQueuedCommandsAsTheyRun(t *testing.T) {
 	s := testserver.Start(t)
-	mon, err := net.Dial("tcp", s.Addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer mon.Close()
-	if _, err := mon.Write([]byte("MONITOR\r\n")); err != nil {
-		t.Fatal(err)
-	}
-	_ = mon.SetReadDeadline(time.Now().Add(20 * time.Second))
+	mon := testserver.Monitor(t, s.Addr)
 	buf := make([]byte, 64<<10)
 	var got []byte
-	for !bytes.Contains(got, []byte("+OK\r\n")) {
-		n, err := mon.Read(buf)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got = append(got, buf[:n]...)
-	}
 	c := s.Client(t)
 	if _, err := c.TxPipelined(testCtx, func(p redis.Pipeliner) error {
 		p.Set(testCtx, "a", "1", 0)

@@ -117,38 +117,13 @@ func TestPubSub_SubscribedModeMatchesRedis(t *testing.T) {
 		"-ERR unknown subcommand 'FOO'. Try PUBSUB HELP.\r\n" +
 		"-ERR unknown subcommand or wrong number of arguments for 'CHANNELS'. Try PUBSUB HELP.\r\n" +
 		"+RESET\r\n*2\r\n$1\r\ns\r\n:0\r\n"
-	got := exchangeUntil(t, s.Addr, []byte(in), "+RESET\r\n*2\r\n$1\r\ns\r\n:0\r\n")
+	got := testserver.ExchangeUntil(t, s.Addr, []byte(in), "+RESET\r\n*2\r\n$1\r\ns\r\n:0\r\n")
 	if i := bytes.Index(got, []byte("*0\r\n>3")); i >= 0 { // skip HELLO's map
 		got = got[i+4:]
 	}
 	if string(got) != want {
 		t.Fatalf("got\n%q\nwant\n%q", got, want)
 	}
-}
-
-// exchangeUntil sends payload on a new connection and reads until the input ends with
-// suffix (or the server closed, or a generous deadline passed).
-func exchangeUntil(t *testing.T, addr string, payload []byte, suffix string) []byte {
-	t.Helper()
-	c, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	if _, err := c.Write(payload); err != nil {
-		t.Fatal(err)
-	}
-	var out []byte
-	buf := make([]byte, 64<<10)
-	_ = c.SetReadDeadline(time.Now().Add(20 * time.Second))
-	for !bytes.HasSuffix(out, []byte(suffix)) {
-		n, err := c.Read(buf)
-		out = append(out, buf[:n]...)
-		if err != nil {
-			break
-		}
-	}
-	return out
 }
 
 // CLIENT KILL of a subscriber removes its subscriptions.
@@ -305,25 +280,10 @@ func TestPubSub_SlowSubscriberDisconnected(t *testing.T) {
 // A PUBLISH pipelined behind a write runs after it; RESET ends the subscriptions.
 func TestPubSub_PublishInPipelineAndMonitorAndReset(t *testing.T) {
 	s := testserver.Start(t)
-	mon, err := net.Dial("tcp", s.Addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer mon.Close()
-	if _, err := mon.Write([]byte("MONITOR\r\n")); err != nil {
-		t.Fatal(err)
-	}
-	_ = mon.SetReadDeadline(time.Now().Add(20 * time.Second))
+	mon := testserver.Monitor(t, s.Addr)
 	buf := make([]byte, 64<<10)
 	var got []byte
-	for !bytes.Contains(got, []byte("+OK\r\n")) {
-		n, err := mon.Read(buf)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got = append(got, buf[:n]...)
-	}
-	out := exchangeUntil(t, s.Addr, []byte("PUBLISH a 1\r\nSET k v\r\nPUBLISH a 2\r\nSUBSCRIBE a\r\nRESET\r\nPUBSUB NUMSUB a\r\n"),
+	out := testserver.ExchangeUntil(t, s.Addr, []byte("PUBLISH a 1\r\nSET k v\r\nPUBLISH a 2\r\nSUBSCRIBE a\r\nRESET\r\nPUBSUB NUMSUB a\r\n"),
 		"+RESET\r\n*2\r\n$1\r\na\r\n:0\r\n")
 	want := ":0\r\n+OK\r\n:0\r\n*3\r\n$9\r\nsubscribe\r\n$1\r\na\r\n:1\r\n+RESET\r\n*2\r\n$1\r\na\r\n:0\r\n"
 	if string(out) != want {

@@ -195,13 +195,21 @@ func luaNumberToInt(f float64) int64 {
 
 // formatG17 formats f as C's "%.17g" does, which is how Redis's Lua turns numbers to strings.
 func formatG17(f float64) string {
-	switch {
-	case math.IsInf(f, 1):
-		return "inf"
-	case math.IsInf(f, -1):
-		return "-inf"
-	case math.IsNaN(f):
-		return "nan"
+	if s, ok := nonFinite(f); ok {
+		return s
 	}
 	return strconv.FormatFloat(f, 'g', 17, 64)
+}
+
+// nonFinite returns inf, -inf or nan as glibc's printf spells them, and false for a finite f.
+func nonFinite(f float64) (string, bool) {
+	switch {
+	case math.IsInf(f, 1):
+		return "inf", true
+	case math.IsInf(f, -1):
+		return "-inf", true
+	case math.IsNaN(f):
+		return "nan", true
+	}
+	return "", false
 }

@@ -224,13 +224,8 @@ func (vm *scriptVM) mathRandomseed(L *lua.LState) int {
 // formatLuaG14 formats a number as Lua 5.1's tostring does ("%.14g", and inf, -inf, nan as
 // glibc prints them).
 func formatLuaG14(f float64) string {
-	switch {
-	case math.IsInf(f, 1):
-		return "inf"
-	case math.IsInf(f, -1):
-		return "-inf"
-	case math.IsNaN(f):
-		return "nan"
+	if s, ok := nonFinite(f); ok {
+		return s
 	}
 	return formatG14(f)
 }

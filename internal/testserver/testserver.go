@@ -4,7 +4,6 @@ package testserver
 
 import (
 	"bytes"
-	"fmt"
 	"net"
 	"strconv"
 	"testing"
@@ -131,6 +130,13 @@ func waitListening(t testing.TB, addr string) {
 // Raw sends raw bytes on a new connection and returns what arrives within wait.
 func Raw(t testing.TB, addr string, payload []byte, wait time.Duration) []byte {
 	t.Helper()
+	return roundTrip(t, addr, payload, time.Now().Add(wait), func([]byte) bool { return false })
+}
+
+// roundTrip sends payload on a new connection and reads until done says what arrived is
+// enough, the server closed, or deadline passed.
+func roundTrip(t testing.TB, addr string, payload []byte, deadline time.Time, done func([]byte) bool) []byte {
+	t.Helper()
 	c, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
@@ -141,9 +147,8 @@ func Raw(t testing.TB, addr string, payload []byte, wait time.Duration) []byte {
 	}
 	var out []byte
 	buf := make([]byte, 64<<10)
-	deadline := time.Now().Add(wait)
-	for time.Now().Before(deadline) {
-		_ = c.SetReadDeadline(deadline)
+	_ = c.SetReadDeadline(deadline)
+	for !done(out) {
 		n, err := c.Read(buf)
 		out = append(out, buf[:n]...)
 		if err != nil {
@@ -152,8 +157,6 @@ func Raw(t testing.TB, addr string, payload []byte, wait time.Duration) []byte {
 	}
 	return out
 }
-
-var _ = fmt.Sprintf
 
 // OpenStore opens the store in dir directly (no server), for tests that inspect what a server
 // left on disk or replay into a fresh directory. It is closed when the test ends.
@@ -211,23 +214,36 @@ func MetaOf(t testing.TB, st *shard.Store, db int, key string) (codec.Meta, bool
 // closed, or a generous deadline passed: it waits for behaviour, not for a time (unlike Raw).
 func Exchange(t testing.TB, addr string, payload []byte, want int) []byte {
 	t.Helper()
-	c, err := net.Dial("tcp", addr)
+	return roundTrip(t, addr, payload, time.Now().Add(60*time.Second), func(out []byte) bool { return len(out) >= want })
+}
+
+// ExchangeUntil is Exchange reading until what arrived ends with suffix.
+func ExchangeUntil(t testing.TB, addr string, payload []byte, suffix string) []byte {
+	t.Helper()
+	return roundTrip(t, addr, payload, time.Now().Add(60*time.Second),
+		func(out []byte) bool { return bytes.HasSuffix(out, []byte(suffix)) })
+}
+
+// Monitor opens a connection in MONITOR mode and returns it once the server said +OK.
+func Monitor(t testing.TB, addr string) net.Conn {
+	t.Helper()
+	mon, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close()
-	if _, err := c.Write(payload); err != nil {
+	t.Cleanup(func() { _ = mon.Close() })
+	if _, err := mon.Write([]byte("MONITOR\r\n")); err != nil {
 		t.Fatal(err)
 	}
-	var out []byte
-	buf := make([]byte, 64<<10)
-	_ = c.SetReadDeadline(time.Now().Add(60 * time.Second))
-	for len(out) < want {
-		n, err := c.Read(buf)
-		out = append(out, buf[:n]...)
+	_ = mon.SetReadDeadline(time.Now().Add(20 * time.Second))
+	got := make([]byte, 0, 8)
+	buf := make([]byte, 8)
+	for !bytes.Contains(got, []byte("+OK\r\n")) {
+		n, err := mon.Read(buf[:1]) // byte by byte: nothing of the feed is consumed here
 		if err != nil {
-			break
+			t.Fatal(err)
 		}
+		got = append(got, buf[:n]...)
 	}
-	return out
+	return mon
 }
