@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"shardis/codec"
+	"shardis/pubsub"
 )
 
 // The blocking commands: BLPOP BRPOP BRPOPLPUSH BLMOVE BLMPOP BZPOPMIN BZPOPMAX BZMPOP. Each
@@ -137,7 +138,7 @@ func bpopCmd(c *Ctx, left bool) {
 		c.W.ArrayLen(2)
 		c.W.Bulk(key)
 		c.W.Bulk(l.popOne(left))
-		c.saveCollection(key, &l.m)
+		c.saveAndNotify(key, &l.m, pubsub.List, listEvent(left, "lpop", "rpop"))
 		name := listRPOP
 		if left {
 			name = listLPOP

@@ -2,6 +2,7 @@ package cmds
 
 import (
 	"shardis/codec"
+	"shardis/pubsub"
 	"shardis/shard"
 )
 
@@ -70,13 +71,24 @@ func (c *Ctx) newCollection(key []byte, t codec.Type) codec.Meta {
 	return m
 }
 
-// saveCollection writes m as key's meta, or deletes key when the collection is empty.
-func (c *Ctx) saveCollection(key []byte, m *codec.Meta) {
+// saveCollection writes m as key's meta, or deletes key when the collection is empty; it
+// reports whether it deleted the key.
+func (c *Ctx) saveCollection(key []byte, m *codec.Meta) (removed bool) {
 	if m.Count == 0 {
-		c.Tx.Delete(c.DB, key)
-		return
+		return c.Tx.Delete(c.DB, key)
 	}
 	c.Tx.SetMeta(c.DB, key, m)
+	return false
+}
+
+// saveAndNotify is saveCollection followed by the command's keyspace event and, when the
+// collection became empty and went, Redis's "del" after it.
+func (c *Ctx) saveAndNotify(key []byte, m *codec.Meta, class pubsub.Class, event string) {
+	removed := c.saveCollection(key, m)
+	c.notify(class, event, key)
+	if removed {
+		c.notify(pubsub.Generic, "del", key)
+	}
 }
 
 // dataKey returns the data key of element elem of collection (key, m) in the context's db.

@@ -1,6 +1,10 @@
 package cmds
 
-import "math"
+import (
+	"math"
+
+	"shardis/pubsub"
+)
 
 // Key expiry. Meta.Expire is an absolute unix time in milliseconds (0: none); every write
 // is logged as the absolute PEXPIREAT, so a replica or a replay expires the key at the same
@@ -120,12 +124,14 @@ func expireGeneric(c *Ctx, base int64, seconds bool) {
 		// Redis 7 deletes a key whose new expire time has already passed, and says 1.
 		c.Tx.Delete(c.DB, key)
 		c.Tx.Log(c.DB, key, keysDEL, key)
+		c.notify(pubsub.Generic, "del", key)
 		c.W.Int(1)
 		return
 	}
 	m.Expire = when
 	c.Tx.SetMeta(c.DB, key, &m)
 	c.Tx.Log(c.DB, key, expirePEXPIREAT, key, itoa(when))
+	c.notify(pubsub.Generic, "expire", key)
 	c.W.Int(1)
 }
 
@@ -179,5 +185,6 @@ func persistCommand(c *Ctx) {
 	m.Expire = 0
 	c.Tx.SetMeta(c.DB, key, &m)
 	c.Tx.Log(c.DB, key, expirePERSIST, key)
+	c.notify(pubsub.Generic, "persist", key)
 	c.W.Int(1)
 }

@@ -10,6 +10,7 @@ import (
 
 	"shardis/codec"
 	"shardis/internal/glob"
+	"shardis/pubsub"
 	"shardis/shard"
 )
 
@@ -125,7 +126,7 @@ func hashSet(c *Ctx, hmset bool) {
 		}
 		c.Tx.PutData(key, dk, c.Args[j+1])
 	}
-	c.saveCollection(key, &m)
+	c.saveAndNotify(key, &m, pubsub.Hash, "hset")
 	rec := make([][]byte, len(c.Args))
 	copy(rec, c.Args)
 	rec[0] = hashHSET
@@ -150,7 +151,7 @@ func hsetnx(c *Ctx) {
 	}
 	c.Tx.PutData(key, dk, val)
 	m.Count++
-	c.saveCollection(key, &m)
+	c.saveAndNotify(key, &m, pubsub.Hash, "hset")
 	c.Tx.Log(c.DB, key, hashHSET, key, field, val)
 	c.W.Int(1)
 }
@@ -218,7 +219,7 @@ func hdel(c *Ctx) {
 		}
 	}
 	if deleted > 0 {
-		c.saveCollection(key, &m)
+		c.saveAndNotify(key, &m, pubsub.Hash, "hdel")
 		rec := make([][]byte, len(c.Args))
 		copy(rec, c.Args)
 		rec[0] = hashHDEL
@@ -325,6 +326,7 @@ func hincrby(c *Ctx) {
 	v += incr
 	val := itoa(v)
 	hashPutField(c, key, &m, dk, found, field, val)
+	c.notify(pubsub.Hash, "hincrby", key)
 	c.W.Int(v)
 }
 
@@ -377,6 +379,7 @@ func hincrbyfloat(c *Ctx) {
 	}
 	val := strFormatLongDouble(sum)
 	hashPutField(c, key, &m, dk, found, field, val)
+	c.notify(pubsub.Hash, "hincrbyfloat", key)
 	c.W.Bulk(val)
 }
 

@@ -6,6 +6,7 @@ import (
 
 	"shardis/codec"
 	"shardis/internal/glob"
+	"shardis/pubsub"
 	"shardis/server"
 )
 
@@ -100,6 +101,7 @@ func delCommand(c *Ctx) {
 	for _, key := range c.Args[1:] {
 		if c.Tx.Delete(c.DB, key) {
 			c.Tx.Log(c.DB, key, keysDEL, key)
+			c.notify(pubsub.Generic, "del", key)
 			n++
 		}
 	}
@@ -172,9 +174,13 @@ func renameGeneric(c *Ctx, nx bool) {
 		}
 		return
 	}
-	if nx && c.Tx.Exists(c.DB, dst) {
-		c.W.Int(0)
-		return
+	if c.Tx.Exists(c.DB, dst) {
+		if nx {
+			c.W.Int(0)
+			return
+		}
+		// Redis deletes the destination and adds it anew (a "new" event).
+		c.Tx.Delete(c.DB, dst)
 	}
 	if msg := copyKeyValue(c, c.DB, src, &m, c.DB, dst); msg != "" {
 		c.Error(msg)
@@ -182,6 +188,8 @@ func renameGeneric(c *Ctx, nx bool) {
 	}
 	c.Tx.Delete(c.DB, src)
 	c.Tx.Log(c.DB, src, keysDEL, src)
+	c.notify(pubsub.Generic, "rename_from", src)
+	c.notify(pubsub.Generic, "rename_to", dst)
 	if nx {
 		c.W.Int(1)
 	} else {
@@ -231,19 +239,24 @@ func copyCommand(c *Ctx) {
 		c.Error(errKeysSameObject)
 		return
 	}
-	m, ok := c.Tx.Meta(c.DB, src)
+	m, ok := c.Tx.MetaRead(c.DB, src)
 	if !ok {
 		c.W.Int(0)
 		return
 	}
-	if !replace && c.Tx.Exists(dstDB, dst) {
-		c.W.Int(0)
-		return
+	if c.Tx.Exists(dstDB, dst) {
+		if !replace {
+			c.W.Int(0)
+			return
+		}
+		// Redis deletes the destination and adds it anew (a "new" event, no "del").
+		c.Tx.Delete(dstDB, dst)
 	}
 	if msg := copyKeyValue(c, c.DB, src, &m, dstDB, dst); msg != "" {
 		c.Error(msg)
 		return
 	}
+	c.notifyIn(pubsub.Generic, "copy_to", dstDB, dst)
 	c.W.Int(1)
 }
 
@@ -268,6 +281,8 @@ func moveCommand(c *Ctx) {
 	}
 	c.Tx.Delete(c.DB, key)
 	c.Tx.Log(c.DB, key, keysDEL, key)
+	c.notify(pubsub.Generic, "move_from", key)
+	c.notifyIn(pubsub.Generic, "move_to", dstDB, key)
 	c.W.Int(1)
 }
 
@@ -478,8 +493,10 @@ func objectHelp(c *Ctx) {
 	}
 }
 
-// objectLookup returns the key's meta, replying null when it is missing.
+// objectLookup returns the key's meta, replying null when it is missing. Its miss is no
+// "keymiss" event, as in Redis.
 func objectLookup(c *Ctx) (codec.Meta, bool) {
+	defer c.Tx.SetReadLookups(c.Tx.SetReadLookups(false))
 	m, ok := c.Tx.Meta(c.DB, c.Args[2])
 	if !ok {
 		c.W.Null()

@@ -4,6 +4,7 @@ import (
 	"bytes"
 
 	"shardis/codec"
+	"shardis/pubsub"
 )
 
 // The list family. A list is the dense array of positions [Head, Tail) of its meta; the element
@@ -300,7 +301,7 @@ func listPush(c *Ctx, left, onlyExisting bool) {
 	for _, e := range c.Args[2:] {
 		l.push(e, left)
 	}
-	c.saveCollection(key, &l.m)
+	c.saveAndNotify(key, &l.m, pubsub.List, listEvent(left, "lpush", "rpush"))
 	name := listRPUSH
 	if left {
 		name = listLPUSH
@@ -345,15 +346,16 @@ func listPopCmd(c *Ctx, name string, left bool) {
 	if left {
 		logName = listLPOP
 	}
+	event := listEvent(left, "lpop", "rpop")
 	if !hasCount {
 		c.W.Bulk(l.popOne(left))
-		c.saveCollection(key, &l.m)
+		c.saveAndNotify(key, &l.m, pubsub.List, event)
 		c.Tx.Log(c.DB, key, logName, key)
 		return
 	}
 	n := min(uint64(count), l.m.Count)
 	l.pop(n, left)
-	c.saveCollection(key, &l.m)
+	c.saveAndNotify(key, &l.m, pubsub.List, event)
 	c.Tx.Log(c.DB, key, logName, key, itoa(int64(n)))
 }
 
@@ -458,6 +460,7 @@ func lsetCmd(c *Ctx) {
 	}
 	l.put(seq, c.Args[3])
 	c.Tx.Log(c.DB, key, listLSET, key, c.Args[2], c.Args[3])
+	c.notify(pubsub.List, "lset", key)
 	c.W.OK()
 }
 
@@ -518,7 +521,7 @@ func linsertCmd(c *Ctx) {
 		l.m.Tail++
 	}
 	l.m.Count++
-	c.saveCollection(key, &l.m)
+	c.saveAndNotify(key, &l.m, pubsub.List, "linsert")
 	c.Tx.Log(c.DB, key, listLINSERT, key, c.Args[2], pivot, elem)
 	c.W.Int(l.length())
 }
@@ -633,7 +636,7 @@ func lremCmd(c *Ctx) {
 		}
 	}
 	l.m.Count -= removed
-	c.saveCollection(key, &l.m)
+	c.saveAndNotify(key, &l.m, pubsub.List, "lrem")
 	c.Tx.Log(c.DB, key, listLREM, key, c.Args[2], elem)
 	c.W.Int(int64(removed))
 }
@@ -667,10 +670,13 @@ func ltrimCmd(c *Ctx) {
 	}
 	switch {
 	case ltrim+rtrim == 0:
+		c.notify(pubsub.List, "ltrim", key) // Redis reports a trim that kept everything too
 		c.W.OK()
 		return
 	case kept == 0:
 		c.Tx.Delete(c.DB, key)
+		c.notify(pubsub.List, "ltrim", key)
+		c.notify(pubsub.Generic, "del", key)
 	case uint64(kept) < ltrim+rtrim:
 		nm := l.m
 		nm.Version = c.Tx.NewVersion(key)
@@ -682,6 +688,7 @@ func ltrimCmd(c *Ctx) {
 			return true
 		})
 		c.saveCollection(key, &nm) // drops the old version's data keys
+		c.notify(pubsub.List, "ltrim", key)
 	default:
 		for s := l.m.Head; s < l.m.Head+ltrim; s++ {
 			l.del(s)
@@ -693,6 +700,7 @@ func ltrimCmd(c *Ctx) {
 		l.m.Tail -= rtrim
 		l.m.Count = uint64(kept)
 		c.saveCollection(key, &l.m)
+		c.notify(pubsub.List, "ltrim", key)
 	}
 	c.Tx.Log(c.DB, key, listLTRIM, key, c.Args[2], c.Args[3])
 	c.W.OK()
@@ -826,7 +834,11 @@ func listMove(c *Ctx, fromLeft, toLeft bool) {
 			return
 		}
 	}
+	pushEvent, popEvent := listEvent(toLeft, "lpush", "rpush"), listEvent(fromLeft, "lpop", "rpop")
 	if same && src.m.Count == 1 {
+		// Nothing moves, but Redis popped and pushed, and says so.
+		c.notify(pubsub.List, pushEvent, dstKey)
+		c.notify(pubsub.List, popEvent, srcKey)
 		c.W.Bulk(src.get(src.m.Head))
 		return
 	}
@@ -839,10 +851,16 @@ func listMove(c *Ctx, fromLeft, toLeft bool) {
 		dst = listOf(c, dstKey, dm)
 	}
 	dst.push(val, toLeft)
+	srcRemoved := false
 	if !same {
-		c.saveCollection(srcKey, &src.m)
+		srcRemoved = c.saveCollection(srcKey, &src.m)
 	}
 	c.saveCollection(dstKey, &dst.m)
+	c.notify(pubsub.List, pushEvent, dstKey)
+	c.notify(pubsub.List, popEvent, srcKey)
+	if srcRemoved {
+		c.notify(pubsub.Generic, "del", srcKey)
+	}
 	popName, pushName := listRPOP, listRPUSH
 	if fromLeft {
 		popName = listLPOP
@@ -965,7 +983,7 @@ func lmpopFrom(c *Ctx, keys [][]byte, left bool, count int64) (popped, ok bool) 
 		c.W.ArrayLen(2)
 		c.W.Bulk(key)
 		l.pop(n, left)
-		c.saveCollection(key, &l.m)
+		c.saveAndNotify(key, &l.m, pubsub.List, listEvent(left, "lpop", "rpop"))
 		name := listRPOP
 		if left {
 			name = listLPOP
@@ -974,4 +992,12 @@ func lmpopFrom(c *Ctx, keys [][]byte, left bool, count int64) (popped, ok bool) 
 		return true, true
 	}
 	return false, true
+}
+
+// listEvent is the keyspace event of a list command acting on the left or the right end.
+func listEvent(left bool, leftEvent, rightEvent string) string {
+	if left {
+		return leftEvent
+	}
+	return rightEvent
 }

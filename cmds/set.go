@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"shardis/codec"
+	"shardis/pubsub"
 	"shardis/shard"
 )
 
@@ -157,7 +158,7 @@ func sadd(c *Ctx) {
 	}
 	if len(added) > 0 {
 		m.Count += uint64(len(added))
-		c.saveCollection(key, &m)
+		c.saveAndNotify(key, &m, pubsub.Set, "sadd")
 		c.setLog(setSADD, key, added)
 	}
 	c.W.Int(int64(len(added)))
@@ -185,7 +186,7 @@ func srem(c *Ctx) {
 	}
 	if len(removed) > 0 {
 		m.Count -= uint64(len(removed))
-		c.saveCollection(key, &m)
+		c.saveAndNotify(key, &m, pubsub.Set, "srem")
 		c.setLog(setSREM, key, removed)
 	}
 	c.W.Int(int64(len(removed)))
@@ -366,12 +367,14 @@ func spop(c *Ctx) {
 	if m.Count == 1 {
 		c.Tx.Delete(c.DB, key)
 		c.Tx.Log(c.DB, key, keysDEL, key)
+		c.notify(pubsub.Set, "spop", key)
+		c.notify(pubsub.Generic, "del", key)
 		return
 	}
 	k := c.setKeysOf(key, &m)
 	c.Tx.DeleteData(key, k.of(member))
 	m.Count--
-	c.saveCollection(key, &m)
+	c.saveAndNotify(key, &m, pubsub.Set, "spop")
 	c.Tx.Log(c.DB, key, setSREM, key, member)
 }
 
@@ -401,6 +404,8 @@ func spopCount(c *Ctx) {
 		it.Close()
 		c.Tx.Delete(c.DB, key)
 		c.Tx.Log(c.DB, key, keysDEL, key)
+		c.notify(pubsub.Set, "spop", key)
+		c.notify(pubsub.Generic, "del", key)
 		return
 	}
 	popped := c.setSample(key, &m, count)
@@ -411,7 +416,7 @@ func spopCount(c *Ctx) {
 		c.Tx.DeleteData(key, k.of(member))
 	}
 	m.Count -= uint64(len(popped))
-	c.saveCollection(key, &m)
+	c.saveAndNotify(key, &m, pubsub.Set, "spop")
 	c.setLog(setSREM, key, popped)
 }
 
@@ -494,7 +499,7 @@ func smove(c *Ctx) {
 	}
 	c.Tx.DeleteData(src, sk.of(member))
 	sm.Count--
-	c.saveCollection(src, &sm)
+	c.saveAndNotify(src, &sm, pubsub.Set, "srem")
 	c.Tx.Log(c.DB, src, setSREM, src, member)
 	if !dstExists {
 		dm = c.newCollection(dst, codec.TypeSet)
@@ -503,7 +508,7 @@ func smove(c *Ctx) {
 	if !c.setHas(dst, &dk, member) {
 		c.Tx.PutData(dst, dk.of(member), nil)
 		dm.Count++
-		c.saveCollection(dst, &dm)
+		c.saveAndNotify(dst, &dm, pubsub.Set, "sadd")
 		c.Tx.Log(c.DB, dst, setSADD, dst, member)
 	}
 	c.W.Int(1)
@@ -519,6 +524,9 @@ const (
 	setOpDiff
 )
 
+// setStoreEvents are the keyspace events of the STORE forms, by operation.
+var setStoreEvents = [...]string{setOpInter: "sinterstore", setOpUnion: "sunionstore", setOpDiff: "sdiffstore"}
+
 // setSource is one input set of a set operation; exists is false for a missing key.
 type setSource struct {
 	key    []byte
@@ -531,8 +539,9 @@ type setSource struct {
 func (c *Ctx) setLoadSources(keys [][]byte) ([]setSource, bool) {
 	srcs := make([]setSource, len(keys))
 	for i, key := range keys {
-		m, exists, ok := c.readCollection(key, codec.TypeSet)
-		if !ok {
+		m, exists := c.Tx.MetaRead(c.DB, key) // a read lookup, also for the STORE forms
+		if exists && m.Type != codec.TypeSet {
+			c.Error(errWrongType)
 			return nil, false
 		}
 		srcs[i] = setSource{key: key, m: m, exists: exists}
@@ -735,12 +744,14 @@ func setOpCommand(c *Ctx, op setOp, dst []byte) {
 	if out.Count == 0 {
 		if c.Tx.Delete(c.DB, dst) {
 			c.Tx.Log(c.DB, dst, keysDEL, dst)
+			c.notify(pubsub.Generic, "del", dst)
 		}
 		c.W.Int(0)
 		return
 	}
 	c.Tx.SetMeta(c.DB, dst, &out)
 	c.logCollection(c.DB, dst, &out)
+	c.notify(pubsub.Set, setStoreEvents[op], dst)
 	c.W.Int(int64(out.Count))
 }
 

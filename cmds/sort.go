@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"shardis/codec"
+	"shardis/pubsub"
 )
 
 // SORT and SORT_RO over lists, sets and sorted sets. The source is read straight from its data
@@ -162,7 +163,7 @@ func sortCommand(c *Ctx, readonly bool) {
 		return
 	}
 	key := c.Args[1]
-	m, exists := c.Tx.Meta(c.DB, key)
+	m, exists := c.Tx.MetaRead(c.DB, key)
 	typ := codec.TypeList
 	if exists {
 		switch m.Type {
@@ -301,6 +302,7 @@ func sortStore(c *Ctx, o sortOpts, elems [][]byte, start, end, outLen int64) {
 	if outLen == 0 {
 		if c.Tx.Delete(c.DB, dst) {
 			c.Tx.Log(c.DB, dst, keysDEL, dst)
+			c.notify(pubsub.Generic, "del", dst)
 		}
 		c.W.Int(0)
 		return
@@ -335,6 +337,7 @@ func sortStore(c *Ctx, o sortOpts, elems [][]byte, start, end, outLen int64) {
 		c.Tx.Log(c.DB, dst, append([][]byte{sortRPUSH, dst}, vals[:n]...)...)
 		vals = vals[n:]
 	}
+	c.notify(pubsub.List, "sortstore", dst)
 	c.W.Int(outLen)
 }
 
@@ -435,7 +438,7 @@ func sortLookup(c *Ctx, pattern, elem []byte) ([]byte, bool) {
 	}
 	key := make([]byte, 0, star+len(elem)+keyEnd-star-1)
 	key = append(append(append(key, pattern[:star]...), elem...), pattern[star+1:keyEnd]...)
-	m, ok := c.Tx.Meta(c.DB, key)
+	m, ok := c.Tx.MetaRead(c.DB, key)
 	if !ok {
 		return nil, false
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"shardis/codec"
+	"shardis/pubsub"
 )
 
 func init() {
@@ -230,7 +231,7 @@ func strTooLong(c *Ctx, size, extra int64) bool {
 
 // strGet replies the value of key as GET does; it reports false after a WRONGTYPE reply.
 func strGet(c *Ctx, key []byte) (codec.Meta, bool, bool) {
-	m, found := c.Tx.Meta(c.DB, key)
+	m, found := c.Tx.MetaRead(c.DB, key)
 	switch {
 	case !found:
 		c.W.Null()
@@ -333,6 +334,10 @@ func strSetGeneric(c *Ctx, flags int, val, expire []byte, cmd string, countReply
 		c.Tx.SetMeta(c.DB, key, &m)
 		c.Tx.Log(c.DB, key, strSET, key, val)
 	}
+	c.notify(pubsub.String, "set", key)
+	if expire != nil {
+		c.notify(pubsub.Generic, "expire", key)
+	}
 	switch {
 	case flags&strOptGet != 0:
 	case countReply:
@@ -355,6 +360,7 @@ func getset(c *Ctx) {
 	}
 	c.Tx.SetMeta(c.DB, key, &codec.Meta{Type: codec.TypeString, Value: c.Args[2]})
 	c.Tx.Log(c.DB, key, strSET, key, c.Args[2])
+	c.notify(pubsub.String, "set", key)
 }
 
 func getdel(c *Ctx) {
@@ -362,6 +368,7 @@ func getdel(c *Ctx) {
 	_, found, ok := strGet(c, key)
 	if ok && found && c.Tx.Delete(c.DB, key) {
 		c.Tx.Log(c.DB, key, strDEL, key)
+		c.notify(pubsub.Generic, "del", key)
 	}
 }
 
@@ -372,7 +379,7 @@ func getex(c *Ctx) {
 		return
 	}
 	key := c.Args[1]
-	m, found := c.Tx.Meta(c.DB, key)
+	m, found := c.Tx.MetaRead(c.DB, key)
 	if !found {
 		c.W.Null()
 		return
@@ -393,14 +400,17 @@ func getex(c *Ctx) {
 		// An absolute time already past deletes the key, as Redis does.
 		c.Tx.Delete(c.DB, key)
 		c.Tx.Log(c.DB, key, strDEL, key)
+		c.notify(pubsub.Generic, "del", key)
 	case expire != nil:
 		m.Expire = when
 		c.Tx.SetMeta(c.DB, key, &m)
 		c.Tx.Log(c.DB, key, strPEXPIREA, key, itoa(when))
+		c.notify(pubsub.Generic, "expire", key)
 	case flags&strOptPersist != 0 && m.Expire != 0:
 		m.Expire = 0
 		c.Tx.SetMeta(c.DB, key, &m)
 		c.Tx.Log(c.DB, key, strPERSIST, key)
+		c.notify(pubsub.Generic, "persist", key)
 	}
 }
 
@@ -421,6 +431,7 @@ func strMSet(c *Ctx) {
 		key, val := c.Args[j], c.Args[j+1]
 		c.Tx.SetMeta(c.DB, key, &codec.Meta{Type: codec.TypeString, Value: val})
 		c.Tx.Log(c.DB, key, strSET, key, val)
+		c.notify(pubsub.String, "set", key)
 	}
 }
 
@@ -456,6 +467,7 @@ func appendCmd(c *Ctx) {
 	if !found {
 		c.Tx.SetMeta(c.DB, key, &codec.Meta{Type: codec.TypeString, Value: add})
 		c.Tx.Log(c.DB, key, strAPPEND, key, add)
+		c.notify(pubsub.String, "append", key)
 		c.W.Int(int64(len(add)))
 		return
 	}
@@ -470,6 +482,7 @@ func appendCmd(c *Ctx) {
 	val = append(append(val, m.Value...), add...)
 	c.Tx.SetMeta(c.DB, key, &codec.Meta{Type: codec.TypeString, Value: val, Expire: m.Expire, Raw: true})
 	c.Tx.Log(c.DB, key, strAPPEND, key, add)
+	c.notify(pubsub.String, "append", key)
 	c.W.Int(int64(len(val)))
 }
 
@@ -527,6 +540,7 @@ func strIncrBy(c *Ctx, delta int64) {
 	val := itoa(v)
 	c.Tx.SetMeta(c.DB, key, &codec.Meta{Type: codec.TypeString, Value: val, Expire: m.Expire})
 	c.Tx.Log(c.DB, key, strSET, key, val, strKEEPTTL)
+	c.notify(pubsub.String, "incrby", key)
 	c.W.Int(v)
 }
 
@@ -563,6 +577,7 @@ func incrbyfloat(c *Ctx) {
 	val := strFormatLongDouble(sum)
 	c.Tx.SetMeta(c.DB, key, &codec.Meta{Type: codec.TypeString, Value: val, Expire: m.Expire})
 	c.Tx.Log(c.DB, key, strSET, key, val, strKEEPTTL)
+	c.notify(pubsub.String, "incrbyfloat", key)
 	c.W.Bulk(val)
 }
 
@@ -834,6 +849,7 @@ func setrange(c *Ctx) {
 	copy(out[offset:], val)
 	c.Tx.SetMeta(c.DB, key, &codec.Meta{Type: codec.TypeString, Value: out, Expire: m.Expire, Raw: true})
 	c.Tx.Log(c.DB, key, strSETRANGE, key, c.Args[2], val)
+	c.notify(pubsub.String, "setrange", key)
 	c.W.Int(n)
 }
 

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"shardis/codec"
+	"shardis/pubsub"
 )
 
 // The sorted-set family. Every member has two data keys (codec/elements.go):
@@ -438,6 +439,23 @@ func (c *Ctx) zsetLoad(key []byte) (z *zsetRef, ok bool) {
 // save writes the set's meta (or deletes the key when it became empty).
 func (z *zsetRef) save() { z.c.saveCollection(z.key, &z.m) }
 
+// saveAndNotify is save followed by the command's keyspace event (and "del" if the key went).
+func (z *zsetRef) saveAndNotify(event string) { z.c.saveAndNotify(z.key, &z.m, pubsub.ZSet, event) }
+
+// zsetLoadRead is zsetLoad for a read lookup in a command that writes (ZRANGESTORE's source):
+// a missing key is a "keymiss" event.
+func (c *Ctx) zsetLoadRead(key []byte) (z *zsetRef, ok bool) {
+	m, exists := c.Tx.MetaRead(c.DB, key)
+	if !exists {
+		return nil, true
+	}
+	if m.Type != codec.TypeZSet {
+		c.Error(errWrongType)
+		return nil, false
+	}
+	return c.zsetRefOf(key, m), true
+}
+
 // ---- reply helpers ----
 
 // zsetReplyLen writes the header of a reply of n elements, flat pairs in RESP2 and [member,
@@ -617,6 +635,13 @@ opts:
 	if added > 0 {
 		z.save()
 	}
+	if added > 0 || updated > 0 {
+		event := "zadd"
+		if incr {
+			event = "zincr"
+		}
+		c.notify(pubsub.ZSet, event, key)
+	}
 	if len(logArgs) > 2 {
 		c.Tx.Log(c.DB, key, logArgs...)
 	}
@@ -652,7 +677,7 @@ func zremCmd(c *Ctx) {
 		}
 	}
 	if n > 0 {
-		z.save()
+		z.saveAndNotify("zrem")
 		c.Tx.Log(c.DB, key, c.Args...)
 	}
 	c.W.Int(n)

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"shardis/codec"
+	"shardis/pubsub"
 	"shardis/shard"
 )
 
@@ -459,17 +460,19 @@ func (w *zsetWriter) flush() {
 }
 
 // finish replaces dst with the new set, or deletes dst when the set is empty, and replies the
-// new set's size.
-func (w *zsetWriter) finish() {
+// new set's size. event is the command's keyspace event for a set stored.
+func (w *zsetWriter) finish(event string) {
 	c, z := w.z.c, w.z
 	if z.m.Count == 0 {
 		if c.Tx.Delete(c.DB, z.key) {
 			c.Tx.Log(c.DB, z.key, zsetDEL, z.key)
+			c.notify(pubsub.Generic, "del", z.key)
 		}
 		c.W.Int(0)
 		return
 	}
 	c.Tx.SetMeta(c.DB, z.key, &z.m)
+	c.notify(pubsub.ZSet, event, z.key)
 	w.flush()
 	c.W.Int(int64(z.m.Count))
 }
@@ -479,7 +482,7 @@ func zrangestoreCmd(c *Ctx) {
 	if !ok {
 		return
 	}
-	z, ok := c.zsetLoad(c.Args[2])
+	z, ok := c.zsetLoadRead(c.Args[2])
 	if !ok {
 		return
 	}
@@ -487,7 +490,7 @@ func zrangestoreCmd(c *Ctx) {
 	if z != nil {
 		z.walk(&r, true, w.add)
 	}
-	w.finish()
+	w.finish("zrangestore")
 }
 
 // zcountCmd counts a score range. Cost: O(min(M, N-M)) here (the range and its complement
@@ -599,13 +602,16 @@ func zremrangeGeneric(c *Ctx, by int) {
 		return
 	}
 	var n int64
+	event := zsetRemRangeEvents[by]
 	if z.coversAll(&r) {
 		n = int64(z.m.Count)
 		c.Tx.Delete(c.DB, key)
+		c.notify(pubsub.ZSet, event, key)
+		c.notify(pubsub.Generic, "del", key)
 	} else {
 		n = z.walk(&r, true, func(m []byte, s float64) { z.remove(m, s) })
 		if n > 0 {
-			z.save()
+			z.saveAndNotify(event)
 		}
 	}
 	if n > 0 {
@@ -613,6 +619,9 @@ func zremrangeGeneric(c *Ctx, by int) {
 	}
 	c.W.Int(n)
 }
+
+// zsetRemRangeEvents are the keyspace events of ZREMRANGEBY*, by range kind.
+var zsetRemRangeEvents = map[int]string{zsByRank: "zremrangebyrank", zsByScore: "zremrangebyscore", zsByLex: "zremrangebylex"}
 
 // coversAll reports whether a rank or score range holds every element of the set.
 func (z *zsetRef) coversAll(r *zsetRange) bool {
@@ -674,10 +683,16 @@ func zsetPopElems(c *Ctx, z *zsetRef, max bool, count int64, nested bool) int {
 		}
 	}
 	it.Close()
+	event := "zpopmin"
+	if max {
+		event = "zpopmax"
+	}
 	if all {
 		c.Tx.Delete(c.DB, z.key)
+		c.notify(pubsub.ZSet, event, z.key)
+		c.notify(pubsub.Generic, "del", z.key)
 	} else {
-		z.save()
+		z.saveAndNotify(event)
 	}
 	zsetLogRemoved(c, z.key, members, all)
 	return len(members)

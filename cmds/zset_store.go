@@ -111,6 +111,9 @@ func zsetWeighted(score, weight float64) float64 {
 // zsetOpCmd runs ZUNION/ZINTER/ZDIFF (op), their STORE forms (store: args[1] is the
 // destination) and ZINTERCARD (cardOnly). Arguments are checked in Redis's order: numkeys,
 // the inputs' types, then the options.
+// zsetStoreEvents are the keyspace events of the STORE forms, by operation.
+var zsetStoreEvents = map[int]string{zsOpUnion: "zunionstore", zsOpInter: "zinterstore", zsOpDiff: "zdiffstore"}
+
 func zsetOpCmd(c *Ctx, op int, store, cardOnly bool) {
 	numIdx := 1
 	if store {
@@ -138,7 +141,7 @@ func zsetOpCmd(c *Ctx, op int, store, cardOnly bool) {
 		s := &srcs[i]
 		s.key, s.weight = c.Args[j], 1
 		j++
-		m, exists := c.Tx.Meta(c.DB, s.key)
+		m, exists := c.Tx.MetaRead(c.DB, s.key)
 		if !exists {
 			continue
 		}
@@ -240,7 +243,7 @@ func zsetOpCmd(c *Ctx, op int, store, cardOnly bool) {
 	}
 	switch {
 	case store:
-		w.finish()
+		w.finish(zsetStoreEvents[op])
 	case cardOnly:
 		c.W.Int(card)
 	case reply:

@@ -26,6 +26,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"shardis/pubsub"
 )
 
 // Config is the live server configuration. It is safe for concurrent use:
@@ -434,6 +436,10 @@ func (c *Config) WriteBufferSize() int64 { return c.cur.Load().writeBufferSize }
 // ProtoMaxBulkLen returns the largest bulk string a client may send, in bytes
 // (proto-max-bulk-len).
 func (c *Config) ProtoMaxBulkLen() int64 { return c.cur.Load().protoMaxBulkLen }
+
+// NotifyKeyspaceEvents returns the classes of keyspace notifications to publish
+// (notify-keyspace-events).
+func (c *Config) NotifyKeyspaceEvents() pubsub.Class { return c.cur.Load().notifyEvents }
 
 // OutputLimit returns client-output-buffer-limit for a class of clients.
 func (c *Config) OutputLimit(class ClientClass) OutputLimit { return c.cur.Load().outputLimits[class] }

@@ -4,6 +4,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"shardis/pubsub"
 )
 
 // values is one complete, immutable snapshot of every parameter. The Config
@@ -36,6 +38,7 @@ type values struct {
 	logFile                string
 	pidFile                string
 	outputLimits           [3]OutputLimit // client-output-buffer-limit, by ClientClass
+	notifyEvents           pubsub.Class   // notify-keyspace-events
 }
 
 // ClientClass is a class of client-output-buffer-limit.
@@ -374,6 +377,21 @@ var paramList = []*param{
 		func(v *values) *string { return &v.logLevel }),
 	intParam("loops", false, 0, 0, 1024, func(v *values) *int64 { return &v.loops }),
 	intParam("maxclients", true, 10000, 1, uintMax, func(v *values) *int64 { return &v.maxClients }),
+	// notify-keyspace-events: the classes of keyspace notifications published (pubsub/notify.go).
+	{
+		name:    "notify-keyspace-events",
+		mutable: true,
+		def:     []string{""},
+		set: func(v *values, args []string) string {
+			c, ok := pubsub.ParseClasses(args[0])
+			if !ok {
+				return "Invalid event class character. Use 'Ag$lshzxeKEtmdn'."
+			}
+			v.notifyEvents = c
+			return ""
+		},
+		get: func(v *values) string { return v.notifyEvents.String() },
+	},
 	strParam("pidfile", false, "", func(v *values) *string { return &v.pidFile }, nil),
 	intParam("port", false, 6379, 0, 65535, func(v *values) *int64 { return &v.port }),
 	memParam("proto-max-bulk-len", true, 512*mb, mb, llMax, func(v *values) *int64 { return &v.protoMaxBulkLen }),

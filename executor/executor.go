@@ -47,6 +47,7 @@ func (e *Executor) Run(c *cmds.Ctx) {
 	start := time.Now()
 	if c.Tx != nil {
 		c.Tx.TakeLookups() // count this command's lookups only
+		defer c.Tx.SetReadLookups(c.Tx.SetReadLookups(c.Cmd.IsReadOnly()))
 	}
 	mark := len(c.W.Buf) // EXEC's commands append to its reply
 	runGuarded(c)
@@ -93,6 +94,7 @@ func (e *Executor) View(c *cmds.Ctx, id int) bool {
 	store := e.srv.Store
 	tx := store.View(id)
 	c.Tx, c.Srv, c.Exec = tx, e.srv, e
+	tx.SetReadLookups(c.Cmd.IsReadOnly())
 	start := time.Now()
 	runGuarded(c)
 	d := time.Since(start)

@@ -438,7 +438,9 @@ func (cn *conn) dispatch(start int) bool {
 			break
 		}
 		s.shard = srv.singleShard(cmd, args, &b.keyBuf)
-		if cmd.Peek != nil && s.shard >= 0 {
+		// A Peek cannot report keyspace events (a key miss, a lazy expiry): while any are
+		// enabled, reads take the view or the shard, which record them.
+		if cmd.Peek != nil && s.shard >= 0 && srv.store.EventClasses() == 0 {
 			if !b.queued && b.peek(s, clock, false) {
 				return true
 			}

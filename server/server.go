@@ -107,7 +107,32 @@ func (r *RateSampler) Sample(now time.Time, ops, in, out int64) (float64, float6
 func New(cfg *config.Config, store *shard.Store) *Server {
 	id := make([]byte, 20)
 	_, _ = rand.Read(id)
-	return &Server{Store: store, Config: cfg, Started: time.Now(), RunID: hex.EncodeToString(id), Port: cfg.Port()}
+	s := &Server{Store: store, Config: cfg, Started: time.Now(), RunID: hex.EncodeToString(id), Port: cfg.Port()}
+	if store != nil {
+		store.SetEvents(eventClasses(cfg.NotifyKeyspaceEvents()), s.publishEvents)
+		cfg.OnChange("notify-keyspace-events", func() {
+			store.SetEvents(eventClasses(cfg.NotifyKeyspaceEvents()), nil)
+		})
+	}
+	return s
+}
+
+// eventClasses is what the store produces for notify-keyspace-events c: nothing unless
+// events go to a keyspace or a keyevent channel, as in Redis.
+func eventClasses(c pubsub.Class) uint32 {
+	if c&(pubsub.Keyspace|pubsub.Keyevent) == 0 {
+		return 0
+	}
+	return uint32(c)
+}
+
+// publishEvents publishes the keyspace events of a committed transaction (shard.EventSink)
+// on their __keyspace@<db>__ and __keyevent@<db>__ channels, as notify-keyspace-events says.
+func (s *Server) publishEvents(events []shard.Event) {
+	enabled := s.Config.NotifyKeyspaceEvents()
+	for _, ev := range events {
+		s.PubSub.Notify(enabled, ev.Name, ev.DB, ev.Key)
+	}
 }
 
 // Paused reports whether a command must wait for CLIENT UNPAUSE or the pause's end, and until

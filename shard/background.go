@@ -64,9 +64,11 @@ func (w expiryWalk) RemoveExpired(pdb int, key []byte) {
 	if !ok {
 		return
 	}
+	db := w.sh.logicalDB(pdb)
 	w.tx.removeKey(0, pdb, mk, key, v)
-	w.tx.logPart(0, w.sh.logicalDB(pdb), cmdDEL, key)
+	w.tx.logPart(0, db, cmdDEL, key)
 	w.sh.store.ExpiredKeys.Add(1)
+	w.tx.Notify(EventExpired, "expired", db, key)
 }
 
 func (w expiryWalk) DropEntry(raw []byte) { w.tx.deleteRaw(0, raw) }

@@ -38,6 +38,9 @@ type Tx struct {
 	err     error // first storage error; fails the commit
 	hits    int64 // Meta lookups that found / missed their key (see TakeLookups)
 	misses  int64
+	// readLookups says Meta lookups are reads, whose misses are "keymiss" events (see
+	// SetReadLookups).
+	readLookups bool
 
 	// A transaction over several shards holds its binlog records until the commit, which
 	// marks them as one unit if they are in more than one shard (see unit.go).
@@ -46,6 +49,10 @@ type Tx struct {
 	confined int // Shards reports only held shard confined-1 (0: all); see Confine
 
 	touched []touch // user keys written while their shard had waiters (see noteWrite)
+	// events are the keyspace events of the transaction's commands, published at commit;
+	// eventKeys holds their keys (see events.go).
+	events    []Event
+	eventKeys []byte
 	// readyNext is the first touched key NextReady has not looked at; served are the waiters
 	// this transaction served and deferred the ready keys it could not serve (see waiters.go).
 	// served and deferred outlive begin: they are settled when the transaction commits.
@@ -277,8 +284,28 @@ func (tx *Tx) Meta(db int, key []byte) (m codec.Meta, ok bool) {
 		tx.hits++
 	} else {
 		tx.misses++
+		if tx.readLookups {
+			tx.Notify(EventKeyMiss, "keymiss", db, key)
+		}
 	}
 	return m, ok
+}
+
+// MetaRead is Meta for a read lookup in a command that writes (GETSET's old value, the
+// sources of SUNIONSTORE): a miss is a "keymiss" event, as in a read command.
+func (tx *Tx) MetaRead(db int, key []byte) (m codec.Meta, ok bool) {
+	m, ok = tx.Meta(db, key)
+	if !ok && !tx.readLookups {
+		tx.Notify(EventKeyMiss, "keymiss", db, key)
+	}
+	return m, ok
+}
+
+// SetReadLookups says whether the next command's lookups are reads (a read-only command's
+// are: Redis reports their misses as "keymiss" events) and returns the previous setting.
+func (tx *Tx) SetReadLookups(read bool) (prev bool) {
+	prev, tx.readLookups = tx.readLookups, read
+	return prev
 }
 
 // TakeLookups returns how many Meta lookups found their key and how many did not since the
@@ -312,6 +339,7 @@ func (tx *Tx) meta(db int, key []byte) (m codec.Meta, ok bool) {
 		tx.removeKey(p, pdb, mk, key, v)
 		tx.logPart(p, db, cmdDEL, key)
 		tx.store.ExpiredKeys.Add(1)
+		tx.Notify(EventExpired, "expired", db, key)
 		return codec.Meta{}, false
 	}
 	return m, true
@@ -339,9 +367,16 @@ func (tx *Tx) SetMeta(db int, key []byte, m *codec.Meta) {
 	oldExpire := int64(0)
 	if existed {
 		oldExpire = codec.MetaExpire(old)
+		if oldExpire != 0 && oldExpire <= tx.nowMs {
+			// Overwriting a key whose time came without looking it up first: Redis's write
+			// lookup expires it, then adds the key anew.
+			tx.Notify(EventExpired, "expired", db, key)
+			tx.Notify(EventNew, "new", db, key)
+		}
 	} else {
 		part.keys[pdb]++
 		part.countsDirty = true
+		tx.Notify(EventNew, "new", db, key)
 	}
 	if existed && codec.MetaType(old) != codec.TypeString {
 		var om codec.Meta
@@ -459,6 +494,11 @@ func (tx *Tx) logArgs(p, db int, args [][]byte) {
 // keys it deferred stay until the committer takes them (takeDeferred).
 func (tx *Tx) commit() error {
 	err := tx.commitWrites()
+	if err == nil {
+		tx.publishEvents()
+	} else {
+		tx.dropEvents()
+	}
 	tx.settleServed(err)
 	return err
 }

@@ -40,6 +40,11 @@ func (s *Store) EndView(tx *Tx) bool {
 			ok = false
 		}
 	}
+	if ok {
+		tx.publishEvents()
+	} else {
+		tx.dropEvents()
+	}
 	tx.reset()
 	tx.view = false
 	s.views.Put(tx)
