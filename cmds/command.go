@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"shardis/codec"
+	"shardis/pubsub"
 	"shardis/server"
 	"shardis/shard"
 )
@@ -153,6 +154,11 @@ type Ctx struct {
 	// ReadyKey is set when the executor serves a blocked command: the key that became ready,
 	// the only one the command pops from.
 	ReadyKey []byte
+
+	// Origin, set by a connection for a command of its own, receives the pub/sub messages the
+	// command's keyspace events make for the connection's own subscriptions (RESP3), so that
+	// they go out before the command's reply, as in Redis.
+	Origin pubsub.Origin
 }
 
 // BlockHost receives the outcome of a command that blocked. The reactor's slot implements it.

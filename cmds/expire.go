@@ -131,8 +131,8 @@ func expireGeneric(c *Ctx, base int64, seconds bool) {
 	m.Expire = when
 	c.Tx.SetMeta(c.DB, key, &m)
 	c.Tx.Log(c.DB, key, expirePEXPIREAT, key, itoa(when))
+	c.W.Int(1) // Redis replies before it notifies here (and after, for the DEL above)
 	c.notify(pubsub.Generic, "expire", key)
-	c.W.Int(1)
 }
 
 // expireConditionHolds applies NX/XX/GT/LT to a key whose current expire is cur (0: none,

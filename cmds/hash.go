@@ -126,7 +126,7 @@ func hashSet(c *Ctx, hmset bool) {
 		}
 		c.Tx.PutData(key, dk, c.Args[j+1])
 	}
-	c.saveAndNotify(key, &m, pubsub.Hash, "hset")
+	c.saveCollection(key, &m)
 	rec := make([][]byte, len(c.Args))
 	copy(rec, c.Args)
 	rec[0] = hashHSET
@@ -136,6 +136,7 @@ func hashSet(c *Ctx, hmset bool) {
 	} else {
 		c.W.Int(added)
 	}
+	c.notify(pubsub.Hash, "hset", key) // after the reply, as Redis
 }
 
 func hsetnx(c *Ctx) {
@@ -151,9 +152,10 @@ func hsetnx(c *Ctx) {
 	}
 	c.Tx.PutData(key, dk, val)
 	m.Count++
-	c.saveAndNotify(key, &m, pubsub.Hash, "hset")
+	c.saveCollection(key, &m)
 	c.Tx.Log(c.DB, key, hashHSET, key, field, val)
 	c.W.Int(1)
+	c.notify(pubsub.Hash, "hset", key)
 }
 
 // hashGet reads one field of the hash at key. ok is false after a WRONGTYPE reply.
@@ -326,8 +328,8 @@ func hincrby(c *Ctx) {
 	v += incr
 	val := itoa(v)
 	hashPutField(c, key, &m, dk, found, field, val)
-	c.notify(pubsub.Hash, "hincrby", key)
 	c.W.Int(v)
+	c.notify(pubsub.Hash, "hincrby", key)
 }
 
 // hashPutField writes one field's new value (counting it when new), saves the meta and logs
@@ -379,8 +381,8 @@ func hincrbyfloat(c *Ctx) {
 	}
 	val := strFormatLongDouble(sum)
 	hashPutField(c, key, &m, dk, found, field, val)
-	c.notify(pubsub.Hash, "hincrbyfloat", key)
 	c.W.Bulk(val)
+	c.notify(pubsub.Hash, "hincrbyfloat", key)
 }
 
 // hscan walks the fields in byte order from the one after the cursor's saved position. The

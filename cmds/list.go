@@ -301,13 +301,14 @@ func listPush(c *Ctx, left, onlyExisting bool) {
 	for _, e := range c.Args[2:] {
 		l.push(e, left)
 	}
-	c.saveAndNotify(key, &l.m, pubsub.List, listEvent(left, "lpush", "rpush"))
+	c.saveCollection(key, &l.m)
 	name := listRPUSH
 	if left {
 		name = listLPUSH
 	}
 	c.Tx.Log(c.DB, key, append([][]byte{name}, c.Args[1:]...)...)
 	c.W.Int(l.length())
+	c.notify(pubsub.List, listEvent(left, "lpush", "rpush"), key) // after the reply, as Redis
 }
 
 // listPopCmd is LPOP / RPOP key [count]: a bulk (null) without count, an array (null array for
@@ -460,8 +461,8 @@ func lsetCmd(c *Ctx) {
 	}
 	l.put(seq, c.Args[3])
 	c.Tx.Log(c.DB, key, listLSET, key, c.Args[2], c.Args[3])
-	c.notify(pubsub.List, "lset", key)
 	c.W.OK()
+	c.notify(pubsub.List, "lset", key)
 }
 
 // linsertCmd finds the pivot from the head (O(P), P its index) and opens a gap by moving the
@@ -838,8 +839,8 @@ func listMove(c *Ctx, fromLeft, toLeft bool) {
 	if same && src.m.Count == 1 {
 		// Nothing moves, but Redis popped and pushed, and says so.
 		c.notify(pubsub.List, pushEvent, dstKey)
-		c.notify(pubsub.List, popEvent, srcKey)
 		c.W.Bulk(src.get(src.m.Head))
+		c.notify(pubsub.List, popEvent, srcKey)
 		return
 	}
 	val := src.popOne(fromLeft)
@@ -856,7 +857,9 @@ func listMove(c *Ctx, fromLeft, toLeft bool) {
 		srcRemoved = c.saveCollection(srcKey, &src.m)
 	}
 	c.saveCollection(dstKey, &dst.m)
+	// Redis's order: the push's event, the reply, the pop's event, the source's "del".
 	c.notify(pubsub.List, pushEvent, dstKey)
+	c.W.Bulk(val)
 	c.notify(pubsub.List, popEvent, srcKey)
 	if srcRemoved {
 		c.notify(pubsub.Generic, "del", srcKey)
@@ -870,7 +873,6 @@ func listMove(c *Ctx, fromLeft, toLeft bool) {
 	}
 	c.Tx.Log(c.DB, srcKey, popName, srcKey)
 	c.Tx.Log(c.DB, dstKey, pushName, dstKey, val)
-	c.W.Bulk(val)
 }
 
 // listMPopKeys returns LMPOP's keys as Redis's getkeys does: numkeys read with atoi, and no

@@ -363,18 +363,18 @@ func spop(c *Ctx) {
 		return
 	}
 	member := c.setRandom(key, &m)
+	c.notify(pubsub.Set, "spop", key) // before the reply, as Redis
 	c.W.Bulk(member)
 	if m.Count == 1 {
 		c.Tx.Delete(c.DB, key)
 		c.Tx.Log(c.DB, key, keysDEL, key)
-		c.notify(pubsub.Set, "spop", key)
 		c.notify(pubsub.Generic, "del", key)
 		return
 	}
 	k := c.setKeysOf(key, &m)
 	c.Tx.DeleteData(key, k.of(member))
 	m.Count--
-	c.saveAndNotify(key, &m, pubsub.Set, "spop")
+	c.saveCollection(key, &m)
 	c.Tx.Log(c.DB, key, setSREM, key, member)
 }
 
@@ -394,6 +394,7 @@ func spopCount(c *Ctx) {
 		return
 	}
 	count := uint64(n)
+	c.notify(pubsub.Set, "spop", key) // before the reply, as Redis
 	if count >= m.Count {
 		// The whole set goes: reply it as it streams by, then drop the key.
 		c.W.SetLen(int(m.Count))
@@ -404,7 +405,6 @@ func spopCount(c *Ctx) {
 		it.Close()
 		c.Tx.Delete(c.DB, key)
 		c.Tx.Log(c.DB, key, keysDEL, key)
-		c.notify(pubsub.Set, "spop", key)
 		c.notify(pubsub.Generic, "del", key)
 		return
 	}
@@ -416,7 +416,7 @@ func spopCount(c *Ctx) {
 		c.Tx.DeleteData(key, k.of(member))
 	}
 	m.Count -= uint64(len(popped))
-	c.saveAndNotify(key, &m, pubsub.Set, "spop")
+	c.saveCollection(key, &m)
 	c.setLog(setSREM, key, popped)
 }
 
@@ -742,17 +742,28 @@ func setOpCommand(c *Ctx, op setOp, dst []byte) {
 		return true
 	})
 	if out.Count == 0 {
+		// Redis replies, then reports the "del", except for SINTERSTORE with a missing
+		// source, which it answers only after.
+		delFirst := false
+		for _, s := range srcs {
+			delFirst = delFirst || op == setOpInter && !s.exists
+		}
+		if !delFirst {
+			c.W.Int(0)
+		}
 		if c.Tx.Delete(c.DB, dst) {
 			c.Tx.Log(c.DB, dst, keysDEL, dst)
 			c.notify(pubsub.Generic, "del", dst)
 		}
-		c.W.Int(0)
+		if delFirst {
+			c.W.Int(0)
+		}
 		return
 	}
 	c.Tx.SetMeta(c.DB, dst, &out)
 	c.logCollection(c.DB, dst, &out)
-	c.notify(pubsub.Set, setStoreEvents[op], dst)
 	c.W.Int(int64(out.Count))
+	c.notify(pubsub.Set, setStoreEvents[op], dst)
 }
 
 // setDeferred is a set reply whose length is learned while its elements are written.

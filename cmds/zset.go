@@ -635,13 +635,6 @@ opts:
 	if added > 0 {
 		z.save()
 	}
-	if added > 0 || updated > 0 {
-		event := "zadd"
-		if incr {
-			event = "zincr"
-		}
-		c.notify(pubsub.ZSet, event, key)
-	}
 	if len(logArgs) > 2 {
 		c.Tx.Log(c.DB, key, logArgs...)
 	}
@@ -654,6 +647,13 @@ opts:
 		c.W.Int(added + updated)
 	default:
 		c.W.Int(added)
+	}
+	if added > 0 || updated > 0 { // after the reply, as Redis
+		event := "zadd"
+		if incr {
+			event = "zincr"
+		}
+		c.notify(pubsub.ZSet, event, key)
 	}
 }
 

@@ -464,17 +464,17 @@ func (w *zsetWriter) flush() {
 func (w *zsetWriter) finish(event string) {
 	c, z := w.z.c, w.z
 	if z.m.Count == 0 {
+		c.W.Int(0)
 		if c.Tx.Delete(c.DB, z.key) {
 			c.Tx.Log(c.DB, z.key, zsetDEL, z.key)
 			c.notify(pubsub.Generic, "del", z.key)
 		}
-		c.W.Int(0)
 		return
 	}
 	c.Tx.SetMeta(c.DB, z.key, &z.m)
-	c.notify(pubsub.ZSet, event, z.key)
 	w.flush()
 	c.W.Int(int64(z.m.Count))
+	c.notify(pubsub.ZSet, event, z.key) // after the reply, as Redis
 }
 
 func zrangestoreCmd(c *Ctx) {
@@ -649,14 +649,17 @@ func (z *zsetRef) coversAll(r *zsetRange) bool {
 // writes them, as [member, score] arrays when nested, else flat, under an array header. The
 // pop is logged as ZREM of the members, or DEL when the set is emptied (then the elements are
 // not deleted one by one: the key's range delete does).
+//
+// The header is written first, as Redis does, so that the pop's keyspace event lands after it
+// in the reply of a connection subscribed to its own events.
 func zsetPop(c *Ctx, z *zsetRef, max bool, count int64, nested bool) {
-	start := len(c.W.Buf)
-	n := zsetPopElems(c, z, max, count, nested)
+	n := int(min(count, int64(z.m.Count)))
 	if nested {
-		zsetDeferLen(c, start, n)
+		c.W.ArrayLen(n)
 	} else {
-		zsetDeferLen(c, start, 2*n)
+		c.W.ArrayLen(2 * n)
 	}
+	zsetPopElems(c, z, max, int64(n), nested)
 }
 
 // zsetPopElems is zsetPop without the array header: it returns how many elements it wrote.
@@ -665,10 +668,16 @@ func zsetPopElems(c *Ctx, z *zsetRef, max bool, count int64, nested bool) int {
 	n := min(count, size)
 	all := n == size
 	members := make([][]byte, 0, n)
+	event := "zpopmin"
+	if max {
+		event = "zpopmax"
+	}
 	it := z.iterOrder(nil, nil, max)
 	for i := int64(0); i < n && it.Valid(); i++ {
 		if i > 0 {
 			it.Next()
+		} else {
+			c.notify(pubsub.ZSet, event, z.key) // before the first element, as Redis
 		}
 		m, s := zsetOrderElem(it.Elem())
 		m = append([]byte(nil), m...)
@@ -683,16 +692,11 @@ func zsetPopElems(c *Ctx, z *zsetRef, max bool, count int64, nested bool) int {
 		}
 	}
 	it.Close()
-	event := "zpopmin"
-	if max {
-		event = "zpopmax"
-	}
 	if all {
 		c.Tx.Delete(c.DB, z.key)
-		c.notify(pubsub.ZSet, event, z.key)
 		c.notify(pubsub.Generic, "del", z.key)
 	} else {
-		z.saveAndNotify(event)
+		z.save()
 	}
 	zsetLogRemoved(c, z.key, members, all)
 	return len(members)

@@ -33,6 +33,7 @@ var defaults = map[string]string{
 	"loglevel":                   "notice",
 	"loops":                      "0",
 	"maxclients":                 "10000",
+	"notify-keyspace-events":     "",
 	"pidfile":                    "",
 	"port":                       "6379",
 	"proto-max-bulk-len":         "536870912",

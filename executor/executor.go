@@ -15,6 +15,7 @@ import (
 	"shardis/cmds"
 	"shardis/codec"
 	"shardis/server"
+	"shardis/shard"
 )
 
 // Executor runs commands against the server's store. It holds no per-command state: every
@@ -48,6 +49,9 @@ func (e *Executor) Run(c *cmds.Ctx) {
 	if c.Tx != nil {
 		c.Tx.TakeLookups() // count this command's lookups only
 		defer c.Tx.SetReadLookups(c.Tx.SetReadLookups(c.Cmd.IsReadOnly()))
+		if c.Origin != nil { // EXEC's and scripts' commands keep their caller's
+			defer c.Tx.SetOrigin(c.Tx.SetOrigin(shard.EventOrigin{Of: c.Origin, Reply: &c.W}))
+		}
 	}
 	mark := len(c.W.Buf) // EXEC's commands append to its reply
 	runGuarded(c)

@@ -98,8 +98,10 @@ func (c Class) String() string {
 
 // Notify publishes the keyspace notification event of class about key in logical db, as
 // the classes enabled allow: on __keyspace@<db>__:<key> (K) and __keyevent@<db>__:<event>
-// (E). The caller has checked that enabled has class.
-func (r *Registry) Notify(enabled Class, event string, db int, key []byte) {
+// (E). The caller has checked that enabled has class. origin, when not nil, is the command
+// that made the event: its own subscription gets the messages through it, at pos of its
+// reply (see Origin).
+func (r *Registry) Notify(origin Origin, pos int, enabled Class, event string, db int, key []byte) {
 	if !r.Active() {
 		return
 	}
@@ -109,13 +111,13 @@ func (r *Registry) Notify(enabled Class, event string, db int, key []byte) {
 		ch = strconv.AppendInt(ch, int64(db), 10)
 		ch = append(ch, "__:"...)
 		ch = append(ch, key...)
-		r.Publish(ch, []byte(event))
+		r.publish(origin, pos, ch, []byte(event))
 	}
 	if enabled&Keyevent != 0 {
 		ch = append(ch[:0], "__keyevent@"...)
 		ch = strconv.AppendInt(ch, int64(db), 10)
 		ch = append(ch, "__:"...)
 		ch = append(ch, event...)
-		r.Publish(ch, key)
+		r.publish(origin, pos, ch, key)
 	}
 }

@@ -102,7 +102,21 @@ func (r *Registry) UnsubscribeAll(s *Subscriber) {
 // Publish delivers message on channel to its subscribers and to the subscribers of every
 // matching pattern, and returns the number of receivers as Redis counts them (a client
 // matching through two patterns counts twice).
-func (r *Registry) Publish(channel, message []byte) int {
+func (r *Registry) Publish(channel, message []byte) int { return r.publish(nil, 0, channel, message) }
+
+// Origin is the command that published a message, when it matters: a message for the
+// origin's own subscriber is handed to Capture instead of the subscriber's queue, with the
+// length pos the command's reply had when it made the message, so it is written inside the
+// reply where Redis writes it (Redis writes a client's pushes as its command makes them). The
+// reactor's reply slot implements it; Capture is called by the goroutine that ran the command,
+// while the slot is still its, in the order the messages were made.
+type Origin interface {
+	Subscriber() *Subscriber
+	Capture(frame []byte, pos int)
+}
+
+// publish is Publish on behalf of origin (nil: none), whose reply was pos bytes long.
+func (r *Registry) publish(origin Origin, pos int, channel, message []byte) int {
 	if !r.Active() {
 		return 0
 	}
@@ -115,7 +129,7 @@ func (r *Registry) Publish(channel, message []byte) int {
 		body = appendBulkBytes(body, channel)
 		body = appendBulkBytes(body, message)
 		for _, s := range subs {
-			s.deliver(3, body)
+			s.deliverFrom(origin, pos, 3, body)
 		}
 		n += len(subs)
 	}
@@ -129,7 +143,7 @@ func (r *Registry) Publish(channel, message []byte) int {
 		body = appendBulkBytes(body, channel)
 		body = appendBulkBytes(body, message)
 		for _, s := range subs {
-			s.deliver(4, body)
+			s.deliverFrom(origin, pos, 4, body)
 		}
 		n += len(subs)
 	}

@@ -116,13 +116,29 @@ func (s *Subscriber) Close() {
 // only for the subscriber's own connection, which is the only one changing them.
 func (s *Subscriber) count(k Kind) int { return len(s.subs[k].list) }
 
-// deliver queues one frame: an array (RESP2) or a push (RESP3) of n elements whose encoded
-// elements are body.
-func (s *Subscriber) deliver(n byte, body []byte) {
+// deliverFrom is deliver, except that a frame for origin's own subscriber goes to origin.
+func (s *Subscriber) deliverFrom(origin Origin, pos int, n byte, body []byte) {
+	if origin != nil && origin.Subscriber() == s {
+		head := s.head(n)
+		origin.Capture(append(head[:], body...), pos)
+		return
+	}
+	s.deliver(n, body)
+}
+
+// head is the header of a frame of n elements: an array (RESP2) or a push (RESP3).
+func (s *Subscriber) head(n byte) [4]byte {
 	head := [4]byte{'*', '0' + n, '\r', '\n'}
 	if s.RESP3.Load() {
 		head[0] = '>'
 	}
+	return head
+}
+
+// deliver queues one frame: an array (RESP2) or a push (RESP3) of n elements whose encoded
+// elements are body.
+func (s *Subscriber) deliver(n byte, body []byte) {
+	head := s.head(n)
 	size := len(head) + len(body)
 	s.mu.Lock()
 	if s.closed {

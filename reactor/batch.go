@@ -1,11 +1,13 @@
 package reactor
 
 import (
+	"slices"
 	"sync/atomic"
 	"time"
 
 	"shardis/cmds"
 	"shardis/codec"
+	"shardis/pubsub"
 	"shardis/server"
 	"shardis/shard"
 )
@@ -72,6 +74,9 @@ type slot struct {
 	// the transaction EXEC or DISCARD took over.
 	multi *server.Multi
 	reply []byte
+	// captured is how many bytes of reply are pub/sub messages the command made for the
+	// connection's own subscriptions (Capture), inserted where Redis writes them.
+	captured int
 	// stream, when set, is the rest of the reply after reply: the loop sends it piece by
 	// piece (see pump) and closes it. Whoever drops the slot unsent must close it.
 	stream *shard.Stream
@@ -454,7 +459,21 @@ func (b *batch) ctxFor(s *slot, tx *shard.Tx) cmds.Ctx {
 		Client: b.conn.client,
 		Cmd:    s.cmd,
 		Multi:  s.multi,
+		Origin: s,
 	}
+}
+
+// Subscriber is the connection's subscriber (pubsub.Origin).
+func (s *slot) Subscriber() *pubsub.Subscriber { return s.b.conn.client.Sub }
+
+// Capture puts a message the slot's command made for its own connection into the reply at
+// pos, the reply's length when the command made it (pubsub.Origin). It runs in the goroutine
+// that ran the command, once the command wrote its whole reply and before the slot is done;
+// messages come in the order they were made, so earlier ones shift pos by what they took.
+func (s *slot) Capture(frame []byte, pos int) {
+	at := min(pos+s.captured, len(s.reply))
+	s.reply = slices.Insert(s.reply, at, frame...)
+	s.captured += len(frame)
 }
 
 // exec runs one command through the executor.

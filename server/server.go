@@ -131,7 +131,8 @@ func eventClasses(c pubsub.Class) uint32 {
 func (s *Server) publishEvents(events []shard.Event) {
 	enabled := s.Config.NotifyKeyspaceEvents()
 	for _, ev := range events {
-		s.PubSub.Notify(enabled, ev.Name, ev.DB, ev.Key)
+		origin, _ := ev.Origin.(pubsub.Origin)
+		s.PubSub.Notify(origin, ev.Pos, enabled, ev.Name, ev.DB, ev.Key)
 	}
 }
 

@@ -1,6 +1,9 @@
 package shard
 
-import "shardis/pubsub"
+import (
+	"shardis/codec"
+	"shardis/pubsub"
+)
 
 // Keyspace events (Redis's keyspace notifications) are produced by commands as they write and
 // published only once their transaction committed: a failed commit changed nothing, so it
@@ -24,6 +27,18 @@ type Event struct {
 	Name  string // "set", "lpush", "expired", …
 	DB    int    // logical database
 	Key   []byte
+	// Origin is what the command that made the event named as its origin (SetOrigin), or nil;
+	// Pos is how long the command's reply was when the event was made. The sink delivers to the
+	// origin's own subscription at that point of the reply, as Redis writes it.
+	Origin any
+	Pos    int
+}
+
+// EventOrigin is the origin of a command's events: Of is opaque to the shard (the reactor's
+// reply slot), Reply the writer of the command's reply.
+type EventOrigin struct {
+	Of    any
+	Reply *codec.Writer
 }
 
 // EventSink publishes the events of a transaction that committed, in the order they were
@@ -57,7 +72,19 @@ func (tx *Tx) Notify(class uint32, name string, db int, key []byte) {
 	start := len(tx.eventKeys)
 	tx.eventKeys = append(tx.eventKeys, key...)
 	end := len(tx.eventKeys)
-	tx.events = append(tx.events, Event{Class: class, Name: name, DB: db, Key: tx.eventKeys[start:end:end]})
+	ev := Event{Class: class, Name: name, DB: db, Key: tx.eventKeys[start:end:end], Origin: tx.origin.Of}
+	if tx.origin.Reply != nil {
+		ev.Pos = len(tx.origin.Reply.Buf)
+	}
+	tx.events = append(tx.events, ev)
+}
+
+// SetOrigin names the origin of the events the next command makes (the connection's reply
+// slot, see Event.Origin) and returns the previous one, which the caller restores after the
+// command: background work (the TTL walk) then makes events of no origin.
+func (tx *Tx) SetOrigin(o EventOrigin) (prev EventOrigin) {
+	prev, tx.origin = tx.origin, o
+	return prev
 }
 
 // publishEvents hands the recorded events to the sink and forgets them.

@@ -95,11 +95,11 @@ type Store struct {
 	streamsMu sync.Mutex
 	streams   map[*Stream]struct{} // open reply streams (see Stream); Close closes them
 
-	readyServer ReadyServer  // serves deferred ready keys (SetReadyServer)
+	readyServer ReadyServer // serves deferred ready keys (SetReadyServer)
 	// Keyspace events (events.go): the classes produced and where committed ones go.
 	eventClasses atomic.Uint32
 	eventSink    EventSink
-	blocked     atomic.Int64 // registered waiters (see Waiter)
+	blocked      atomic.Int64 // registered waiters (see Waiter)
 
 	// LastSave is the unix time of the last successful checkpoint (SAVE/BGSAVE) or of Open.
 	LastSave atomic.Int64

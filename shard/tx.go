@@ -53,6 +53,7 @@ type Tx struct {
 	// eventKeys holds their keys (see events.go).
 	events    []Event
 	eventKeys []byte
+	origin    EventOrigin // see SetOrigin
 	// readyNext is the first touched key NextReady has not looked at; served are the waiters
 	// this transaction served and deferred the ready keys it could not serve (see waiters.go).
 	// served and deferred outlive begin: they are settled when the transaction commits.

@@ -1,0 +1,133 @@
+package cmds_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"shardis/internal/testserver"
+)
+
+// TestNotify_Keyspace_MatchesRedis replays testdata/notify: one RESP3 connection subscribed
+// to every keyspace channel runs writes of every family, and gets each command's events as
+// push frames before its reply, byte for byte as redis-server 7.0.15 sent them.
+func TestNotify_Keyspace_MatchesRedis(t *testing.T) {
+	streams, _ := filepath.Glob("testdata/notify/*.cmds")
+	if len(streams) == 0 {
+		t.Fatal("no streams in testdata/notify")
+	}
+	for _, path := range streams {
+		name := strings.TrimSuffix(filepath.Base(path), ".cmds")
+		t.Run(name, func(t *testing.T) {
+			s := testserver.Start(t)
+			in, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := os.ReadFile(strings.TrimSuffix(path, ".cmds") + ".redis")
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := testserver.ExchangeUntil(t, s.Addr, bytes.ReplaceAll(in, []byte("\n"), []byte("\r\n")), "+PONG\r\n")
+			got, want = afterHello(t, got), afterHello(t, want)
+			if bytes.Equal(got, want) {
+				return
+			}
+			gl, wl := strings.Split(string(got), "\r\n"), strings.Split(string(want), "\r\n")
+			for i := range min(len(gl), len(wl)) {
+				if gl[i] != wl[i] {
+					lo := max(i-20, 0)
+					t.Fatalf("line %d: got %q, want %q\ngot around it:\n%s\nwant around it:\n%s", i+1, gl[i], wl[i],
+						strings.Join(gl[lo:min(i+5, len(gl))], "|"), strings.Join(wl[lo:min(i+5, len(wl))], "|"))
+				}
+			}
+			t.Fatalf("got %d lines, want %d", len(gl), len(wl))
+		})
+	}
+}
+
+// afterHello cuts the HELLO 3 reply (its client id differs between servers) off a stream.
+func afterHello(t *testing.T, b []byte) []byte {
+	t.Helper()
+	const end = "$7\r\nmodules\r\n*0\r\n"
+	i := bytes.Index(b, []byte(end))
+	if i < 0 {
+		t.Fatalf("no HELLO reply in %q", b[:min(len(b), 200)])
+	}
+	return b[i+len(end):]
+}
+
+// A RESP2 subscriber on its own connection (go-redis) sees another client's writes, and the
+// TTL worker's "expired", with nobody reading the key.
+func TestNotify_GoRedisSubscriber_WritesAndActiveExpiry(t *testing.T) {
+	s := testserver.Start(t, "--hz", "100")
+	ctx := context.Background()
+	c := s.Client(t)
+	if err := c.ConfigSet(ctx, "notify-keyspace-events", "Egx$").Err(); err != nil {
+		t.Fatal(err)
+	}
+	ps := s.Client(t).PSubscribe(ctx, "__keyevent@*__:*")
+	defer ps.Close()
+	if _, err := ps.Receive(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// Keys in several shards; MSET is one multi-shard command.
+	if err := c.MSet(ctx, "a", "1", "b", "2", "c", "3").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.PExpire(ctx, "b", 50*time.Millisecond).Err(); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"set a", "set b", "set c", "expire b", "expired b"}
+	for i, w := range want {
+		msgCtx, cancel := context.WithTimeout(ctx, 60*time.Second)
+		m, err := ps.ReceiveMessage(msgCtx)
+		cancel()
+		if err != nil {
+			t.Fatalf("event %d (%s): %v", i, w, err)
+		}
+		got := strings.TrimPrefix(m.Channel, "__keyevent@0__:") + " " + m.Payload
+		if got != w {
+			t.Fatalf("event %d = %q, want %q", i, got, w)
+		}
+	}
+	if n, err := c.Exists(ctx, "b").Result(); err != nil || n != 0 {
+		t.Fatalf("EXISTS b = %d, %v after its expired event", n, err)
+	}
+}
+
+// Keyspace events are published only when a subscriber could get them: with the classes
+// but neither K nor E, nothing is published, and CONFIG GET shows the classes as Redis does.
+func TestNotify_Config_ClassesAndChannels(t *testing.T) {
+	s := testserver.Start(t)
+	ctx := context.Background()
+	c := s.Client(t)
+	for _, tc := range []struct{ set, get string }{
+		{"KEA", "AKE"}, {"Ag$", "A"}, {"EKnm", "nKEm"}, {"gx", "gx"}, {"", ""},
+	} {
+		if err := c.ConfigSet(ctx, "notify-keyspace-events", tc.set).Err(); err != nil {
+			t.Fatalf("CONFIG SET %q: %v", tc.set, err)
+		}
+		got, err := c.ConfigGet(ctx, "notify-keyspace-events").Result()
+		if err != nil || got["notify-keyspace-events"] != tc.get {
+			t.Fatalf("CONFIG GET after %q = %v, %v; want %q", tc.set, got, err, tc.get)
+		}
+	}
+	err := c.ConfigSet(ctx, "notify-keyspace-events", "KEQ").Err()
+	want := "ERR CONFIG SET failed (possibly related to argument 'notify-keyspace-events') - Invalid event class character. Use 'Ag$lshzxeKEtmdn'."
+	if err == nil || err.Error() != want {
+		t.Fatalf("CONFIG SET KEQ: %v, want %q", err, want)
+	}
+	// Classes without K or E publish nothing: a PING after the write comes back first.
+	if err := c.ConfigSet(ctx, "notify-keyspace-events", "g$").Err(); err != nil {
+		t.Fatal(err)
+	}
+	got := testserver.ExchangeUntil(t, s.Addr, []byte("PSUBSCRIBE *\r\nSET x 1\r\nPING\r\n"), "pong\r\n$0\r\n\r\n")
+	if bytes.Contains(got, []byte("pmessage")) {
+		t.Fatalf("an event was published without K or E: %q", got)
+	}
+}
