@@ -1,6 +1,8 @@
 package cmds_test
 
 import (
+	"context"
+	"net"
 	"strconv"
 	"strings"
 	"testing"
@@ -384,4 +386,86 @@ func TestClient_IDHelpTracking(t *testing.T) {
 	r = connDial(t, s.Addr)
 	r.do(":-1\r\n", "CLIENT", "GETREDIR")
 	r.do("*6\r\n$5\r\nflags\r\n*1\r\n$3\r\noff\r\n$8\r\nredirect\r\n:-1\r\n$8\r\nprefixes\r\n*0\r\n", "CLIENT", "TRACKINGINFO")
+}
+
+// clientLine returns the CLIENT LIST line of the client named name.
+func clientLine(t *testing.T, c *redis.Client, name string) string {
+	t.Helper()
+	list, err := c.ClientList(context.Background()).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(list, "\n") {
+		if strings.Contains(line, " name="+name+" ") {
+			return line
+		}
+	}
+	t.Fatalf("no client named %q in %q", name, list)
+	return ""
+}
+
+// CLIENT LIST's qbuf is the input a client sent that is not a whole command yet, omem the
+// output it has not read (pub/sub queue included), tot-mem their sum; INFO's
+// client_recent_max_*_buffer are the largest of them.
+func TestClientList_QbufAndOmemAreWhatTheServerHolds(t *testing.T) {
+	s := testserver.Start(t)
+	ctx := context.Background()
+	c := s.Client(t)
+	if err := c.ConfigSet(ctx, "client-output-buffer-limit", "pubsub 512mb 256mb 60").Err(); err != nil {
+		t.Fatal(err)
+	}
+	partial, err := net.Dial("tcp", s.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer partial.Close()
+	// A SET whose value has not arrived yet: 60 bytes of the 1000 announced.
+	if _, err := partial.Write([]byte("CLIENT SETNAME partial\r\n*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$1000\r\n" + strings.Repeat("v", 60))); err != nil {
+		t.Fatal(err)
+	}
+	deaf, err := net.Dial("tcp", s.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer deaf.Close()
+	if _, err := deaf.Write([]byte("CLIENT SETNAME deaf\r\nSUBSCRIBE ch\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { return c.PubSubNumSub(ctx, "ch").Val()["ch"] == 1 })
+	waitFor(t, func() bool {
+		q, _ := strconv.Atoi(clientField(t, clientLine(t, c, "partial"), "qbuf"))
+		return q > 0
+	})
+	line := clientLine(t, c, "partial")
+	if q := clientField(t, line, "qbuf"); q != "87" { // 27 bytes up to "$1000\r\n", and 60
+		t.Fatalf("qbuf = %s, want 87: %s", q, line)
+	}
+	// 20 MB for a subscriber that reads nothing: the kernel takes a few MB, the rest is ours.
+	msg := strings.Repeat("m", 1<<20)
+	for range 20 {
+		if err := c.Publish(ctx, "ch", msg).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var omem int
+	waitFor(t, func() bool {
+		omem, _ = strconv.Atoi(clientField(t, clientLine(t, c, "deaf"), "omem"))
+		return omem >= 8<<20
+	})
+	line = clientLine(t, c, "deaf")
+	tot, _ := strconv.Atoi(clientField(t, line, "tot-mem"))
+	if tot < omem {
+		t.Fatalf("tot-mem %d < omem %d: %s", tot, omem, line)
+	}
+	info := c.Info(ctx, "clients").Val()
+	if !strings.Contains(info, "client_recent_max_input_buffer:87\r\n") {
+		t.Fatalf("INFO clients: %s", info)
+	}
+	for _, l := range strings.Split(info, "\r\n") {
+		if v, ok := strings.CutPrefix(l, "client_recent_max_output_buffer:"); ok {
+			if n, _ := strconv.Atoi(v); n < 8<<20 {
+				t.Fatalf("client_recent_max_output_buffer = %s, want the deaf subscriber's", v)
+			}
+		}
+	}
 }

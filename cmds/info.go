@@ -186,8 +186,17 @@ func infoClients(c *Ctx, w *infoWriter) {
 	w.int("connected_clients", int64(c.Srv.Clients.Count()))
 	w.int("cluster_connections", 0)
 	w.int("maxclients", int64(c.Srv.Config.MaxClients()))
-	w.int("client_recent_max_input_buffer", 0)
-	w.int("client_recent_max_output_buffer", 0)
+	// The largest buffers of the clients connected now (Redis keeps the largest of the last
+	// few seconds): unread input and unsent output, pub/sub queues included.
+	var maxIn, maxOut int
+	for _, cl := range c.Srv.Clients.All() {
+		if cl.Buffers != nil {
+			in, out := cl.Buffers()
+			maxIn, maxOut = max(maxIn, in), max(maxOut, out)
+		}
+	}
+	w.int("client_recent_max_input_buffer", int64(maxIn))
+	w.int("client_recent_max_output_buffer", int64(maxOut))
 	blocked, blockingKeys := c.Srv.Store.Blocked()
 	w.int("blocked_clients", int64(blocked))
 	w.int("tracking_clients", 0)

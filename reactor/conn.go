@@ -48,6 +48,9 @@ type conn struct {
 	pump   *pump       // the streamed reply being sent, if any (see stream.go)
 	poll   *time.Timer // wakes the loop to look at a pump's socket again
 	closed atomic.Bool // set by OnClose; a batch ending afterwards closes its streams
+	// inBuffered and outBuffered are the bytes gnet held for the connection, unread input and
+	// unsent output, after the loop last handled it (CLIENT LIST qbuf and omem).
+	inBuffered, outBuffered atomic.Int64
 }
 
 func (cn *conn) wake() { _ = cn.gc.Wake(nil) }

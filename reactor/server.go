@@ -162,7 +162,9 @@ func (s *Server) OnOpen(c gnet.Conn) ([]byte, gnet.Action) {
 	cl.Write = func(p []byte) error {
 		return c.AsyncWrite(append([]byte(nil), p...), nil)
 	}
-	cl.Buffers = func() (int, int) { return 0, cl.Sub.Queued() }
+	cl.Buffers = func() (int, int) {
+		return int(cn.inBuffered.Load()), int(cn.outBuffered.Load()) + cl.Sub.Queued()
+	}
 	cl.Sub = pubsub.NewSubscriber(cn.wake, s.pubsubLimit, func(n int64) {
 		log.Printf("Client id=%d addr=%s closed for overcoming of output buffer limits (%d bytes queued).", cl.ID, cl.Addr, n)
 		cl.Kill()
@@ -206,7 +208,12 @@ func (s *Server) OnTraffic(c gnet.Conn) gnet.Action {
 	if !ok {
 		return gnet.Close
 	}
-	return cn.onTraffic()
+	act := cn.onTraffic()
+	// What gnet holds for the connection, for CLIENT LIST and INFO (read by other goroutines,
+	// so the loop publishes it rather than letting them ask gnet).
+	cn.inBuffered.Store(int64(c.InboundBuffered()))
+	cn.outBuffered.Store(int64(c.OutboundBuffered()))
+	return act
 }
 
 // OnTick closes idle clients (timeout).
