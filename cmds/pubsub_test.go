@@ -5,6 +5,8 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -257,6 +259,8 @@ func TestPubSub_SlowSubscriberDisconnected(t *testing.T) {
 	ch := ps.Channel(redis.WithChannelSize(10000))
 	msg := strings.Repeat("x", 64<<10)
 	sent := 0
+	runtime.GC()
+	rssBefore := processRSS(t)
 	// 32 MB of queue, plus what gnet and the kernel hold: far less than 4,000 x 64 KB.
 	for ; sent < 4000; sent++ {
 		if n := pub.Publish(ctx, "big", msg).Val(); n == 1 {
@@ -270,6 +274,13 @@ func TestPubSub_SlowSubscriberDisconnected(t *testing.T) {
 	}
 	if sent == 4000 {
 		t.Fatal("a subscriber that never reads was never disconnected")
+	}
+	// The server (this process) grew by about the pubsub class's hard limit (32 MB) and the
+	// garbage of the messages, not by the 256 MB that 4,000 messages would be.
+	if grew := processRSS(t) - rssBefore; grew > 128<<20 {
+		t.Fatalf("RSS grew by %d MB while the slow subscriber was fed %d messages of 64 KB", grew>>20, sent)
+	} else {
+		t.Logf("RSS grew by %d MB; the slow subscriber went after %d messages of 64 KB", grew>>20, sent)
 	}
 	if n := pub.Publish(ctx, "big", "after").Val(); n != 1 {
 		t.Fatalf("PUBLISH after the disconnect reached %d", n)
@@ -335,4 +346,24 @@ func TestPubSub_GoRedisRESP3(t *testing.T) {
 	if err := ps.Ping(ctx); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// processRSS returns this process's resident set size, from /proc.
+func processRSS(t *testing.T) int64 {
+	t.Helper()
+	status, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		t.Skipf("no /proc: %v", err)
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			if err != nil {
+				t.Fatalf("VmRSS %q: %v", v, err)
+			}
+			return kb << 10
+		}
+	}
+	t.Fatal("no VmRSS in /proc/self/status")
+	return 0
 }

@@ -25,7 +25,7 @@ func TestRegistry_NotifyChannels(t *testing.T) {
 	r.Notify(nil, 0, Keyspace|Keyevent|Generic, "del", 3, []byte("k"))
 	want := "*4\r\n$8\r\npmessage\r\n$10\r\n__key*__:*\r\n$16\r\n__keyspace@3__:k\r\n$3\r\ndel\r\n" +
 		"*4\r\n$8\r\npmessage\r\n$10\r\n__key*__:*\r\n$18\r\n__keyevent@3__:del\r\n$1\r\nk\r\n"
-	if got := string(s.Drain(nil)); got != want {
+	if got := string(s.Drain(nil, DrainAll)); got != want {
 		t.Fatalf("got %q", got)
 	}
 }

@@ -35,7 +35,7 @@ func TestRegistry_PublishCountsAsRedis(t *testing.T) {
 		t.Fatalf("SPUBLISH reached %d channel subscribers", n)
 	}
 	want := "*3\r\n$7\r\nmessage\r\n$4\r\nnews\r\n$1\r\nx\r\n"
-	got := string(a.Drain(nil))
+	got := string(a.Drain(nil, DrainAll))
 	if !bytes.HasPrefix([]byte(got), []byte(want)) || !bytes.Contains([]byte(got), []byte("*4\r\n$8\r\npmessage\r\n$2\r\nn*\r\n$4\r\nnews\r\n$1\r\nx\r\n")) {
 		t.Fatalf("frames %q", got)
 	}
@@ -77,7 +77,7 @@ func TestSubscriber_WakesOnceAndFramesRESP3(t *testing.T) {
 	if wakes.Load() != 1 || !s.Pending() {
 		t.Fatalf("woken %d times for 3 messages, want once", wakes.Load())
 	}
-	out := s.Drain(nil)
+	out := s.Drain(nil, DrainAll)
 	frame := ">3\r\n$8\r\nsmessage\r\n$1\r\ns\r\n$1\r\nm\r\n"
 	if string(out) != frame+frame+frame || s.Pending() {
 		t.Fatalf("drained %q", out)

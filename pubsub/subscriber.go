@@ -35,8 +35,12 @@ type Subscriber struct {
 	limit    func() Limit  // the queue's limits (client-output-buffer-limit pubsub)
 	overflow func(n int64) // the queue would hold n bytes: the subscriber is closed
 
-	mu     sync.Mutex
-	queue  []byte // frames not yet handed to the connection
+	mu sync.Mutex
+	// queue holds the frames not yet handed to the connection, oldest first, in chunks of
+	// about queueChunk bytes (a frame is never split): a long queue grows without copying
+	// itself, and the connection takes it a few chunks at a time (Drain's max).
+	queue  [][]byte
+	queued int    // bytes in queue
 	waking bool   // wake was called and Drain has not run since
 	closed bool   // overflowed or gone: deliveries are dropped
 	// overSoft is when the queue was first seen over the soft limit (zero: it is not).
@@ -81,17 +85,32 @@ func NewSubscriber(wake func(), limit func() Limit, overflow func(n int64)) *Sub
 // Pending reports cheaply whether messages wait in the queue.
 func (s *Subscriber) Pending() bool { return s.pending.Load() }
 
-// Drain appends the queued frames to dst and empties the queue. Owning loop only.
-func (s *Subscriber) Drain(dst []byte) []byte {
+// queueChunk is the most a chunk of a queue grows to by appending frames (a bigger frame
+// gets a chunk of its own).
+const queueChunk = 64 << 10
+
+// DrainAll is Drain's max for "everything queued".
+const DrainAll = int(^uint(0) >> 1)
+
+// Drain appends queued frames to dst, oldest first, whole chunks until it appended at least
+// max bytes or the queue is empty, and removes them from the queue. Owning loop only; while
+// frames remain (Pending), the loop calls it again.
+func (s *Subscriber) Drain(dst []byte, max int) []byte {
 	s.mu.Lock()
-	dst = append(dst, s.queue...)
-	if cap(s.queue) > 64<<10 {
-		s.queue = nil
-	} else {
-		s.queue = s.queue[:0]
+	took, n := 0, 0
+	for took < len(s.queue) && n < max {
+		n += len(s.queue[took])
+		dst = append(dst, s.queue[took]...)
+		took++
 	}
-	s.waking = false
-	s.pending.Store(false)
+	clear(s.queue[:took])
+	s.queue = s.queue[took:]
+	s.queued -= n
+	if len(s.queue) == 0 {
+		s.queue = nil
+		s.waking = false
+		s.pending.Store(false)
+	}
 	s.mu.Unlock()
 	return dst
 }
@@ -100,14 +119,14 @@ func (s *Subscriber) Drain(dst []byte) []byte {
 func (s *Subscriber) Queued() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return len(s.queue)
+	return s.queued
 }
 
 // Close drops the queue; later deliveries are ignored. The connection calls it when it ends.
 func (s *Subscriber) Close() {
 	s.mu.Lock()
 	s.closed = true
-	s.queue = nil
+	s.queue, s.queued = nil, 0
 	s.pending.Store(false)
 	s.mu.Unlock()
 }
@@ -145,17 +164,23 @@ func (s *Subscriber) deliver(n byte, body []byte) {
 		s.mu.Unlock()
 		return
 	}
-	total := int64(len(s.queue) + size)
+	total := int64(s.queued + size)
 	var broken bool
 	if broken, s.overSoft = s.limit().over(total, time.Now(), s.overSoft); broken {
 		s.closed = true
-		s.queue = nil
+		s.queue, s.queued = nil, 0
 		s.pending.Store(false)
 		s.mu.Unlock()
 		s.overflow(total)
 		return
 	}
-	s.queue = append(append(s.queue, head[:]...), body...)
+	if last := len(s.queue) - 1; last >= 0 && len(s.queue[last])+size <= queueChunk {
+		s.queue[last] = append(append(s.queue[last], head[:]...), body...) // grows as a slice does
+	} else {
+		chunk := make([]byte, 0, size)
+		s.queue = append(s.queue, append(append(chunk, head[:]...), body...))
+	}
+	s.queued += size
 	s.pending.Store(true)
 	wake := !s.waking
 	s.waking = true

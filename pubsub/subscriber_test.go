@@ -1,6 +1,7 @@
 package pubsub
 
 import (
+	"bytes"
 	"testing"
 	"time"
 )
@@ -28,5 +29,43 @@ func TestLimit_Over_SoftLimitNeedsTime(t *testing.T) {
 	}
 	if over, _ := (Limit{}).over(1<<40, t0, t0.Add(-time.Hour)); over {
 		t.Fatal("no limits: over")
+	}
+}
+
+func TestSubscriber_Drain_WholeChunksUpToMax(t *testing.T) {
+	s := NewSubscriber(func() {}, func() Limit { return Limit{} }, func(int64) { t.Fatal("overflow") })
+	small := []byte("$1\r\nx\r\n")
+	big := bytes.Repeat([]byte("b"), queueChunk)
+	s.deliver(1, small) // chunk 1: 11 bytes
+	s.deliver(1, big)   // too big to share: chunk 2
+	s.deliver(1, small) // chunk 3
+	total := 2*(4+len(small)) + 4 + len(big)
+	if s.Queued() != total || !s.Pending() {
+		t.Fatalf("Queued = %d, Pending = %v; want %d, true", s.Queued(), s.Pending(), total)
+	}
+	got := s.Drain(nil, 1) // at least one whole chunk
+	if string(got) != "*1\r\n$1\r\nx\r\n" {
+		t.Fatalf("first drain = %q", got)
+	}
+	got = s.Drain(got, 1)
+	if len(got) != 2*4+len(small)+len(big) || !s.Pending() {
+		t.Fatalf("second drain: %d bytes, pending %v", len(got), s.Pending())
+	}
+	got = s.Drain(got, DrainAll)
+	if len(got) != total || s.Pending() || s.Queued() != 0 {
+		t.Fatalf("last drain: %d bytes of %d, pending %v, queued %d", len(got), total, s.Pending(), s.Queued())
+	}
+}
+
+func TestSubscriber_Deliver_SmallFramesShareAChunk(t *testing.T) {
+	s := NewSubscriber(func() {}, func() Limit { return Limit{} }, func(int64) {})
+	for range 1000 {
+		s.deliver(1, []byte("$1\r\nx\r\n"))
+	}
+	s.mu.Lock()
+	chunks := len(s.queue)
+	s.mu.Unlock()
+	if chunks != 1 { // 11,000 bytes: one chunk, grown by append
+		t.Fatalf("%d chunks for 11,000 bytes of small frames", chunks)
 	}
 }

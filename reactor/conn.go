@@ -15,6 +15,7 @@ import (
 	"shardis/codec"
 	"shardis/config"
 	"shardis/executor"
+	"shardis/pubsub"
 	"shardis/server"
 )
 
@@ -187,17 +188,20 @@ const pushHighWater = 1 << 20
 // writePushes writes the messages queued for the connection (pub/sub, keyspace
 // notifications) between batches, never inside a reply. Loop only.
 func (cn *conn) writePushes() {
-	if cn.gc.OutboundBuffered() >= pushHighWater {
-		cn.pollLater() // gnet has no "drained" callback: look again shortly
-		return
+	for cn.client.Sub.Pending() {
+		held := cn.gc.OutboundBuffered()
+		if held >= pushHighWater {
+			cn.pollLater() // gnet has no "drained" callback: look again shortly
+			return
+		}
+		out := bytebufferpool.Get()
+		out.B = cn.client.Sub.Drain(out.B, pushHighWater-held)
+		if len(out.B) > 0 {
+			_, _ = cn.gc.Write(out.B)
+			cn.srv.state.Stats.NetOutputBytes.Add(int64(len(out.B)))
+		}
+		bytebufferpool.Put(out)
 	}
-	out := bytebufferpool.Get()
-	out.B = cn.client.Sub.Drain(out.B)
-	if len(out.B) > 0 {
-		_, _ = cn.gc.Write(out.B)
-		cn.srv.state.Stats.NetOutputBytes.Add(int64(len(out.B)))
-	}
-	bytebufferpool.Put(out)
 }
 
 // read parses the buffered input into a batch and starts it. It reports whether it made
@@ -416,11 +420,11 @@ func (cn *conn) dispatch(start int) bool {
 		var pushed []byte
 		pubsubCmd := cmd.Has(cmds.FlagPubSub) && !s.suppress
 		if pubsubCmd && cl.Sub.Pending() {
-			pushed = cl.Sub.Drain(nil)
+			pushed = cl.Sub.Drain(nil, pubsub.DrainAll)
 		}
 		b.exec(&b.loopCtx, s, nil)
 		if pubsubCmd && !cmd.Has(cmds.TraitSubscribedMode) && cl.Sub.Pending() {
-			pushed = cl.Sub.Drain(pushed)
+			pushed = cl.Sub.Drain(pushed, pubsub.DrainAll)
 		}
 		if pushed != nil {
 			s.reply = append(pushed, s.reply...)
