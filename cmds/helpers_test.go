@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/redis/go-redis/v9"
+	"os/exec"
 )
 
 // Shared by the integration tests of every family: run a command through go-redis and check
@@ -94,4 +95,16 @@ func replayRecorded(t *testing.T, dir string) {
 			t.Fatalf("got %d lines, want %d:\n%s", len(gl), len(wl), got)
 		})
 	}
+}
+
+// pythonWithRedis returns a python3 that has the redis module (redis-py), or skips the test.
+func pythonWithRedis(t *testing.T) string {
+	t.Helper()
+	for _, candidate := range []string{"/usr/bin/python3", "python3"} {
+		if exec.Command(candidate, "-c", "import redis").Run() == nil {
+			return candidate
+		}
+	}
+	t.Skip("no python3 with the redis module (apt-get install python3-redis)")
+	return ""
 }

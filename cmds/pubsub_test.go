@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"runtime"
 	"strconv"
 	"strings"
@@ -366,4 +367,15 @@ func processRSS(t *testing.T) int64 {
 	}
 	t.Fatal("no VmRSS in /proc/self/status")
 	return 0
+}
+
+// redis-py's PubSub (channels and patterns, keyspace notifications, a handler in a subscriber
+// thread, unsubscribing) works as against Redis. Skipped where python3 has no redis module.
+func TestPubSub_RedisPy(t *testing.T) {
+	python := pythonWithRedis(t)
+	s := testserver.Start(t)
+	out, err := exec.Command(python, "testdata/pubsub/redis_py_pubsub.py", s.Addr).CombinedOutput()
+	if err != nil || strings.TrimSpace(string(out)) != "ok" {
+		t.Fatalf("redis-py PubSub: %v\n%s", err, out)
+	}
 }

@@ -321,16 +321,7 @@ func TestScript_RuntimeErrorsAreReplies(t *testing.T) {
 // redis-py's Lock (acquire, a second process contending, extend, reacquire, release, release
 // by a stranger) works through EVALSHA. Skipped where python3 has no redis module.
 func TestScript_RedisPyLock(t *testing.T) {
-	python := ""
-	for _, candidate := range []string{"/usr/bin/python3", "python3"} {
-		if exec.Command(candidate, "-c", "import redis").Run() == nil {
-			python = candidate
-			break
-		}
-	}
-	if python == "" {
-		t.Skip("no python3 with the redis module (apt-get install python3-redis)")
-	}
+	python := pythonWithRedis(t)
 	s := testserver.Start(t)
 	out, err := exec.Command(python, "testdata/script/redis_py_lock.py", s.Addr).CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "ok") {
