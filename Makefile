@@ -7,7 +7,7 @@ DIR      ?= ./data
 # Debian packages the build and the tests need (python3-redis: the redis-py Lock test).
 DEB_PKGS := librocksdb-dev redis-server redis-tools python3 python3-redis
 
-.PHONY: all build run test unit fuzz difftest deps bench clean
+.PHONY: all build run test unit fuzz difftest deps bench clean release
 
 all: build
 
@@ -57,6 +57,44 @@ BENCH_ONLY ?=
 bench: deps
 	GO="$(GO)" $(GO) run ./bench/cmd/suite -time $(BENCH_TIME) -runs $(BENCH_RUNS) \
 		-profile "$(BENCH_PROFILE)" -only "$(BENCH_ONLY)"
+
+# The release build: RocksDB from Debian's own source package (the version librocksdb-dev has),
+# built once per machine as a static library with release flags (NDEBUG, -O2, no debug info)
+# into .cache/rocksdb-release, and bin/shardis linked statically against it (grocksdb's
+# grocksdb_no_link tag, CGO_LDFLAGS). make run and make test keep using Debian's shared
+# library. The first make release takes a while (README gives the time); later ones only link.
+ROCKSDB_RELEASE := $(CURDIR)/.cache/rocksdb-release
+RELEASE_ENV = CGO_CFLAGS="-I$(ROCKSDB_RELEASE)/include" \
+	CGO_LDFLAGS="-L$(ROCKSDB_RELEASE) -lrocksdb $$(cat $(ROCKSDB_RELEASE)/ldflags)"
+
+release: deps $(ROCKSDB_RELEASE)/librocksdb.a
+	$(RELEASE_ENV) $(GO) build -tags grocksdb_no_link -o bin/shardis .
+	$(GO) build -o bin/shardis-bench ./bench/cmd/shardis-bench
+	@echo "bin/shardis: release build, RocksDB linked statically from $(ROCKSDB_RELEASE)"
+
+$(ROCKSDB_RELEASE)/librocksdb.a:
+	@set -e; SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	if [ -z "$$(apt-cache showsrc rocksdb 2>/dev/null)" ]; then \
+		. /etc/os-release; \
+		printf 'Types: deb-src\nURIs: http://deb.debian.org/debian\nSuites: %s\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' "$$VERSION_CODENAME" \
+			| $$SUDO tee /etc/apt/sources.list.d/shardis-deb-src.sources >/dev/null; \
+		$$SUDO apt-get update -qq; \
+	fi; \
+	dpkg -s dpkg-dev >/dev/null 2>&1 || $$SUDO apt-get install -y -qq dpkg-dev >/dev/null; \
+	version=$$(dpkg-query -W -f '$${Version}' librocksdb-dev); \
+	src=$(CURDIR)/.cache/rocksdb-src; rm -rf "$$src"; mkdir -p "$$src"; \
+	echo "fetching rocksdb $$version from Debian's source package"; \
+	(cd "$$src" && apt-get source -qq "rocksdb=$$version" >/dev/null); \
+	dir=$$(ls -d "$$src"/rocksdb-*/); \
+	echo "building $$dir with DEBUG_LEVEL=0 PORTABLE=1 on $$(nproc) CPUs"; \
+	$(MAKE) -C "$$dir" static_lib DEBUG_LEVEL=0 PORTABLE=1 DISABLE_WARNING_AS_ERROR=1 \
+		USE_RTTI=1 EXTRA_CXXFLAGS=-g0 -j"$$(nproc)" >"$$src/build.log" 2>&1 \
+		|| { tail -30 "$$src/build.log"; exit 1; }; \
+	mkdir -p $(ROCKSDB_RELEASE); rm -rf $(ROCKSDB_RELEASE)/include; \
+	cp -r "$$dir/include" $(ROCKSDB_RELEASE)/include; \
+	sed -n 's/^PLATFORM_LDFLAGS=//p' "$$dir/make_config.mk" > $(ROCKSDB_RELEASE)/ldflags; \
+	strip --strip-debug -o $(ROCKSDB_RELEASE)/librocksdb.a "$$dir/librocksdb.a"; \
+	echo "$$version" > $(ROCKSDB_RELEASE)/version
 
 clean:
 	rm -rf bin
