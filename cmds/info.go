@@ -211,19 +211,9 @@ func storeProperty(c *Ctx, name string) int64 {
 }
 
 func infoMemory(c *Ctx, w *infoWriter) {
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	goUsed := int64(ms.HeapAlloc + ms.StackInuse + ms.MSpanInuse + ms.MCacheInuse + ms.GCSys + ms.OtherSys + ms.BuckHashSys)
-	memtables := storeProperty(c, "rocksdb.cur-size-all-mem-tables")
-	readers := storeProperty(c, "rocksdb.estimate-table-readers-mem")
-	cache := int64(c.Srv.Store.BlockCacheUsage())
-	used := goUsed + memtables + readers + cache
-	peak := c.Srv.MemPeak.Load()
-	for used > peak && !c.Srv.MemPeak.CompareAndSwap(peak, used) {
-		peak = c.Srv.MemPeak.Load()
-	}
-	peak = max(peak, used)
-	rss := infoRSS()
+	m := takeMemory(c)
+	used, peak, rss := m.used, m.peak, m.rss
+	goUsed, memtables, readers, cache := m.goUsed, m.memtables, m.readers, m.cache
 	w.int("used_memory", used)
 	w.str("used_memory_human", bytesToHuman(used))
 	w.int("used_memory_rss", rss)

@@ -169,3 +169,10 @@ func parseShebang(body string) (scriptFlags, string, string) {
 	}
 	return flags, body[end:], ""
 }
+
+// size returns the bytes of script text the cache holds (MEMORY STATS lua.caches).
+func (sc *scriptCache) size() int {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	return sc.bytes
+}
