@@ -40,9 +40,9 @@ type Subscriber struct {
 	// about queueChunk bytes (a frame is never split): a long queue grows without copying
 	// itself, and the connection takes it a few chunks at a time (Drain's max).
 	queue  [][]byte
-	queued int    // bytes in queue
-	waking bool   // wake was called and Drain has not run since
-	closed bool   // overflowed or gone: deliveries are dropped
+	queued int  // bytes in queue
+	waking bool // wake was called and Drain has not run since
+	closed bool // overflowed or gone: deliveries are dropped
 	// overSoft is when the queue was first seen over the soft limit (zero: it is not).
 	overSoft time.Time
 	pending  atomic.Bool
