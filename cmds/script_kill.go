@@ -1,6 +1,7 @@
 package cmds
 
 import (
+	"bytes"
 	"context"
 	"sync"
 	"sync/atomic"
@@ -20,7 +21,10 @@ const scriptBusyThreshold = 5 * time.Second
 // runningScript is one script being run. Owned by runScript, which registers it for the
 // script's run and unregisters it after; SCRIPT KILL reads it from another goroutine.
 type runningScript struct {
-	start  time.Time
+	start    time.Time
+	name     string   // the script's SHA1 or the function's name
+	command  [][]byte // the EVAL or FCALL command (a copy), for FUNCTION STATS
+	function bool     // FCALL: FUNCTION KILL stops it, SCRIPT KILL refuses
 	done   chan struct{} // closed when the script returned
 	wrote  atomic.Bool   // it ran a write command: SCRIPT KILL refuses
 	killed atomic.Bool   // SCRIPT KILL stopped it
@@ -33,9 +37,15 @@ var runningScripts struct {
 }
 
 // startScript registers a script run and returns it with the context its VM must watch.
-func startScript() (*runningScript, context.Context) {
+func startScript(name string, command [][]byte, function bool) (*runningScript, context.Context) {
 	ctx, cancel := context.WithCancel(context.Background())
-	rs := &runningScript{start: time.Now(), done: make(chan struct{}), cancel: cancel}
+	rs := &runningScript{start: time.Now(), name: name, function: function,
+		done: make(chan struct{}), cancel: cancel}
+	if function {
+		for _, a := range command {
+			rs.command = append(rs.command, bytes.Clone(a))
+		}
+	}
 	runningScripts.mu.Lock()
 	if runningScripts.set == nil {
 		runningScripts.set = map[*runningScript]struct{}{}
@@ -67,7 +77,20 @@ func oldestScript() *runningScript {
 	return oldest
 }
 
-func scriptKill(c *Ctx) {
+func scriptKill(c *Ctx) { killScript(c, false) }
+
+func functionKill(c *Ctx) { killScript(c, true) }
+
+// Redis's BUSY errors: a script runs past the busy threshold (errBusyScript) or a function
+// does (errBusyFunction); SCRIPT KILL answers the second for a function, FUNCTION KILL the
+// first for a script.
+const (
+	errBusyScript   = "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE."
+	errBusyFunction = "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE."
+)
+
+// killScript is SCRIPT KILL (function false) and FUNCTION KILL.
+func killScript(c *Ctx, function bool) {
 	for {
 		rs := oldestScript()
 		if rs == nil {
@@ -83,6 +106,14 @@ func scriptKill(c *Ctx) {
 			}
 			continue
 		}
+		if rs.function != function {
+			if rs.function {
+				c.Error(errBusyFunction)
+			} else {
+				c.Error(errBusyScript)
+			}
+			return
+		}
 		if rs.wrote.Load() {
 			c.Error("UNKILLABLE Sorry the script already executed write commands against the dataset. You can either wait the script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command.")
 			return
@@ -92,4 +123,13 @@ func scriptKill(c *Ctx) {
 		c.W.OK()
 		return
 	}
+}
+
+// busyScript returns the script running the longest if it ran past the busy threshold, or nil.
+func busyScript() *runningScript {
+	rs := oldestScript()
+	if rs == nil || time.Since(rs.start) < scriptBusyThreshold {
+		return nil
+	}
+	return rs
 }

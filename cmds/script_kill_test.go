@@ -7,9 +7,9 @@ import (
 
 // The registry of running scripts: oldest first, empty once they finished.
 func TestRunningScripts_Registry(t *testing.T) {
-	a, _ := startScript()
+	a, _ := startScript("test", nil, false)
 	time.Sleep(time.Millisecond) // distinct start times; the order is what is checked
-	b, ctxB := startScript()
+	b, ctxB := startScript("test", nil, false)
 	if oldestScript() != a {
 		t.Fatal("oldest is not the first started")
 	}
