@@ -32,7 +32,7 @@ import (
 // funcLibrary is one loaded library. Immutable once loaded.
 type funcLibrary struct {
 	name  string
-	code  string          // the whole code, shebang included, as FUNCTION LOAD got it
+	code  string         // the whole code, shebang included, as FUNCTION LOAD got it
 	funcs []*luaFunction // sorted by name
 }
 

@@ -22,13 +22,13 @@ const scriptBusyThreshold = 5 * time.Second
 // script's run and unregisters it after; SCRIPT KILL reads it from another goroutine.
 type runningScript struct {
 	start    time.Time
-	name     string   // the script's SHA1 or the function's name
-	command  [][]byte // the EVAL or FCALL command (a copy), for FUNCTION STATS
-	function bool     // FCALL: FUNCTION KILL stops it, SCRIPT KILL refuses
-	done   chan struct{} // closed when the script returned
-	wrote  atomic.Bool   // it ran a write command: SCRIPT KILL refuses
-	killed atomic.Bool   // SCRIPT KILL stopped it
-	cancel context.CancelFunc
+	name     string        // the script's SHA1 or the function's name
+	command  [][]byte      // the EVAL or FCALL command (a copy), for FUNCTION STATS
+	function bool          // FCALL: FUNCTION KILL stops it, SCRIPT KILL refuses
+	done     chan struct{} // closed when the script returned
+	wrote    atomic.Bool   // it ran a write command: SCRIPT KILL refuses
+	killed   atomic.Bool   // SCRIPT KILL stopped it
+	cancel   context.CancelFunc
 }
 
 var runningScripts struct {
