@@ -8,6 +8,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"shardis/internal/glob"
+	"shardis/server"
 )
 
 // FUNCTION LOAD/DELETE/FLUSH/LIST/DUMP/RESTORE/STATS/KILL/HELP and FCALL, FCALL_RO, as Redis
@@ -383,9 +384,9 @@ func functionDump(c *Ctx) {
 // functionStats is FUNCTION STATS. A script shows only once it ran past the busy threshold:
 // before that Redis, busy with it, would not have served the command at all.
 func functionStats(c *Ctx) {
-	rs := busyScript()
+	rs := busyScript(c.Srv)
 	if rs != nil && !rs.function {
-		c.Error(errBusyScript)
+		c.Error(server.ErrBusyScript)
 		return
 	}
 	set := functionsOf(c).current()

@@ -60,7 +60,7 @@ func runLua(c *Ctx, vm *scriptVM, call luaCall, readOnly bool) {
 		cl = &server.Client{}
 	}
 	savedDB := cl.DB
-	running, ctx := startScript(call.name, c.Args, call.function)
+	running, ctx := startScript(c.Srv, call.name, c.Args, call.function)
 	run := &scriptRun{c: c, readOnly: readOnly, db: c.DB, client: cl, running: running}
 	vm.run = run
 	L := vm.L
