@@ -117,7 +117,7 @@ func fcallRoute(c *Ctx, nShards int) []int {
 // fcallCommand is FCALL and FCALL_RO.
 func fcallCommand(c *Ctx) {
 	eng := functionsOf(c)
-	f := eng.current().funcs[strings.ToLower(string(c.Args[1]))]
+	f := eng.current().lookup(c.Args[1])
 	if f == nil {
 		c.Error("ERR Function not found")
 		return

@@ -119,18 +119,17 @@ func (s *funcSet) sortedLibs() []*funcLibrary {
 
 // funcEngine is one store's libraries and the Lua state they live in.
 type funcEngine struct {
-	mu  sync.Mutex // owns vm
-	vm  *scriptVM
-	set atomic.Pointer[funcSet]
+	mu     sync.Mutex // owns vm
+	vm     *scriptVM
+	set    atomic.Pointer[funcSet]
+	loaded sync.Once // the store's libraries were read back (load)
 }
 
-// engines maps each open store to its engine (tests run several servers in one process).
-var engines struct {
-	mu sync.Mutex
-	m  map[*shard.Store]*funcEngine
-}
+// engines maps each open store to its *funcEngine (tests run several servers in one
+// process). A sync.Map: read by every FCALL, written once per store.
+var engines sync.Map
 
-// functionStateKey is the state key prefix of libraries: 's' 'f' · library name.
+// functionStatePrefix is the state key prefix of libraries: 's' 'f' · library name.
 var functionStatePrefix = []byte("f")
 
 // functionsOf returns the engine of the store c runs against, loading the store's libraries
@@ -142,14 +141,20 @@ func functionsOf(c *Ctx) *funcEngine {
 	} else {
 		st = c.Srv.Store
 	}
-	engines.mu.Lock()
-	defer engines.mu.Unlock()
-	if e := engines.m[st]; e != nil {
-		return e
+	v, ok := engines.Load(st)
+	if !ok {
+		v, _ = engines.LoadOrStore(st, &funcEngine{})
 	}
-	e := &funcEngine{vm: newFunctionVM()}
+	e := v.(*funcEngine)
+	e.loaded.Do(func() { e.load(st) })
+	return e
+}
+
+// load makes the engine's Lua state and loads the libraries st keeps.
+func (e *funcEngine) load(st *shard.Store) {
+	e.vm = newFunctionVM()
 	set := newFuncSet()
-	err := st.ReadStatePrefix(0, functionStatePrefix, func(name, code []byte) {
+	err := st.ReadStatePrefix(functionStateShard, functionStatePrefix, func(name, code []byte) {
 		lib, errText := e.compile(string(code), 0)
 		if errText == "" {
 			errText = set.join([]*funcLibrary{lib}, false, true)
@@ -162,11 +167,16 @@ func functionsOf(c *Ctx) *funcEngine {
 		log.Printf("functions: %v", err)
 	}
 	e.set.Store(set)
-	if engines.m == nil {
-		engines.m = map[*shard.Store]*funcEngine{}
+}
+
+// lookup returns the function called name (any case), or nil.
+func (s *funcSet) lookup(name []byte) *luaFunction {
+	for _, ch := range name {
+		if 'A' <= ch && ch <= 'Z' {
+			return s.funcs[strings.ToLower(string(name))]
+		}
 	}
-	engines.m[st] = e
-	return e
+	return s.funcs[string(name)]
 }
 
 // current returns the libraries now.

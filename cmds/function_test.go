@@ -216,6 +216,17 @@ func TestFunction_BinlogReplay(t *testing.T) {
 	if err := c.FunctionDelete(testCtx, "gone").Err(); err != nil {
 		t.Fatal(err)
 	}
+	// RESTORE FLUSH is logged as the FLUSH and the LOADs it amounts to.
+	dump, err := c.FunctionDump(testCtx).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.FunctionLoad(testCtx, "#!lua name=gone2\nredis.register_function('gone2_f', function() return 1 end)").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Do(testCtx, "FUNCTION", "RESTORE", dump, "FLUSH").Err(); err != nil {
+		t.Fatal(err)
+	}
 	dst, ex := testserver.ReplayTarget(t, 4)
 	for id := 0; id < 4; id++ {
 		if _, err := ex.ReplayShard(s.Store, id); err != nil {
