@@ -427,6 +427,7 @@ func functionHelp(c *Ctx) {
 		"    Return general information on all the libraries:",
 		"    * Library name",
 		"    * The engine used to run the Library",
+		"    * Library description",
 		"    * Functions list",
 		"    * Library code (if WITHCODE is given)",
 		"    It also possible to get only function that matches a pattern using LIBRARYNAME argument.",
