@@ -3,11 +3,13 @@ package cmds
 import (
 	"context"
 	"log"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+	"weak"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -125,8 +127,8 @@ type funcEngine struct {
 	loaded sync.Once // the store's libraries were read back (load)
 }
 
-// engines maps each open store to its *funcEngine (tests run several servers in one
-// process). A sync.Map: read by every FCALL, written once per store.
+// engines maps each store (by a weak pointer, so a closed store can go: tests open many) to
+// its *funcEngine. A sync.Map: read by every FCALL, written once per store.
 var engines sync.Map
 
 // functionStatePrefix is the state key prefix of libraries: 's' 'f' · library name.
@@ -141,9 +143,13 @@ func functionsOf(c *Ctx) *funcEngine {
 	} else {
 		st = c.Srv.Store
 	}
-	v, ok := engines.Load(st)
+	key := weak.Make(st)
+	v, ok := engines.Load(key)
 	if !ok {
-		v, _ = engines.LoadOrStore(st, &funcEngine{})
+		var loaded bool
+		if v, loaded = engines.LoadOrStore(key, &funcEngine{}); !loaded {
+			runtime.AddCleanup(st, func(k weak.Pointer[shard.Store]) { engines.Delete(k) }, key)
+		}
 	}
 	e := v.(*funcEngine)
 	e.loaded.Do(func() { e.load(st) })
