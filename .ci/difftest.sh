@@ -46,6 +46,6 @@ run blocking 5000 --exclude "$foreign"
 # the types not built are excluded.
 unbuilt="SETBIT,GETBIT,BITCOUNT,BITPOS,BITOP,PFADD,PFCOUNT,PFMERGE,GEOADD,GEODIST,GEOHASH,GEOPOS,GEOSEARCH,GEOSEARCHSTORE,GEORADIUS,GEORADIUS_RO,GEORADIUSBYMEMBER,GEORADIUSBYMEMBER_RO,XADD,XRANGE,XREVRANGE,XLEN,XDEL,XTRIM,XREAD,XGROUP,XREADGROUP,XACK,XPENDING,XCLAIM,XAUTOCLAIM,XINFO,XSETID"
 run pubsub 5000 --exclude "$unbuilt"
-# Scripts wrap commands of every family: those not built (bitmaps, HyperLogLog, geo, streams)
-# and FUNCTION/FCALL are excluded.
-run script 5000 --exclude "$unbuilt,FUNCTION,FCALL,FCALL_RO"
+# Scripts (EVAL and FCALL) wrap commands of every family: those not built (bitmaps,
+# HyperLogLog, geo, streams) are excluded.
+run script 5000 --exclude "$unbuilt"

@@ -262,6 +262,9 @@ func lookupName(m map[string]*Command, name []byte) *Command {
 // All returns every top-level command.
 func All() map[string]*Command { return table }
 
+// NeedsShard reports whether the command runs holding a shard (ExecKeyed, ExecAll).
+func (cmd *Command) NeedsShard() bool { return cmd.Exec == ExecKeyed || cmd.Exec == ExecAll }
+
 // CheckArity reports whether argc satisfies the command's arity.
 func (cmd *Command) CheckArity(argc int) bool {
 	if cmd.Arity > 0 {

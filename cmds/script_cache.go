@@ -68,7 +68,7 @@ func (sc *scriptCache) load(body []byte) (*cachedScript, string) {
 	if errText != "" {
 		return nil, errText
 	}
-	proto, err := compileScript(code)
+	proto, err := compileChunk(code, scriptErrorSource)
 	if err != nil {
 		return nil, "ERR Error compiling script (new function): " + err.Error()
 	}
@@ -101,14 +101,14 @@ func (sc *scriptCache) flush() {
 	sc.bytes = 0
 }
 
-// compileScript compiles a script's code as the chunk "user_script", so errors read
-// "user_script:LINE: …" as in Redis.
-func compileScript(code string) (*lua.FunctionProto, error) {
-	chunk, err := parse.Parse(strings.NewReader(code), scriptErrorSource)
+// compileChunk compiles code as the chunk source ("user_script", "user_function"), so
+// errors read "user_script:LINE: …" as in Redis.
+func compileChunk(code, source string) (*lua.FunctionProto, error) {
+	chunk, err := parse.Parse(strings.NewReader(code), source)
 	if err != nil {
 		return nil, err
 	}
-	return lua.Compile(chunk, scriptErrorSource)
+	return lua.Compile(chunk, source)
 }
 
 // scriptFlags are the flags of a script's shebang (#!lua flags=…).

@@ -7,18 +7,18 @@ import (
 
 // The registry of running scripts: oldest first, empty once they finished.
 func TestRunningScripts_Registry(t *testing.T) {
-	a, _ := startScript()
+	a, _ := startScript(nil, "test", nil, false)
 	time.Sleep(time.Millisecond) // distinct start times; the order is what is checked
-	b, ctxB := startScript()
-	if oldestScript() != a {
+	b, ctxB := startScript(nil, "test", nil, false)
+	if oldestScript(nil) != a {
 		t.Fatal("oldest is not the first started")
 	}
 	a.finish()
-	if oldestScript() != b {
+	if oldestScript(nil) != b {
 		t.Fatal("oldest after the first finished")
 	}
 	b.finish()
-	if oldestScript() != nil {
+	if oldestScript(nil) != nil {
 		t.Fatal("registry not empty")
 	}
 	select {

@@ -15,7 +15,7 @@ func evalLua(t *testing.T, code string) string {
 	t.Helper()
 	vm := newScriptVM()
 	defer vm.L.Close()
-	proto, err := compileScript(code)
+	proto, err := compileChunk(code, scriptErrorSource)
 	if err != nil {
 		return "compile: " + err.Error()
 	}
@@ -85,7 +85,7 @@ func TestScriptVM_GlobalsStayReadOnly(t *testing.T) {
 }
 
 func evalLuaIn(vm *scriptVM, code string) error {
-	proto, err := compileScript(code)
+	proto, err := compileChunk(code, scriptErrorSource)
 	if err != nil {
 		return err
 	}

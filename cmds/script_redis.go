@@ -26,9 +26,10 @@ const (
 	errScriptWrongArgs = "ERR wrong number or type of arguments"
 )
 
-func (vm *scriptVM) redisLib() *lua.LTable {
+func (vm *scriptVM) newRedisLib() *lua.LTable {
 	L := vm.L
 	t := L.NewTable()
+	vm.redisLib = t
 	fns := map[string]lua.LGFunction{
 		"call":               func(L *lua.LState) int { return vm.call(L, true) },
 		"pcall":              func(L *lua.LState) int { return vm.call(L, false) },

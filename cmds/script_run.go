@@ -10,12 +10,11 @@ import (
 	"shardis/server"
 )
 
-// scriptRun is one run of a script: what redis.call needs to run commands on the caller's
-// behalf. It lives for the run only; the VM points to it while the script runs.
+// scriptRun is one run of a script or a function: what redis.call needs to run commands on
+// the caller's behalf. It lives for the run only; the VM points to it while the script runs.
 type scriptRun struct {
-	c        *Ctx // the EVAL (or EVALSHA…) command; its Tx holds the script's shards
-	script   *cachedScript
-	readOnly bool // EVAL_RO, EVALSHA_RO, or the no-writes shebang flag
+	c        *Ctx // the EVAL (or FCALL…) command; its Tx holds the script's shards
+	readOnly bool // EVAL_RO, EVALSHA_RO, FCALL_RO, or the no-writes flag
 	db       int  // SELECT inside the script moves it, not the caller's db
 	client   *server.Client
 	resp3    bool // redis.setresp(3): commands reply in RESP3 to the script
@@ -25,20 +24,44 @@ type scriptRun struct {
 	held     []int // the shards the transaction holds, read at the first redis.call
 }
 
-// scriptErrorSource is the chunk name Redis gives scripts, as it shows in error positions.
-const scriptErrorSource = "user_script"
+// scriptErrorSource is the chunk name Redis gives scripts, as it shows in error positions;
+// functionErrorSource is the one of function libraries.
+const (
+	scriptErrorSource   = "user_script"
+	functionErrorSource = "user_function"
+)
 
-// runScript runs s with keys and argv and writes its reply (or error) to c.W.
+// runScript runs the EVAL script s with keys and argv and writes its reply (or error) to c.W.
 func runScript(c *Ctx, s *cachedScript, keys, argv [][]byte, readOnly bool) {
 	vm := vmPool.Get().(*scriptVM)
 	defer vmPool.Put(vm)
+	vm.globals.RawSetString("KEYS", argTable(vm.L, keys))
+	vm.globals.RawSetString("ARGV", argTable(vm.L, argv))
+	fn := vm.L.NewFunctionFromProto(s.proto)
+	fn.Env = vm.env
+	runLua(c, vm, luaCall{fn: fn, name: s.sha, source: scriptErrorSource}, readOnly)
+}
+
+// luaCall is what runLua calls: fn, with args (a function's KEYS and ARGV tables; none for
+// a script, which reads them as globals), named name at source in error replies.
+type luaCall struct {
+	fn       *lua.LFunction
+	args     []lua.LValue
+	name     string
+	source   string
+	function bool // FCALL: FUNCTION KILL stops it, SCRIPT KILL refuses
+}
+
+// runLua runs call in vm (owned by the caller's goroutine for the run) and writes its reply
+// or error to c.W.
+func runLua(c *Ctx, vm *scriptVM, call luaCall, readOnly bool) {
 	cl := c.Client
 	if cl == nil {
 		cl = &server.Client{}
 	}
 	savedDB := cl.DB
-	running, ctx := startScript()
-	run := &scriptRun{c: c, script: s, readOnly: readOnly, db: c.DB, client: cl, running: running}
+	running, ctx := startScript(c.Srv, call.name, c.Args, call.function)
+	run := &scriptRun{c: c, readOnly: readOnly, db: c.DB, client: cl, running: running}
 	vm.run = run
 	L := vm.L
 	L.SetContext(ctx)
@@ -49,19 +72,17 @@ func runScript(c *Ctx, s *cachedScript, keys, argv [][]byte, readOnly bool) {
 		cl.DB = savedDB
 		L.SetTop(0)
 	}()
-	vm.globals.RawSetString("KEYS", argTable(L, keys))
-	vm.globals.RawSetString("ARGV", argTable(L, argv))
-
-	fn := L.NewFunctionFromProto(s.proto)
-	fn.Env = vm.env
-	L.Push(fn)
-	err := L.PCall(0, 1, L.NewFunction(errorHandler))
+	L.Push(call.fn)
+	for _, a := range call.args {
+		L.Push(a)
+	}
+	err := L.PCall(len(call.args), 1, L.NewFunction(errorHandler))
 	if err != nil {
 		msg, line := scriptError(err)
 		if running.killed.Load() {
-			msg = "ERR Script killed by user with SCRIPT KILL..."
+			msg = "ERR Script killed by user with SCRIPT KILL..." // FUNCTION KILL's too, as Redis
 		}
-		c.Error(fmt.Sprintf("%s script: %s, on @%s:%s.", msg, s.sha, scriptErrorSource, line))
+		c.Error(fmt.Sprintf("%s script: %s, on @%s:%s.", msg, call.name, call.source, line))
 		return
 	}
 	luaToResp(&c.W, L.Get(-1), 0)

@@ -29,8 +29,16 @@ type scriptVM struct {
 	globals *lua.LTable
 	env     *lua.LTable
 	rand    rand48
-	// run is the script being run (set by runScript for the redis library's functions).
+	// run is the script being run (set by runLua for the redis library's functions).
 	run *scriptRun
+	// redisLib is the redis library table (behind its read-only proxy in globals).
+	redisLib *lua.LTable
+
+	// Function states only (newFunctionVM): fenv is the globals proxy libraries are loaded
+	// with, and loading the library FUNCTION LOAD is running (nil otherwise), which
+	// redis.register_function adds to.
+	fenv    *lua.LTable
+	loading *funcLibrary
 }
 
 var vmPool = sync.Pool{New: func() any { return newScriptVM() }}
@@ -110,7 +118,7 @@ func newScriptVM() *scriptVM {
 		"table":     full.RawGetString("table").(*lua.LTable),
 		"math":      mathLib,
 		"coroutine": full.RawGetString("coroutine").(*lua.LTable),
-		"redis":     vm.redisLib(),
+		"redis":     vm.newRedisLib(),
 		"cjson":     openCjson(L),
 		"bit":       openBit(L),
 		"struct":    openStruct(L),

@@ -466,6 +466,12 @@ func (c *Config) Hz() int { return int(c.cur.Load().hz) }
 // disables the slow log and 0 logs every command (slowlog-log-slower-than).
 func (c *Config) SlowlogSlowerThan() int64 { return c.cur.Load().slowlogSlowerThan }
 
+// BusyReplyThreshold returns how long a script runs before other clients get BUSY and
+// SCRIPT KILL may stop it (busy-reply-threshold, alias lua-time-limit).
+func (c *Config) BusyReplyThreshold() time.Duration {
+	return time.Duration(c.cur.Load().busyReplyThreshold) * time.Millisecond
+}
+
 // SlowlogMaxLen returns how many entries the slow log keeps (slowlog-max-len).
 func (c *Config) SlowlogMaxLen() int { return int(c.cur.Load().slowlogMaxLen) }
 

@@ -39,6 +39,7 @@ type values struct {
 	pidFile                string
 	outputLimits           [3]OutputLimit // client-output-buffer-limit, by ClientClass
 	notifyEvents           pubsub.Class   // notify-keyspace-events
+	busyReplyThreshold     int64          // milliseconds (busy-reply-threshold, lua-time-limit)
 }
 
 // ClientClass is a class of client-output-buffer-limit.
@@ -322,6 +323,8 @@ var paramList = []*param{
 	intParam("binlog-max-age", true, 3600, 0, intMax, func(v *values) *int64 { return &v.binlogMaxAge }),
 	intParam("binlog-max-entries", true, 1000000, 0, llMax, func(v *values) *int64 { return &v.binlogMaxEntries }),
 	memParam("block-cache-size", true, 256*mb, 0, llMax, func(v *values) *int64 { return &v.blockCacheSize }),
+	// busy-reply-threshold and its old name lua-time-limit are one value, as in Redis 7.0.
+	intParam("busy-reply-threshold", true, 5000, 0, llMax, func(v *values) *int64 { return &v.busyReplyThreshold }),
 	// client-output-buffer-limit: per class, when a client holding output is disconnected.
 	{
 		name:     "client-output-buffer-limit",
@@ -376,6 +379,7 @@ var paramList = []*param{
 	enumParam("loglevel", true, "notice", []string{"debug", "verbose", "notice", "warning"},
 		func(v *values) *string { return &v.logLevel }),
 	intParam("loops", false, 0, 0, 1024, func(v *values) *int64 { return &v.loops }),
+	intParam("lua-time-limit", true, 5000, 0, llMax, func(v *values) *int64 { return &v.busyReplyThreshold }),
 	intParam("maxclients", true, 10000, 1, uintMax, func(v *values) *int64 { return &v.maxClients }),
 	// notify-keyspace-events: the classes of keyspace notifications published (pubsub/notify.go).
 	{

@@ -370,6 +370,12 @@ func (cn *conn) dispatch(start int) bool {
 		srv.exec.Refused(cmd)
 		return refuse("ERR Can't execute '" + cmd.Name + "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context")
 	}
+	// A script past busy-reply-threshold holds every shard: what needs one is refused, as
+	// Redis refuses all but allow_busy commands then (one atomic load when no script runs).
+	if msg := srv.state.Busy.Error(); msg != "" && cmd.NeedsShard() && !cmd.Has(cmds.FlagAllowBusy) {
+		srv.exec.Refused(cmd)
+		return refuse(msg)
+	}
 	s.cmd = cmd
 	cl.Touch(&cmd.Name, now)
 	if cl.Multi != nil && !cmd.Has(cmds.TraitTxControl) {

@@ -28,6 +28,9 @@ type Server struct {
 	// PubSub is the channel registry (SUBSCRIBE, PUBLISH, keyspace notifications).
 	PubSub pubsub.Registry
 
+	// Busy says whether a script runs past busy-reply-threshold (the BUSY error).
+	Busy ScriptBusy
+
 	// Shutdown stops the server (SHUTDOWN); it returns once the server is stopping.
 	Shutdown func()
 

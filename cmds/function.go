@@ -1,0 +1,460 @@
+package cmds
+
+import (
+	"bytes"
+	"strings"
+	"time"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"shardis/internal/glob"
+	"shardis/server"
+)
+
+// FUNCTION LOAD/DELETE/FLUSH/LIST/DUMP/RESTORE/STATS/KILL/HELP and FCALL, FCALL_RO, as Redis
+// 7.0 has them. The libraries and their Lua state are function_engine.go's; the payload of
+// DUMP and RESTORE is function_dump.go's.
+//
+// The commands that change libraries route to shard 0 (functionRoute), which keeps the
+// libraries' code under its state keys: they write it in their transaction and log what a
+// replica must apply (FUNCTION LOAD REPLACE <code>, FUNCTION DELETE <name>, FUNCTION FLUSH),
+// so the change, on disk and in the binlog, commits in one WriteBatch. FCALL routes as EVAL
+// does (every shard; see scriptRoute).
+
+func init() {
+	acl := []string{"slow", "scripting"}
+	wacl := []string{"write", "slow", "scripting"}
+	fcallCmd := func(name string, flags []string, summary string, traits Flag) *Command {
+		return &Command{Name: name, Arity: -3, Flags: flags, ACL: acl, Group: "scripting",
+			Since: "7.0.0", Summary: summary, Complexity: "Depends on the function that is executed.",
+			Syntax: "function numkeys [key [key ...]] [arg [arg ...]]", Exec: ExecKeyed,
+			Keys: fcallKeys, Route: fcallRoute, Run: fcallCommand, Traits: traits}
+	}
+	fcallFlags := []string{"noscript", "stale", "skip_monitor", "no_mandatory_keys", "movablekeys"}
+	// Changes go to shard 0, which keeps the libraries; reads run outside the shards.
+	change := func(arity int, flags []string, summary, cplx, syntax string, run func(*Ctx)) *Command {
+		return &Command{Arity: arity, Flags: flags, ACL: wacl, Since: "7.0.0", Summary: summary,
+			Complexity: cplx, Syntax: syntax, Exec: ExecKeyed, Route: functionRoute, Run: run}
+	}
+	read := func(arity int, flags []string, summary, cplx, syntax string, run func(*Ctx)) *Command {
+		return &Command{Arity: arity, Flags: flags, ACL: acl, Since: "7.0.0", Summary: summary,
+			Complexity: cplx, Syntax: syntax, Exec: ExecServer, Run: run}
+	}
+	register(
+		fcallCmd("fcall", fcallFlags, "Invoke a function", TraitRunsScript),
+		fcallCmd("fcall_ro", append([]string{"readonly"}, fcallFlags...), "Invoke a read-only function", 0),
+		&Command{Name: "function", Arity: -2, ACL: []string{"slow"}, Group: "scripting", Since: "7.0.0",
+			Summary: "A container for function commands", Complexity: "Depends on subcommand.",
+			Exec: ExecServer,
+			Subs: map[string]*Command{
+				"load": change(-3, []string{"write", "denyoom", "noscript"}, "Create a function with the given arguments (name, code, description)",
+					"O(1) (considering compilation time is redundant)", "[REPLACE] function-code", functionLoad),
+				"delete": change(3, []string{"write", "noscript"}, "Delete a function by name",
+					"O(1)", "library-name", functionDelete),
+				"flush": change(-2, []string{"write", "noscript"}, "Deleting all functions",
+					"O(N) where N is the number of functions deleted", "[ASYNC | SYNC]", functionFlush),
+				"restore": change(-3, []string{"write", "denyoom", "noscript"}, "Restore all the functions on the given payload",
+					"O(N) where N is the number of functions on the payload", "serialized-value [FLUSH | APPEND | REPLACE]", functionRestore),
+				"list": read(-2, []string{"noscript"}, "List information about all the functions",
+					"O(N) where N is the number of functions", "[LIBRARYNAME library-name-pattern] [WITHCODE]", functionList),
+				"dump": read(2, []string{"noscript"}, "Dump all functions into a serialized binary payload",
+					"O(N) where N is the number of functions", "", functionDump),
+				"stats": read(2, []string{"noscript", "allow_busy"}, "Return information about the function currently running (name, description, duration)",
+					"O(1)", "", functionStats),
+				"kill": read(2, []string{"noscript", "allow_busy"}, "Kill the function currently in execution.",
+					"O(1)", "", functionKill),
+				"help": {Arity: 2, Flags: []string{"loading", "stale"}, ACL: acl, Since: "7.0.0",
+					Summary: "Show helpful text about the different subcommands", Complexity: "O(1)",
+					Exec: ExecServer, Run: functionHelp},
+			}},
+	)
+}
+
+// functionStateShard is the shard that keeps the libraries.
+const functionStateShard = 0
+
+// functionRoute sends FUNCTION LOAD, DELETE, FLUSH and RESTORE to the shard that keeps the
+// libraries.
+func functionRoute(*Ctx, int) []int { return []int{functionStateShard} }
+
+// fcallNumKeys reads FCALL's numkeys; the error is Redis's text.
+func fcallNumKeys(args [][]byte) (int, string) {
+	n, ok := parseInt(args[2])
+	switch {
+	case !ok:
+		return 0, "ERR Bad number of keys provided"
+	case n > int64(len(args)-3):
+		return 0, "ERR Number of keys can't be greater than number of args"
+	case n < 0:
+		return 0, "ERR Number of keys can't be negative"
+	}
+	return int(n), ""
+}
+
+func fcallKeys(args [][]byte) [][]byte {
+	if len(args) < 3 {
+		return nil
+	}
+	n, errText := fcallNumKeys(args)
+	if errText != "" {
+		return nil
+	}
+	return args[3 : 3+n]
+}
+
+// fcallRoute is scriptRoute for FCALL: every shard, or none when numkeys is invalid (the
+// command then only replies an error).
+func fcallRoute(c *Ctx, nShards int) []int {
+	if len(c.Args) < 3 {
+		return nil
+	}
+	if _, errText := fcallNumKeys(c.Args); errText != "" {
+		return nil
+	}
+	return scriptRoute(&Ctx{Args: [][]byte{nil, nil, []byte("0")}}, nShards)
+}
+
+// fcallCommand is FCALL and FCALL_RO.
+func fcallCommand(c *Ctx) {
+	eng := functionsOf(c)
+	f := eng.current().lookup(c.Args[1])
+	if f == nil {
+		c.Error("ERR Function not found")
+		return
+	}
+	n, errText := fcallNumKeys(c.Args)
+	if errText != "" {
+		c.Error(errText)
+		return
+	}
+	ro := c.Cmd.IsReadOnly()
+	if ro && f.flags&scriptNoWrites == 0 {
+		c.Error("ERR Can not execute a script with write flag using *_ro command.")
+		return
+	}
+	eng.mu.Lock()
+	defer eng.mu.Unlock()
+	L := eng.vm.L
+	call := luaCall{fn: f.fn, name: f.name, source: functionErrorSource, function: true,
+		args: []lua.LValue{argTable(L, c.Args[3:3+n]), argTable(L, c.Args[3+n:])}}
+	runLua(c, eng.vm, call, ro || f.flags&scriptNoWrites != 0)
+}
+
+// functionLoad is FUNCTION LOAD [REPLACE] code.
+func functionLoad(c *Ctx) {
+	replace := false
+	i := 2
+	for ; i < len(c.Args)-1; i++ {
+		if !strings.EqualFold(string(c.Args[i]), "replace") {
+			c.Error("ERR Unknown option given: " + string(c.Args[i]))
+			return
+		}
+		replace = true
+	}
+	if i >= len(c.Args) {
+		c.Error("ERR Function code is missing")
+		return
+	}
+	code := string(c.Args[i])
+	eng := functionsOf(c)
+	eng.mu.Lock()
+	defer eng.mu.Unlock()
+	md, errText := checkLibrary(code)
+	if errText != "" {
+		c.Error("ERR " + errText)
+		return
+	}
+	set := eng.current()
+	if set.libs[md.name] != nil && !replace {
+		c.Error("ERR Library '" + md.name + "' already exists")
+		return
+	}
+	timeout := functionLoadTimeout
+	if c.Client == nil { // binlog replay: what the master accepted is applied whatever it takes
+		timeout = 0
+	}
+	lib, errText := eng.run(md, code, timeout)
+	if errText != "" {
+		c.Error("ERR " + errText)
+		return
+	}
+	next := set.clone()
+	if errText := next.join([]*funcLibrary{lib}, true, true); errText != "" {
+		c.Error("ERR " + errText)
+		return
+	}
+	if c.Tx != nil {
+		c.Tx.PutState(functionStateShard, libraryStateName(lib.name), []byte(code))
+		logFunctionLoad(c, code)
+	}
+	eng.set.Store(next)
+	c.W.BulkString(lib.name)
+}
+
+func libraryStateName(name string) []byte {
+	return append(bytes.Clone(functionStatePrefix), name...)
+}
+
+func logFunctionLoad(c *Ctx, code string) {
+	c.Tx.LogShard(functionStateShard, 0, []byte("FUNCTION"), []byte("LOAD"), []byte("REPLACE"), []byte(code))
+}
+
+// functionDelete is FUNCTION DELETE library-name.
+func functionDelete(c *Ctx) {
+	eng := functionsOf(c)
+	eng.mu.Lock()
+	defer eng.mu.Unlock()
+	set := eng.current()
+	lib := set.libs[string(c.Args[2])]
+	if lib == nil {
+		c.Error("ERR Library not found")
+		return
+	}
+	next := set.clone()
+	next.remove(lib)
+	if c.Tx != nil {
+		c.Tx.DeleteState(functionStateShard, libraryStateName(lib.name))
+		c.Tx.LogShard(functionStateShard, 0, []byte("FUNCTION"), []byte("DELETE"), []byte(lib.name))
+	}
+	eng.set.Store(next)
+	c.W.OK()
+}
+
+// functionFlush is FUNCTION FLUSH [ASYNC|SYNC]; both modes free the libraries at once (they
+// are small, and the garbage collector frees what they held).
+func functionFlush(c *Ctx) {
+	switch {
+	case len(c.Args) > 3:
+		subcommandSyntaxError(c)
+		return
+	case len(c.Args) == 3 && !strings.EqualFold(string(c.Args[2]), "sync") && !strings.EqualFold(string(c.Args[2]), "async"):
+		c.Error("ERR FUNCTION FLUSH only supports SYNC|ASYNC option")
+		return
+	}
+	eng := functionsOf(c)
+	eng.mu.Lock()
+	defer eng.mu.Unlock()
+	if c.Tx != nil {
+		flushFunctionState(c)
+	}
+	eng.set.Store(newFuncSet())
+	c.W.OK()
+}
+
+func flushFunctionState(c *Ctx) {
+	c.Tx.DeleteStatePrefix(functionStateShard, functionStatePrefix)
+	c.Tx.LogShard(functionStateShard, 0, []byte("FUNCTION"), []byte("FLUSH"))
+}
+
+// functionRestore is FUNCTION RESTORE payload [FLUSH|APPEND|REPLACE].
+func functionRestore(c *Ctx) {
+	if len(c.Args) > 4 {
+		subcommandSyntaxError(c)
+		return
+	}
+	policy := "append"
+	if len(c.Args) == 4 {
+		policy = strings.ToLower(string(c.Args[3]))
+		if policy != "append" && policy != "replace" && policy != "flush" {
+			c.Error("ERR Wrong restore policy given, value should be either FLUSH, APPEND or REPLACE.")
+			return
+		}
+	}
+	codes, errText := parseFunctionDump(c.Args[2])
+	if errText != "" {
+		c.Error("ERR " + errText)
+		return
+	}
+	eng := functionsOf(c)
+	eng.mu.Lock()
+	defer eng.mu.Unlock()
+	restored := newFuncSet()
+	var libs []*funcLibrary
+	for _, code := range codes {
+		lib, errText := eng.compile(code, 0)
+		if errText == "" {
+			errText = restored.join([]*funcLibrary{lib}, false, true)
+		}
+		if errText != "" {
+			c.Error("ERR " + errText)
+			return
+		}
+		libs = append(libs, lib)
+	}
+	next := restored
+	if policy != "flush" {
+		next = eng.current().clone()
+		if errText := next.join(libs, policy == "replace", false); errText != "" {
+			c.Error("ERR " + errText)
+			return
+		}
+	}
+	if c.Tx != nil {
+		if policy == "flush" {
+			flushFunctionState(c)
+		}
+		for _, lib := range libs {
+			c.Tx.PutState(functionStateShard, libraryStateName(lib.name), []byte(lib.code))
+			logFunctionLoad(c, lib.code)
+		}
+	}
+	eng.set.Store(next)
+	c.W.OK()
+}
+
+// functionList is FUNCTION LIST [LIBRARYNAME pattern] [WITHCODE].
+func functionList(c *Ctx) {
+	withCode := false
+	var pattern []byte
+	hasPattern := false
+	for i := 2; i < len(c.Args); i++ {
+		arg := string(c.Args[i])
+		if !withCode && strings.EqualFold(arg, "withcode") {
+			withCode = true
+			continue
+		}
+		if !hasPattern && strings.EqualFold(arg, "libraryname") {
+			if i >= len(c.Args)-1 {
+				c.Error("ERR library name argument was not given")
+				return
+			}
+			i++
+			pattern, hasPattern = c.Args[i], true
+			continue
+		}
+		c.Error("ERR Unknown argument " + arg)
+		return
+	}
+	var libs []*funcLibrary
+	for _, lib := range functionsOf(c).current().sortedLibs() {
+		if !hasPattern || glob.Match(pattern, []byte(lib.name), true) {
+			libs = append(libs, lib)
+		}
+	}
+	w := &c.W
+	w.ArrayLen(len(libs))
+	for _, lib := range libs {
+		if withCode {
+			w.MapLen(4)
+		} else {
+			w.MapLen(3)
+		}
+		w.BulkString("library_name")
+		w.BulkString(lib.name)
+		w.BulkString("engine")
+		w.BulkString("LUA")
+		w.BulkString("functions")
+		w.ArrayLen(len(lib.funcs))
+		for _, f := range lib.funcs {
+			w.MapLen(3)
+			w.BulkString("name")
+			w.BulkString(f.name)
+			w.BulkString("description")
+			if f.hasDesc {
+				w.BulkString(f.desc)
+			} else {
+				w.Null()
+			}
+			w.BulkString("flags")
+			n := 0
+			for _, fl := range functionFlagNames {
+				if f.flags&fl.flag != 0 {
+					n++
+				}
+			}
+			w.SetLen(n)
+			for _, fl := range functionFlagNames {
+				if f.flags&fl.flag != 0 {
+					w.Simple(fl.name)
+				}
+			}
+		}
+		if withCode {
+			w.BulkString("library_code")
+			w.BulkString(lib.code)
+		}
+	}
+}
+
+// functionDump is FUNCTION DUMP.
+func functionDump(c *Ctx) {
+	c.W.Bulk(dumpFunctions(functionsOf(c).current().sortedLibs()))
+}
+
+// functionStats is FUNCTION STATS. A script shows only once it ran past the busy threshold:
+// before that Redis, busy with it, would not have served the command at all.
+func functionStats(c *Ctx) {
+	rs := busyScript(c.Srv)
+	if rs != nil && !rs.function {
+		c.Error(server.ErrBusyScript)
+		return
+	}
+	set := functionsOf(c).current()
+	w := &c.W
+	w.MapLen(2)
+	w.BulkString("running_script")
+	if rs == nil {
+		w.Null()
+	} else {
+		w.MapLen(3)
+		w.BulkString("name")
+		w.BulkString(rs.name)
+		w.BulkString("command")
+		w.ArrayLen(len(rs.command))
+		for _, a := range rs.command {
+			w.Bulk(a)
+		}
+		w.BulkString("duration_ms")
+		w.Int(time.Since(rs.start).Milliseconds())
+	}
+	w.BulkString("engines")
+	w.MapLen(1)
+	w.BulkString("LUA")
+	w.MapLen(2)
+	w.BulkString("libraries_count")
+	w.Int(int64(len(set.libs)))
+	w.BulkString("functions_count")
+	w.Int(int64(len(set.funcs)))
+}
+
+func functionHelp(c *Ctx) {
+	helpReply(c,
+		"LOAD [REPLACE] <FUNCTION CODE>",
+		"    Create a new library with the given library name and code.",
+		"DELETE <LIBRARY NAME>",
+		"    Delete the given library.",
+		"LIST [LIBRARYNAME PATTERN] [WITHCODE]",
+		"    Return general information on all the libraries:",
+		"    * Library name",
+		"    * The engine used to run the Library",
+		"    * Library description",
+		"    * Functions list",
+		"    * Library code (if WITHCODE is given)",
+		"    It also possible to get only function that matches a pattern using LIBRARYNAME argument.",
+		"STATS",
+		"    Return information about the current function running:",
+		"    * Function name",
+		"    * Command used to run the function",
+		"    * Duration in MS that the function is running",
+		"    If no function is running, return nil",
+		"    In addition, returns a list of available engines.",
+		"KILL",
+		"    Kill the current running function.",
+		"FLUSH [ASYNC|SYNC]",
+		"    Delete all the libraries.",
+		"    When called without the optional mode argument, the behavior is determined by the",
+		"    lazyfree-lazy-user-flush configuration directive. Valid modes are:",
+		"    * ASYNC: Asynchronously flush the libraries.",
+		"    * SYNC: Synchronously flush the libraries.",
+		"DUMP",
+		"    Return a serialized payload representing the current libraries, can be restored using FUNCTION RESTORE command",
+		"RESTORE <PAYLOAD> [FLUSH|APPEND|REPLACE]",
+		"    Restore the libraries represented by the given payload, it is possible to give a restore policy to",
+		"    control how to handle existing libraries (default APPEND):",
+		"    * FLUSH: delete all existing libraries.",
+		"    * APPEND: appends the restored libraries to the existing libraries. On collision, abort.",
+		"    * REPLACE: appends the restored libraries to the existing libraries, On collision, replace the old",
+		"      libraries with the new libraries (notice that even on this option there is a chance of failure",
+		"      in case of functions name collision with another library).",
+	)
+}

@@ -1,0 +1,321 @@
+package cmds_test
+
+import (
+	"encoding/hex"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"shardis/internal/testserver"
+)
+
+const counterLib = `#!lua name=counter
+redis.register_function('counter_incr', function(keys, args)
+  return redis.call('INCRBY', keys[1], args[1])
+end)
+redis.register_function{function_name='counter_get', callback=function(keys)
+  return redis.call('GET', keys[1])
+end, flags={'no-writes'}, description='reads the counter'}
+`
+
+// go-redis's FunctionLoad and FCall: the function runs its commands; FCALL_RO runs only a
+// no-writes function.
+func TestFunction_GoRedisLoadAndFCall(t *testing.T) {
+	s := testserver.Start(t)
+	c := s.Client(t)
+	name, err := c.FunctionLoad(testCtx, counterLib).Result()
+	if err != nil || name != "counter" {
+		t.Fatalf("FUNCTION LOAD: %q %v", name, err)
+	}
+	for i := 1; i <= 3; i++ {
+		n, err := c.FCall(testCtx, "counter_incr", []string{"n:{a}"}, 5).Int()
+		if err != nil || n != 5*i {
+			t.Fatalf("FCALL %d: %d %v", i, n, err)
+		}
+	}
+	if v, err := c.FCallRO(testCtx, "counter_get", []string{"n:{a}"}).Text(); err != nil || v != "15" {
+		t.Fatalf("FCALL_RO counter_get: %q %v", v, err)
+	}
+	if err := c.FCallRO(testCtx, "counter_incr", []string{"n:{a}"}, 1).Err(); err == nil ||
+		err.Error() != "ERR Can not execute a script with write flag using *_ro command." {
+		t.Fatalf("FCALL_RO of a writing function: %v", err)
+	}
+	if err := c.FCall(testCtx, "nope", nil).Err(); err == nil || err.Error() != "ERR Function not found" {
+		t.Fatalf("FCALL of a missing function: %v", err)
+	}
+	if err := c.FunctionLoad(testCtx, counterLib).Err(); err == nil ||
+		err.Error() != "ERR Library 'counter' already exists" {
+		t.Fatalf("second FUNCTION LOAD: %v", err)
+	}
+	libs, err := c.FunctionList(testCtx, redis.FunctionListQuery{LibraryNamePattern: "count*", WithCode: true}).Result()
+	if err != nil || len(libs) != 1 || libs[0].Name != "counter" || libs[0].Code != counterLib ||
+		len(libs[0].Functions) != 2 || libs[0].Functions[0].Name != "counter_get" ||
+		fmt.Sprint(libs[0].Functions[0].Flags) != "[no-writes]" || libs[0].Functions[0].Description != "reads the counter" {
+		t.Fatalf("FUNCTION LIST: %+v %v", libs, err)
+	}
+	if err := c.FunctionDelete(testCtx, "counter").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.FCall(testCtx, "counter_incr", []string{"n:{a}"}, 1).Err(); err == nil ||
+		err.Error() != "ERR Function not found" {
+		t.Fatalf("FCALL after FUNCTION DELETE: %v", err)
+	}
+}
+
+// Errors of FUNCTION LOAD and of a function's run, byte for byte as redis-server 7.0.15.
+func TestFunction_Errors(t *testing.T) {
+	s := testserver.Start(t)
+	c := s.Client(t)
+	for _, tc := range []struct{ code, want string }{
+		{"no shebang", "ERR Missing library metadata"},
+		{"#!lua\nredis.register_function('f', function() end)", "ERR Library name was not given"},
+		{"#!lua name=x foo=bar\n", "ERR Invalid metadata value given: foo=bar"},
+		{"#!js name=x\n", "ERR Engine 'js' not found"},
+		{"#!lua name=x-y\n", "ERR Library names can only contain letters, numbers, or underscores(_) and must be at least one character long"},
+		{"#!lua name=x\nlocal a = 1", "ERR No functions registered"},
+		{"#!lua name=x\nredis.call('ping')", "ERR Error registering functions: ERR user_function:2: Script attempted to access nonexistent global variable 'call'"},
+		{"#!lua name=x\nfoo = 1", "ERR Error registering functions: ERR user_function:2: Attempt to modify a readonly table"},
+		{"#!lua name=x\nredis.register_function('f', 1)", "ERR Error registering functions: ERR second argument to redis.register_function must be a function"},
+		{"#!lua name=x\nredis.register_function{function_name='f', callback=function() end, flags={'bad'}}", "ERR Error registering functions: ERR unknown flag given"},
+		{"#!lua name=x\nredis.register_function('f', function() end)\nredis.register_function('f', function() end)", "ERR Error registering functions: ERR Function already exists in the library"},
+	} {
+		if err := c.FunctionLoad(testCtx, tc.code).Err(); err == nil || err.Error() != tc.want {
+			t.Errorf("FUNCTION LOAD %q: %v, want %s", tc.code, err, tc.want)
+		}
+	}
+	if err := c.FunctionLoad(testCtx, "#!lua name=e\nredis.register_function('boom', function() error('bang') end)").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.FCall(testCtx, "boom", nil).Err(); err == nil ||
+		err.Error() != "ERR user_function:2: bang script: boom, on @user_function:2." {
+		t.Fatalf("FCALL boom: %v", err)
+	}
+	if err := c.Do(testCtx, "FCALL", "boom", "x").Err(); err == nil || err.Error() != "ERR Bad number of keys provided" {
+		t.Fatalf("FCALL with a bad numkeys: %v", err)
+	}
+	if err := c.FunctionLoad(testCtx, "#!lua name=e2\nredis.register_function('BOOM', function() end)").Err(); err == nil ||
+		err.Error() != "ERR Function BOOM already exists" {
+		t.Fatalf("FUNCTION LOAD of a colliding function: %v", err)
+	}
+}
+
+// FUNCTION DUMP and RESTORE round-trip with every policy.
+func TestFunction_DumpRestore(t *testing.T) {
+	s := testserver.Start(t)
+	c := s.Client(t)
+	if err := c.FunctionLoad(testCtx, counterLib).Err(); err != nil {
+		t.Fatal(err)
+	}
+	dump, err := c.FunctionDump(testCtx).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.FunctionRestore(testCtx, dump).Err(); err == nil || err.Error() != "ERR Library counter already exists" {
+		t.Fatalf("RESTORE (APPEND) over the same library: %v", err)
+	}
+	if err := c.Do(testCtx, "FUNCTION", "RESTORE", dump, "REPLACE").Err(); err != nil {
+		t.Fatalf("RESTORE REPLACE: %v", err)
+	}
+	if err := c.FunctionFlush(testCtx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.FunctionRestore(testCtx, dump).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := c.FCall(testCtx, "counter_incr", []string{"k"}, 2).Int(); err != nil || n != 2 {
+		t.Fatalf("FCALL after RESTORE: %d %v", n, err)
+	}
+	bad := dump[:len(dump)-1] + string(dump[len(dump)-1]^1)
+	if err := c.FunctionRestore(testCtx, bad).Err(); err == nil || err.Error() != "ERR DUMP payload version or checksum are wrong" {
+		t.Fatalf("RESTORE of a corrupt payload: %v", err)
+	}
+	if err := c.Do(testCtx, "FUNCTION", "RESTORE", dump, "BAD").Err(); err == nil ||
+		err.Error() != "ERR Wrong restore policy given, value should be either FLUSH, APPEND or REPLACE." {
+		t.Fatalf("RESTORE with a bad policy: %v", err)
+	}
+}
+
+// redisServerDump is FUNCTION DUMP of redis-server 7.0.15 holding library rlib (rget, rset);
+// its code is LZF-compressed, as Redis writes RDB strings.
+const redisServerDump = "f5c3407840d01f23216c7561206e616d653d726c69620a72656469732e72656769737465725f660f756e6374696f6e282772676574272c20e00010116b6579732c2061726773292072657475726e2006403b0863616c6c2827474554202d4024085b315d2920656e6429e0125b0073e0245b0053e0035b8083a0640164290a0056ba2c6a58eb4eb4"
+
+// A dump taken from redis-server restores here.
+func TestFunction_RestoresRedisServerDump(t *testing.T) {
+	s := testserver.Start(t)
+	c := s.Client(t)
+	payload, _ := hex.DecodeString(redisServerDump)
+	if err := c.FunctionRestore(testCtx, string(payload)).Err(); err != nil {
+		t.Fatalf("RESTORE: %v", err)
+	}
+	if err := c.FCall(testCtx, "rset", []string{"k"}, "v").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := c.FCall(testCtx, "rget", []string{"k"}).Text(); err != nil || v != "v" {
+		t.Fatalf("FCALL rget: %q %v", v, err)
+	}
+	libs, err := c.FunctionList(testCtx, redis.FunctionListQuery{WithCode: true}).Result()
+	if err != nil || len(libs) != 1 || !strings.HasPrefix(libs[0].Code, "#!lua name=rlib\n") {
+		t.Fatalf("FUNCTION LIST: %+v %v", libs, err)
+	}
+}
+
+// Libraries are data: they survive a restart, FLUSHALL keeps them, FUNCTION FLUSH is durable
+// too.
+func TestFunction_SurviveRestart(t *testing.T) {
+	dir := t.TempDir()
+	s := testserver.StartIn(t, dir)
+	c := s.Client(t)
+	if err := c.FunctionLoad(testCtx, counterLib).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.FunctionLoad(testCtx, "#!lua name=gone\nredis.register_function('gone_f', function() return 1 end)").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.FunctionDelete(testCtx, "gone").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.FlushAll(testCtx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	s.Stop()
+
+	s = testserver.StartIn(t, dir)
+	c = s.Client(t)
+	if n, err := c.FCall(testCtx, "counter_incr", []string{"k"}, 7).Int(); err != nil || n != 7 {
+		t.Fatalf("FCALL after restart: %d %v", n, err)
+	}
+	libs, err := c.FunctionList(testCtx, redis.FunctionListQuery{}).Result()
+	if err != nil || len(libs) != 1 || libs[0].Name != "counter" {
+		t.Fatalf("FUNCTION LIST after restart: %+v %v", libs, err)
+	}
+	if err := c.FunctionFlush(testCtx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	s.Stop()
+
+	s = testserver.StartIn(t, dir)
+	c = s.Client(t)
+	if libs, err := c.FunctionList(testCtx, redis.FunctionListQuery{}).Result(); err != nil || len(libs) != 0 {
+		t.Fatalf("FUNCTION LIST after FLUSH and restart: %+v %v", libs, err)
+	}
+}
+
+// The binlog carries library changes: replaying it into another store gives its libraries.
+func TestFunction_BinlogReplay(t *testing.T) {
+	s := testserver.Start(t)
+	c := s.Client(t)
+	for _, code := range []string{counterLib,
+		"#!lua name=gone\nredis.register_function('gone_f', function() return 1 end)"} {
+		if err := c.FunctionLoad(testCtx, code).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.FunctionDelete(testCtx, "gone").Err(); err != nil {
+		t.Fatal(err)
+	}
+	// RESTORE FLUSH is logged as the FLUSH and the LOADs it amounts to.
+	dump, err := c.FunctionDump(testCtx).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.FunctionLoad(testCtx, "#!lua name=gone2\nredis.register_function('gone2_f', function() return 1 end)").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Do(testCtx, "FUNCTION", "RESTORE", dump, "FLUSH").Err(); err != nil {
+		t.Fatal(err)
+	}
+	dst, ex := testserver.ReplayTarget(t, 4)
+	for id := 0; id < 4; id++ {
+		if _, err := ex.ReplayShard(s.Store, id); err != nil {
+			t.Fatalf("replay shard %d: %v", id, err)
+		}
+	}
+	var names []string
+	if err := dst.ReadStatePrefix(0, []byte("f"), func(name, code []byte) {
+		names = append(names, string(name))
+		if string(code) != counterLib {
+			t.Errorf("library %s: code %q", name, code)
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(names) != "[counter]" {
+		t.Fatalf("libraries after replay: %v", names)
+	}
+}
+
+// A script past busy-reply-threshold: other clients' commands that need a shard get BUSY
+// (the function variant for FCALL), PING is served, FUNCTION STATS shows the function, the
+// other kill command refuses with BUSY, and the right one stops it.
+func TestScript_BusyAndKill(t *testing.T) {
+	s := testserver.Start(t)
+	c := s.Client(t)
+	if err := c.ConfigSet(testCtx, "lua-time-limit", "100").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := c.ConfigGet(testCtx, "busy-reply-threshold").Result(); err != nil || v["busy-reply-threshold"] != "100" {
+		t.Fatalf("CONFIG GET busy-reply-threshold: %v %v", v, err)
+	}
+	if err := c.FunctionLoad(testCtx, "#!lua name=spin\nredis.register_function{function_name='spin', "+
+		"callback=function() local i = 0 while true do i = i + 1 end end, flags={'no-writes'}}").Err(); err != nil {
+		t.Fatal(err)
+	}
+	const busyScript = "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE."
+	const busyFunction = "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE."
+	for _, tc := range []struct {
+		name                   string
+		run                    func(*redis.Client) error
+		busy, wrongKill        string
+		kill, wrongKillCommand []any
+		killed                 string
+	}{
+		{"EVAL", func(r *redis.Client) error {
+			return r.Eval(testCtx, "local i = 0 while true do i = i + 1 end", nil).Err()
+		}, busyScript, busyScript, []any{"SCRIPT", "KILL"}, []any{"FUNCTION", "KILL"},
+			"ERR Script killed by user with SCRIPT KILL... script: 3fcf51a9b854b8f66cb8685600b0d7df968f4398, on @user_script:1."},
+		{"FCALL", func(r *redis.Client) error { return r.FCall(testCtx, "spin", nil).Err() },
+			busyFunction, busyFunction, []any{"FUNCTION", "KILL"}, []any{"SCRIPT", "KILL"},
+			"ERR Script killed by user with SCRIPT KILL... script: spin, on @user_function:2."},
+	} {
+		done := make(chan error, 1)
+		go func() { done <- tc.run(s.Client(t)) }()
+		// FUNCTION STATS (allow_busy, needs no shard) tells when the script is busy: bounded
+		// polling, no timing assumed.
+		busy := false
+		for i := 0; i < 6000 && !busy; i++ {
+			reply, err := c.Do(testCtx, "FUNCTION", "STATS").Result()
+			switch {
+			case tc.name == "EVAL" && err != nil && err.Error() == busyScript:
+				busy = true
+			case tc.name == "FCALL" && err == nil && strings.Contains(strings.ToLower(fmt.Sprint(reply)), "command [fcall spin 0] duration_ms"):
+				busy = true
+			default:
+				time.Sleep(10 * time.Millisecond)
+			}
+		}
+		if !busy {
+			t.Fatalf("%s: the script never showed as busy", tc.name)
+		}
+		if err := c.Get(testCtx, "k").Err(); err == nil || err.Error() != tc.busy {
+			t.Fatalf("%s: GET while busy: %v, want %s", tc.name, err, tc.busy)
+		}
+		if err := c.Ping(testCtx).Err(); err != nil {
+			t.Fatalf("%s: PING while busy: %v", tc.name, err)
+		}
+		if err := c.Do(testCtx, tc.wrongKillCommand...).Err(); err == nil || err.Error() != tc.wrongKill {
+			t.Fatalf("%s: the other kill command: %v, want %s", tc.name, err, tc.wrongKill)
+		}
+		if err := c.Do(testCtx, tc.kill...).Err(); err != nil {
+			t.Fatalf("%s: kill: %v", tc.name, err)
+		}
+		if err := <-done; err == nil || err.Error() != tc.killed {
+			t.Fatalf("%s: the killed script replied %v, want %s", tc.name, err, tc.killed)
+		}
+		if err := c.Get(testCtx, "k").Err(); err != redis.Nil {
+			t.Fatalf("%s: GET after the kill: %v", tc.name, err)
+		}
+	}
+}
