@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"shardis/pubsub"
+	"shardis/server"
 )
 
 // INFO: Redis 7.0's sections and field names, filled with what shardis can measure, plus a
@@ -127,6 +128,7 @@ func infoServer(c *Ctx, w *infoWriter) {
 	srv := c.Srv
 	now := time.Now()
 	w.str("redis_version", RedisVersion)
+	w.str("shardis_version", server.Version)
 	w.str("redis_git_sha1", "00000000")
 	w.str("redis_git_dirty", "0")
 	w.str("redis_build_id", "0")
@@ -141,7 +143,7 @@ func infoServer(c *Ctx, w *infoWriter) {
 	}
 	w.str("go_version", runtime.Version())
 	w.int("process_id", int64(os.Getpid()))
-	w.str("process_supervised", "no")
+	w.str("process_supervised", supervisedMode(srv.Config.Supervised()))
 	w.str("run_id", srv.RunID)
 	w.int("tcp_port", int64(srv.Port))
 	w.int("server_time_usec", now.UnixMicro())
@@ -420,4 +422,19 @@ func infoShardis(c *Ctx, w *infoWriter) {
 		first, last := sh.BinlogRange()
 		w.str("shard_"+strconv.Itoa(i), fmt.Sprintf("keys=%d,binlog_first_seq=%d,binlog_last_seq=%d", keys, first, last))
 	}
+}
+
+// supervisedMode is INFO's process_supervised: the supervised mode, "auto" resolved from the
+// environment as main resolves it.
+func supervisedMode(mode string) string {
+	if mode != "auto" {
+		return mode
+	}
+	switch {
+	case os.Getenv("NOTIFY_SOCKET") != "":
+		return "systemd"
+	case os.Getenv("UPSTART_JOB") != "":
+		return "upstart"
+	}
+	return "no"
 }
