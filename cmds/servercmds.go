@@ -1,12 +1,15 @@
 package cmds
 
 import (
+	"errors"
 	"log"
 	"math"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
+
+	"shardis/config"
 )
 
 // Server administration: CONFIG, TIME, LASTSAVE, SAVE, BGSAVE, SHUTDOWN, SLOWLOG, MONITOR and
@@ -120,15 +123,18 @@ func configResetStat(c *Ctx) {
 	c.W.OK()
 }
 
-// configRewrite: shardis does not rewrite its config file (values set with CONFIG SET last
-// until restart), so with a file it says so instead of pretending.
+// configRewrite writes the configuration back to the file the server was started with, as
+// Redis does (config.Config.Rewrite), and logs the outcome as Redis logs it.
 func configRewrite(c *Ctx) {
-	file := c.Srv.Config.File()
-	if file == "" {
-		c.Error("ERR The server is running without a config file")
+	if err := c.Srv.Config.Rewrite(); err != nil {
+		if !errors.Is(err, config.ErrNoConfigFile) {
+			log.Printf("CONFIG REWRITE failed: %v", err)
+		}
+		c.Error(err.Error())
 		return
 	}
-	c.Error("ERR Rewriting config file: CONFIG REWRITE is not supported by shardis, edit " + file + " instead")
+	log.Printf("CONFIG REWRITE executed with success.")
+	c.W.OK()
 }
 
 func configHelp(c *Ctx) {

@@ -120,7 +120,11 @@ func getOutputLimits(v *values) string {
 func outputLimitLines(v *values) []string {
 	out := make([]string, len(v.outputLimits))
 	for i, l := range v.outputLimits {
-		out[i] = classNames[i] + " " + formatBytes(l.Hard) + " " + formatBytes(l.Soft) + " " +
+		name := classNames[i]
+		if ClientClass(i) == ClassReplica {
+			name = "replica" // as Redis 7 writes it; CONFIG GET says "slave"
+		}
+		out[i] = name + " " + formatBytes(l.Hard) + " " + formatBytes(l.Soft) + " " +
 			strconv.FormatInt(l.SoftSeconds, 10)
 	}
 	return out

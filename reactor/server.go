@@ -33,14 +33,14 @@ type Server struct {
 	exec  *executor.Executor
 	pin   pinner
 
-	eng     gnet.Engine
-	ready   chan struct{}
-	addr    string
+	eng   gnet.Engine
+	ready chan struct{}
+	addr  string
 	// unixLn is the unix socket listener (unixsocket), nil without one; unixPath its path.
 	unixLn   *net.UnixListener
 	unixPath string
-	stopped chan struct{}
-	once    sync.Once
+	stopped  chan struct{}
+	once     sync.Once
 	// batches counts batches in flight, so Stop can wait for them before the store closes.
 	batches sync.WaitGroup
 }
