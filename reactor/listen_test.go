@@ -1,10 +1,15 @@
 package reactor_test
 
 import (
+	"net"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"shardis/config"
 	"shardis/executor"
@@ -41,5 +46,101 @@ func TestServer_Serve_RefusesAPortInUse(t *testing.T) {
 	c := first.Client(t)
 	if err := c.Ping(t.Context()).Err(); err != nil {
 		t.Fatalf("the first server after the refused start: %v", err)
+	}
+}
+
+// An address given with a leading '-' that does not exist on this host is skipped, as Redis
+// skips it; the others serve.
+func TestServer_Serve_SkipsUnavailableOptionalBindAddress(t *testing.T) {
+	s := testserver.Start(t, "--bind", "127.0.0.1", "-10.255.255.1")
+	c := s.Client(t)
+	if got, err := c.ConfigGet(t.Context(), "bind").Result(); err != nil || got["bind"] != "127.0.0.1 -10.255.255.1" {
+		t.Fatalf("CONFIG GET bind = %v, %v", got, err)
+	}
+}
+
+// The same address without '-' stops the start, naming it.
+func TestServer_Serve_RefusesUnavailableBindAddress(t *testing.T) {
+	cfg, err := config.Load([]string{"--port", strconv.Itoa(testserver.FreePort(t)), "--bind", "127.0.0.1", "10.255.255.1",
+		"--dir", t.TempDir(), "--shards", "1", "--cpu-pin", "no"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := testserver.OpenStore(t, cfg.Dir(), 1)
+	state := server.New(cfg, st)
+	srv := reactor.New(state, executor.New(state))
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve() }()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "10.255.255.1:") {
+			t.Fatalf("Serve with an unavailable address: %v; want an error naming it", err)
+		}
+	case <-srv.Ready():
+		srv.Stop()
+		t.Fatal("started with an unavailable, non-optional bind address")
+	case <-time.After(60 * time.Second):
+		t.Fatal("Serve neither failed nor started")
+	}
+}
+
+// unixsocket: clients connect through the socket, which has unixsocketperm's permissions.
+func TestServer_Serve_UnixSocket(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "shardis.sock")
+	s := testserver.Start(t, "--unixsocket", path, "--unixsocketperm", "700")
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Mode()&os.ModeSocket == 0 || st.Mode().Perm() != 0o700 {
+		t.Fatalf("socket mode %v, want a socket with 0700", st.Mode())
+	}
+	c := redis.NewClient(&redis.Options{Network: "unix", Addr: path, DisableIdentity: true, Protocol: 2})
+	defer c.Close()
+	for i := range 3 {
+		if err := c.Set(t.Context(), "k", i, 0).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, err := s.Client(t).Get(t.Context(), "k").Result(); err != nil || got != "2" {
+		t.Fatalf("GET over TCP after SETs over the unix socket: %q, %v", got, err)
+	}
+}
+
+// The protected-mode decision, as Redis 7.0 takes it: no password, protected mode on, and a TCP
+// client from outside the loopback interface.
+func TestRefusedByProtectedMode(t *testing.T) {
+	remote := func(ip string) net.Addr { return &net.TCPAddr{IP: net.ParseIP(ip), Port: 40000} }
+	for _, c := range []struct {
+		protected bool
+		password  string
+		addr      net.Addr
+		refused   bool
+	}{
+		{true, "", remote("192.0.2.7"), true},
+		{true, "", remote("2001:db8::1"), true},
+		{true, "", remote("127.0.0.1"), false},
+		{true, "", remote("127.1.2.3"), false},
+		{true, "", remote("::1"), false},
+		{true, "", remote("::ffff:127.0.0.1"), false},
+		{true, "", &net.UnixAddr{Name: "@", Net: "unix"}, false},
+		{true, "secret", remote("192.0.2.7"), false},
+		{false, "", remote("192.0.2.7"), false},
+	} {
+		if got := reactor.RefusedByProtectedMode(c.protected, c.password, c.addr); got != c.refused {
+			t.Errorf("protected %v password %q from %v: refused %v, want %v", c.protected, c.password, c.addr, got, c.refused)
+		}
+	}
+}
+
+// The refusal is redis-server 7.0.15's, byte for byte (testdata recorded from a client that
+// reached it through a non-loopback address).
+func TestProtectedModeRefusal_IsRedisText(t *testing.T) {
+	want, err := os.ReadFile("testdata/protected-mode-refusal.resp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reactor.ProtectedModeRefusal != string(want) {
+		t.Fatalf("refusal text differs from redis-server's:\n got %q\nwant %q", reactor.ProtectedModeRefusal, want)
 	}
 }
