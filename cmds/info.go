@@ -2,6 +2,7 @@ package cmds
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -235,9 +236,11 @@ func infoMemory(c *Ctx, w *infoWriter) {
 		w.int("total_system_memory", total)
 		w.str("total_system_memory_human", bytesToHuman(total))
 	}
-	w.int("maxmemory", 0)
-	w.str("maxmemory_human", "0B")
-	w.str("maxmemory_policy", "noeviction")
+	// Reported as configured; shardis does not act on them (docs/CONFIG.md, maxmemory).
+	maxmem, _ := strconv.ParseUint(c.Srv.Config.Value("maxmemory"), 10, 64)
+	w.str("maxmemory", strconv.FormatUint(maxmem, 10))
+	w.str("maxmemory_human", bytesToHuman(int64(min(maxmem, math.MaxInt64))))
+	w.str("maxmemory_policy", c.Srv.Config.Value("maxmemory-policy"))
 	if used > 0 {
 		w.float("mem_fragmentation_ratio", float64(rss)/float64(used), 2)
 	}
