@@ -154,6 +154,9 @@ var keptParams = []*param{
 		if strings.EqualFold(args[0], "no") && strings.EqualFold(args[1], "one") {
 			return "", ""
 		}
+		if port, err := strconv.ParseInt(args[1], 10, 64); err != nil || port < 0 || port > 65535 {
+			return "", "Invalid master port"
+		}
 		return "", "replicaof is not supported: shardis cannot run as a replica of another server"
 	})), "slaveof"),
 	keptEnum("sanitize-dump-payload", true, "no", "no", "yes", "clients"),

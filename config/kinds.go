@@ -34,7 +34,7 @@ const (
 	errNotInteger = "argument couldn't be parsed into an integer"
 	errNotMemory  = "argument must be a memory value"
 	errNotMemPct  = "argument must be a memory or percent value"
-	errNotOctal   = "argument couldn't be parsed into an integer"
+	errNotOctal   = "argument couldn't be parsed as an octal number"
 	errNotYesNo   = "argument must be 'yes' or 'no'"
 	errWrongArgs  = "wrong number of arguments"
 )

@@ -2,6 +2,7 @@ package config
 
 import (
 	"bufio"
+	"errors"
 	"os"
 	"strings"
 	"testing"
@@ -92,4 +93,44 @@ func TestRedis7_ConfigSetAnswers(t *testing.T) {
 		n++
 	}
 	t.Logf("%d recorded answers compared", n)
+}
+
+// Values CONFIG SET cannot reach (immutable parameters) are checked when the file or the command
+// line is read, with redis-server 7.0.15's messages (recorded with
+// "redis-server --port 0 --NAME VALUE", last line of its fatal error).
+func TestRedis7_LoadErrors(t *testing.T) {
+	for _, c := range []struct{ args, msg string }{
+		{"unixsocketperm abc", "argument couldn't be parsed as an octal number"},
+		{"unixsocketperm 999", "argument couldn't be parsed as an octal number"},
+		{"unixsocketperm 1000", "argument must be between 0 and 777 inclusive"},
+		{"unixsocketperm -1", "argument must be between 0 and 777 inclusive"},
+		{"io-threads 0", "argument must be between 1 and 128 inclusive"},
+		{"io-threads 129", "argument must be between 1 and 128 inclusive"},
+		{"supervised foo", "argument(s) must be one of the following: upstart, systemd, auto, no"},
+		{"daemonize maybe", "argument must be 'yes' or 'no'"},
+		{"databases 0", "argument must be between 1 and 2147483647 inclusive"},
+		{"tcp-backlog -1", "argument must be between 0 and 2147483647 inclusive"},
+		{"socket-mark-id -1", "argument must be between 0 and 4294967295 inclusive"},
+		{"socket-mark-id abc", "argument couldn't be parsed into an integer"},
+		{"socket-mark-id 4294967296", "argument must be between 0 and 4294967295 inclusive"},
+		{"syslog-facility x", "argument(s) must be one of the following: user, local0, local1, local2, local3, local4, local5, local6, local7"},
+		{"appendfilename a/b", "appendfilename can't be a path, just a filename"},
+		{"appenddirname a/b", "appenddirname can't be a path, just a dirname"},
+		{"cluster-port 70000", "argument must be between 0 and 65535 inclusive"},
+		{"enable-debug-command maybe", "argument(s) must be one of the following: no, yes, local"},
+		{"rdbchecksum x", "argument must be 'yes' or 'no'"},
+		{"replicaof a", "wrong number of arguments"},
+		{"replicaof a b", "Invalid master port"},
+		{"replicaof a 70000", "Invalid master port"},
+		{"bind 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17", "Too many bind addresses specified."},
+		{"save 1", "Invalid save parameters"},
+		{"port 70000", "argument must be between 0 and 65535 inclusive"},
+	} {
+		f := strings.Fields(c.args)
+		_, err := Load(append([]string{"--" + f[0]}, f[1:]...))
+		var le *LoadError
+		if !errors.As(err, &le) || le.Msg != c.msg {
+			t.Errorf("--%s: %v; want %q", c.args, err, c.msg)
+		}
+	}
 }

@@ -1,11 +1,13 @@
 package reactor_test
 
 import (
+	"io"
 	"net"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -142,5 +144,53 @@ func TestProtectedModeRefusal_IsRedisText(t *testing.T) {
 	}
 	if reactor.ProtectedModeRefusal != string(want) {
 		t.Fatalf("refusal text differs from redis-server's:\n got %q\nwant %q", reactor.ProtectedModeRefusal, want)
+	}
+}
+
+// tcp-keepalive is set on each new client connection, and CONFIG SET changes it for the next
+// ones (0 turns it off).
+func TestServer_TCPKeepalive(t *testing.T) {
+	s := testserver.Start(t, "--tcp-keepalive", "120")
+	keepalive := func() (on, idle int) {
+		t.Helper()
+		c, err := net.Dial("tcp", s.Addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		_ = c.SetDeadline(time.Now().Add(time.Minute))
+		buf := make([]byte, 7)
+		if _, err := c.Write([]byte("PING\r\n")); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.ReadFull(c, buf); err != nil || string(buf) != "+PONG\r\n" {
+			t.Fatalf("PING: %q, %v", buf, err)
+		}
+		local := c.LocalAddr().String()
+		for i := 0; ; i++ {
+			for _, cl := range s.Srv.State().Clients.All() {
+				if cl.Addr == local {
+					on, err1 := syscall.GetsockoptInt(cl.FD, syscall.SOL_SOCKET, syscall.SO_KEEPALIVE)
+					idle, err2 := syscall.GetsockoptInt(cl.FD, syscall.IPPROTO_TCP, syscall.TCP_KEEPIDLE)
+					if err1 != nil || err2 != nil {
+						t.Fatal(err1, err2)
+					}
+					return on, idle
+				}
+			}
+			if i == 1000 {
+				t.Fatal("the connection is not registered after 10s")
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	if on, idle := keepalive(); on == 0 || idle != 120 {
+		t.Fatalf("tcp-keepalive 120: SO_KEEPALIVE %d, TCP_KEEPIDLE %d", on, idle)
+	}
+	if err := s.Client(t).ConfigSet(t.Context(), "tcp-keepalive", "0").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if on, _ := keepalive(); on != 0 {
+		t.Fatalf("tcp-keepalive 0: SO_KEEPALIVE %d", on)
 	}
 }
