@@ -194,3 +194,49 @@ func TestServer_TCPKeepalive(t *testing.T) {
 		t.Fatalf("tcp-keepalive 0: SO_KEEPALIVE %d", on)
 	}
 }
+
+// port 0 turns TCP off, as in Redis: the server serves on its unix socket only, and refuses to
+// start with nowhere to listen.
+func TestServer_Serve_PortZero(t *testing.T) {
+	start := func(flags ...string) (*reactor.Server, chan error) {
+		cfg, err := config.Load(append([]string{"--port", "0", "--dir", t.TempDir(), "--shards", "1",
+			"--cpu-pin", "no"}, flags...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := testserver.OpenStore(t, cfg.Dir(), 1)
+		state := server.New(cfg, st)
+		srv := reactor.New(state, executor.New(state))
+		done := make(chan error, 1)
+		go func() { done <- srv.Serve() }()
+		return srv, done
+	}
+	srv, done := start()
+	select {
+	case err := <-done:
+		if err == nil || err.Error() != "Configured to not listen anywhere, exiting." {
+			t.Fatalf("port 0 without unixsocket: %v", err)
+		}
+	case <-srv.Ready():
+		srv.Stop()
+		t.Fatal("started with nowhere to listen")
+	case <-time.After(60 * time.Second):
+		t.Fatal("Serve neither failed nor started")
+	}
+
+	path := filepath.Join(t.TempDir(), "s.sock")
+	srv, done = start("--unixsocket", path)
+	select {
+	case err := <-done:
+		t.Fatalf("port 0 with unixsocket: %v", err)
+	case <-srv.Ready():
+	case <-time.After(60 * time.Second):
+		t.Fatal("Serve did not start")
+	}
+	defer func() { srv.Stop(); <-done }()
+	c := redis.NewClient(&redis.Options{Network: "unix", Addr: path, DisableIdentity: true, Protocol: 2})
+	defer c.Close()
+	if err := c.Ping(t.Context()).Err(); err != nil {
+		t.Fatalf("PING over the unix socket: %v", err)
+	}
+}

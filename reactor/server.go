@@ -5,6 +5,7 @@ package reactor
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log"
 	"net"
@@ -64,15 +65,14 @@ func (s *Server) Serve() error {
 	binds := s.cfg.Bind()
 	unixPath, unixPerm := s.cfg.UnixSocket()
 	var addrs []string
-	if port != 0 || unixPath == "" {
+	if port != 0 { // port 0: no TCP listener, as in Redis
 		var err error
 		if addrs, err = tcpListeners(binds, port); err != nil {
 			return err
 		}
 	}
 	if len(addrs) == 0 && unixPath == "" {
-		return fmt.Errorf("no address to listen on: bind %q has none available and no unixsocket is set",
-			strings.Join(binds, " "))
+		return errors.New("Configured to not listen anywhere, exiting.")
 	}
 	if unixPath != "" {
 		ln, err := listenUnix(unixPath, unixPerm)
