@@ -99,6 +99,7 @@ func run(args []string) error {
 	srv := reactor.New(state, executor.New(state))
 	log.Printf("data in %s opened in %v", cfg.Dir(), time.Since(started).Round(time.Millisecond))
 
+	signal.Ignore(syscall.SIGHUP) // as Redis: closing the terminal does not stop the server
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
 	go func() {

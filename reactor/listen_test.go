@@ -107,6 +107,11 @@ func TestServer_Serve_UnixSocket(t *testing.T) {
 	if got, err := s.Client(t).Get(t.Context(), "k").Result(); err != nil || got != "2" {
 		t.Fatalf("GET over TCP after SETs over the unix socket: %q, %v", got, err)
 	}
+	// CLIENT LIST shows a unix socket client as Redis does: addr and laddr are the path, port 0.
+	list, err := c.ClientList(t.Context()).Result()
+	if err != nil || !strings.Contains(list, " addr="+path+":0 laddr="+path+":0 ") || !strings.Contains(list, " flags=U ") {
+		t.Fatalf("CLIENT LIST over the unix socket: %q, %v", list, err)
+	}
 }
 
 // The protected-mode decision, as Redis 7.0 takes it: no password, protected mode on, and a TCP

@@ -172,6 +172,10 @@ func (s *Server) OnOpen(c gnet.Conn) ([]byte, gnet.Action) {
 			_ = c.SetKeepAlivePeriod(ka)
 		}
 	}
+	if _, unix := c.RemoteAddr().(*net.UnixAddr); unix {
+		// As Redis shows a unix socket client: the socket's path, port 0.
+		cl.Addr, cl.LAddr, cl.Unix = s.unixPath+":0", s.unixPath+":0", true
+	}
 	cl.Touch(&noCommand, time.Now().UnixMilli())
 	cn := &conn{srv: s, gc: c, client: cl}
 	cn.b.conn = cn
