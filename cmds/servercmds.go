@@ -4,6 +4,7 @@ import (
 	"errors"
 	"log"
 	"math"
+	"net"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -110,11 +111,25 @@ func configSet(c *Ctx) {
 	for i := 2; i+1 < len(c.Args); i += 2 {
 		pairs = append(pairs, [2]string{string(c.Args[i]), string(c.Args[i+1])})
 	}
-	if err := c.Srv.Config.Set(pairs); err != nil {
+	local := c.Client == nil || localClient(c.Client.Addr)
+	if err := c.Srv.Config.SetFrom(pairs, local); err != nil {
 		c.Error(err.Error())
 		return
 	}
 	c.W.OK()
+}
+
+// localClient reports whether a client's address is on the loopback interface or the unix
+// socket (addr "path:0"), as Redis's islocalClient decides it.
+func localClient(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if ip := net.ParseIP(host); ip != nil {
+		return ip.IsLoopback()
+	}
+	return strings.HasPrefix(host, "/") // a unix socket path
 }
 
 func configResetStat(c *Ctx) {

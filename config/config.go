@@ -332,13 +332,19 @@ func configSetErr(arg, msg string) error {
 // parameter (save) is split on spaces. After a successful Set, the OnChange
 // hooks of every parameter whose value actually changed run, in argument
 // order, before Set returns. An empty pairs slice is an arity error.
-func (c *Config) Set(pairs [][2]string) error {
+func (c *Config) Set(pairs [][2]string) error { return c.SetFrom(pairs, false) }
+
+// SetFrom is Set for a client: local tells whether it connected from the loopback interface or
+// the unix socket, which enable-protected-configs local requires to change a protected
+// parameter (dir, dbfilename), as in Redis.
+func (c *Config) SetFrom(pairs [][2]string, local bool) error {
 	if len(pairs) == 0 {
 		return errors.New("ERR wrong number of arguments for 'config|set' command")
 	}
 	ps := make([]*param, len(pairs))
 	names := make([]string, len(pairs))
-	protectedOK := c.cur.Load().protectedConfigs != "no"
+	pc := c.cur.Load().protectedConfigs
+	protectedOK := pc == "yes" || pc == "local" && local
 	for i, kv := range pairs {
 		p, name := lookupParam(kv[0])
 		if p == nil {

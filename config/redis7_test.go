@@ -134,3 +134,35 @@ func TestRedis7_LoadErrors(t *testing.T) {
 		}
 	}
 }
+
+// dir and dbfilename are protected, as in Redis 7: CONFIG SET changes dbfilename only with
+// enable-protected-configs yes, or local for a local client; dir, which shardis cannot move
+// live, is then immutable.
+func TestSet_ProtectedConfigs(t *testing.T) {
+	prefix := "ERR CONFIG SET failed (possibly related to argument "
+	for _, c := range []struct {
+		mode  string
+		local bool
+		name  string
+		want  string
+	}{
+		{"no", true, "dbfilename", prefix + "'dbfilename') - can't set protected config"},
+		{"local", false, "dbfilename", prefix + "'dbfilename') - can't set protected config"},
+		{"local", true, "dbfilename", ""},
+		{"yes", false, "dbfilename", ""},
+		{"no", true, "dir", prefix + "'dir') - can't set protected config"},
+		{"yes", true, "dir", prefix + "'dir') - can't set immutable config"},
+	} {
+		cfg, err := Load([]string{"--enable-protected-configs", c.mode})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ""
+		if err := cfg.SetFrom([][2]string{{c.name, "x.rdb"}}, c.local); err != nil {
+			got = err.Error()
+		}
+		if got != c.want {
+			t.Errorf("enable-protected-configs %s, local %v, CONFIG SET %s: %q, want %q", c.mode, c.local, c.name, got, c.want)
+		}
+	}
+}
