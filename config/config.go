@@ -1,7 +1,12 @@
 // Package config holds shardis's server configuration: loading it from a
 // redis.conf-style file plus command-line flags, the lock-free accessors the
-// server reads on its hot paths, and the CONFIG GET / CONFIG SET semantics
-// (glob matching, atomic multi-parameter SET, Redis 7 error texts).
+// server reads on its hot paths, and the CONFIG GET / CONFIG SET / CONFIG
+// REWRITE semantics (glob matching, atomic multi-parameter SET, Redis 7 error
+// texts, Redis's rewrite of the file).
+//
+// Every Redis 7.0 parameter is known: those shardis acts on are in paramList
+// (params.go), the others in keptParams (kept.go), accepted and kept without
+// effect so that a Redis redis.conf loads unchanged.
 //
 // Command line:
 //
@@ -323,7 +328,8 @@ func configSetErr(arg, msg string) error {
 //	ERR CONFIG SET failed (possibly related to argument 'maxclients') - argument couldn't be parsed into an integer
 //	ERR CONFIG SET failed (possibly related to argument 'maxclients') - argument must be between 1 and 4294967295 inclusive
 //	ERR CONFIG SET failed (possibly related to argument 'block-cache-size') - argument must be a memory value
-//	ERR CONFIG SET failed (possibly related to argument 'appendfsync') - argument must be one of the following: always, everysec, no
+//	ERR CONFIG SET failed (possibly related to argument 'appendfsync') - argument(s) must be one of the following: everysec, always, no
+//	ERR CONFIG SET failed (possibly related to argument 'dir') - can't set protected config
 //	ERR CONFIG SET failed (possibly related to argument 'cpu-pin') - argument must be 'yes' or 'no'
 //
 // Names are checked first, in order (first problem wins; unknown, immutable
