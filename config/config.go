@@ -25,6 +25,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -122,6 +123,12 @@ func Load(args []string) (*Config, error) {
 		return nil, err
 	}
 	for _, f := range flags {
+		if strings.EqualFold(f.name, "include") && len(f.args) == 1 {
+			if err := l.include(f.args[0]); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		if msg := l.apply(f.name, f.args); msg != "" {
 			return nil, &LoadError{Flag: f.flag, Directive: f.text(), Msg: msg}
 		}
@@ -136,6 +143,7 @@ type loader struct {
 	v         *values
 	given     []string
 	saveSeen  bool // a save directive was applied: later ones add to it, as in Redis
+	depth     int  // include nesting
 	seenGiven map[string]bool
 }
 
@@ -153,8 +161,45 @@ func (l *loader) file(file, content string) error {
 		if len(args) == 0 {
 			continue
 		}
+		if strings.EqualFold(args[0], "include") && len(args) == 2 {
+			if err := l.include(args[1]); err != nil {
+				return err
+			}
+			continue
+		}
 		if msg := l.apply(args[0], args[1:]); msg != "" {
 			return &LoadError{File: file, Line: i + 1, Directive: line, Msg: msg}
+		}
+	}
+	return nil
+}
+
+// maxIncludeDepth bounds nested includes, so a file that includes itself fails instead of
+// recursing without end.
+const maxIncludeDepth = 16
+
+// include applies the files an include directive names, as Redis does: a path with a glob
+// pattern includes every match (none is fine), a plain path must be readable.
+func (l *loader) include(pattern string) error {
+	if l.depth >= maxIncludeDepth {
+		return fmt.Errorf("can't open config file '%s': includes nested deeper than %d", pattern, maxIncludeDepth)
+	}
+	paths := []string{pattern}
+	if strings.ContainsAny(pattern, "*?[") {
+		var err error
+		if paths, err = filepath.Glob(pattern); err != nil {
+			paths = nil
+		}
+	}
+	l.depth++
+	defer func() { l.depth-- }()
+	for _, path := range paths {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return fmt.Errorf("can't open config file '%s': %w", path, err)
+		}
+		if err := l.file(path, string(data)); err != nil {
+			return err
 		}
 	}
 	return nil

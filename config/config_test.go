@@ -928,3 +928,42 @@ func TestDocs(t *testing.T) {
 		}
 	}
 }
+
+// include applies another file where it stands (a glob includes every match, none is fine),
+// and CONFIG REWRITE keeps the include line.
+func TestLoad_Include(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.conf"), []byte("hz 30\nmaxmemory 1mb\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	main := filepath.Join(dir, "main.conf")
+	content := "timeout 7\ninclude " + filepath.Join(dir, "a.conf") + "\ninclude " + filepath.Join(dir, "none-*.conf") + "\nhz 40\n"
+	if err := os.WriteFile(main, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load([]string{main})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Hz() != 40 || c.Timeout() != 7*time.Second || c.Value("maxmemory") != "1048576" {
+		t.Fatalf("hz %d timeout %v maxmemory %s", c.Hz(), c.Timeout(), c.Value("maxmemory"))
+	}
+	if err := c.Rewrite(); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(main)
+	if !strings.Contains(string(got), "\ninclude "+filepath.Join(dir, "a.conf")+"\n") {
+		t.Fatalf("the include line is gone after CONFIG REWRITE:\n%s", got)
+	}
+	self := filepath.Join(dir, "self.conf")
+	if err := os.WriteFile(self, []byte("include "+self+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load([]string{self}); err == nil || !strings.Contains(err.Error(), "nested deeper") {
+		t.Fatalf("a file including itself: %v", err)
+	}
+	if _, err := Load([]string{"--include", filepath.Join(dir, "missing.conf")}); err == nil ||
+		!strings.Contains(err.Error(), "can't open config file") {
+		t.Fatalf("a missing include: %v", err)
+	}
+}

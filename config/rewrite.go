@@ -102,6 +102,10 @@ func rewriteContent(old string, v *values) string {
 			var p *param
 			if ok && len(args) > 0 {
 				p, _ = lookupParam(args[0])
+				if p == nil && strings.EqualFold(args[0], "include") {
+					lines = append(lines, line) // kept as it is, as Redis keeps it
+					continue
+				}
 			}
 			if p == nil {
 				// Redis keeps a line it cannot read as a comment.
