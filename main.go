@@ -97,7 +97,7 @@ func run(args []string) error {
 	cfg.OnChange("key-cache-size", func() { store.SetKeyCacheSize(cfg.KeyCacheSize()) })
 	state := server.New(cfg, store)
 	srv := reactor.New(state, executor.New(state))
-	log.Printf("data in %s opened in %v", cfg.Dir(), time.Since(started).Round(time.Millisecond))
+	logNotice(cfg, "data in %s opened in %v", cfg.Dir(), time.Since(started).Round(time.Millisecond))
 
 	signal.Ignore(syscall.SIGHUP) // as Redis: closing the terminal does not stop the server
 	sigs := make(chan os.Signal, 1)
@@ -112,7 +112,7 @@ func run(args []string) error {
 	}()
 	go func() {
 		<-srv.Ready()
-		log.Printf("%v ready to accept connections", srv)
+		logNotice(cfg, "%v ready to accept connections", srv)
 		if err := notifySupervisor(cfg.Supervised()); err != nil {
 			log.Printf("supervised: %v", err)
 		}
@@ -165,6 +165,14 @@ func startProfile(kind, dir string) interface{ Stop() } {
 }
 
 var _ = cmds.All
+
+// logNotice logs a line of Redis's notice level: shown unless loglevel is warning. Every other
+// line shardis logs is a warning in Redis's terms and always shown.
+func logNotice(cfg *config.Config, format string, args ...any) {
+	if cfg.LogLevel() != "warning" {
+		log.Printf(format, args...)
+	}
+}
 
 // usage is what --help prints, after redis-server's.
 const usage = `Usage: ./shardis [/path/to/shardis.conf] [options]
