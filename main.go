@@ -15,6 +15,8 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -29,6 +31,16 @@ import (
 )
 
 func main() {
+	if len(os.Args) == 2 {
+		switch os.Args[1] {
+		case "-v", "--version":
+			fmt.Println(versionLine())
+			return
+		case "-h", "--help":
+			fmt.Fprint(os.Stderr, usage)
+			os.Exit(1)
+		}
+	}
 	if err := run(os.Args[1:]); err != nil {
 		fmt.Fprintln(os.Stderr, "shardis:", err)
 		os.Exit(1)
@@ -41,13 +53,34 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
-	if cfg.LogFile() != "" {
-		f, err := os.OpenFile(cfg.LogFile(), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
-		if err != nil {
-			return err
+	logFile, err := openLog(cfg)
+	if err != nil {
+		return err
+	}
+	if detach(cfg) {
+		if logFile != nil {
+			_ = logFile.Close()
 		}
-		defer f.Close()
-		log.SetOutput(f)
+		return daemonize()
+	}
+	if logFile != nil {
+		defer logFile.Close()
+		log.SetOutput(logFile)
+	}
+	log.Printf("shardis %s (Redis %s protocol) starting, pid %d", server.Version, cmds.RedisVersion, os.Getpid())
+	if cfg.File() != "" {
+		log.Printf("configuration loaded from %s", cfg.File())
+	}
+	if kept := cfg.GivenWithoutEffect(); len(kept) > 0 {
+		log.Printf("these directives are accepted and kept (CONFIG GET, CONFIG REWRITE) but have no effect in shardis: %s",
+			strings.Join(kept, ", "))
+	}
+	if pidFile := pidFilePath(cfg); pidFile != "" {
+		if err := os.WriteFile(pidFile, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
+			log.Printf("Failed to write PID file: %v", err)
+		} else {
+			defer os.Remove(pidFile)
+		}
 	}
 	if os.Getenv("GOMAXPROCS") == "" {
 		runtime.GOMAXPROCS(reactor.Procs(cfg.Loops(), runtime.NumCPU()))
@@ -64,8 +97,9 @@ func run(args []string) error {
 	cfg.OnChange("key-cache-size", func() { store.SetKeyCacheSize(cfg.KeyCacheSize()) })
 	state := server.New(cfg, store)
 	srv := reactor.New(state, executor.New(state))
-	log.Printf("data in %s opened in %v", cfg.Dir(), time.Since(started).Round(time.Millisecond))
+	logNotice(cfg, "data in %s opened in %v", cfg.Dir(), time.Since(started).Round(time.Millisecond))
 
+	signal.Ignore(syscall.SIGHUP) // as Redis: closing the terminal does not stop the server
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
 	go func() {
@@ -78,7 +112,10 @@ func run(args []string) error {
 	}()
 	go func() {
 		<-srv.Ready()
-		log.Printf("%v ready to accept connections", srv)
+		logNotice(cfg, "%v ready to accept connections", srv)
+		if err := notifySupervisor(cfg.Supervised()); err != nil {
+			log.Printf("supervised: %v", err)
+		}
 	}()
 	serveErr := srv.Serve()
 	closeErr := store.Close()
@@ -128,3 +165,31 @@ func startProfile(kind, dir string) interface{ Stop() } {
 }
 
 var _ = cmds.All
+
+// logNotice logs a line of Redis's notice level: shown unless loglevel is warning. Every other
+// line shardis logs is a warning in Redis's terms and always shown.
+func logNotice(cfg *config.Config, format string, args ...any) {
+	if cfg.LogLevel() != "warning" {
+		log.Printf(format, args...)
+	}
+}
+
+// usage is what --help prints, after redis-server's.
+const usage = `Usage: ./shardis [/path/to/shardis.conf] [options]
+       ./shardis -v or --version
+       ./shardis -h or --help
+
+Examples:
+       ./shardis (run the server with default conf)
+       ./shardis /etc/redis/redis.conf
+       ./shardis --port 7777
+       ./shardis /etc/myshardis.conf --loglevel verbose
+
+`
+
+// versionLine is what --version prints, in redis-server's format with shardis's name and
+// version, then the Redis version it answers as.
+func versionLine() string {
+	return fmt.Sprintf("shardis server v=%s sha=00000000:0 malloc=go bits=%d build=0 redis_version=%s go=%s",
+		server.Version, strconv.IntSize, cmds.RedisVersion, runtime.Version())
+}

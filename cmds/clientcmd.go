@@ -187,6 +187,9 @@ func clientLine(b []byte, cl *server.Client, self bool, now time.Time) []byte {
 	if pub&server.PubClosing != 0 {
 		b = append(b, 'c')
 	}
+	if cl.Unix {
+		b = append(b, 'U')
+	}
 	if pub&server.PubNoEvict != 0 {
 		b = append(b, 'e')
 	}

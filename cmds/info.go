@@ -2,6 +2,7 @@ package cmds
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"shardis/pubsub"
+	"shardis/server"
 )
 
 // INFO: Redis 7.0's sections and field names, filled with what shardis can measure, plus a
@@ -127,6 +129,7 @@ func infoServer(c *Ctx, w *infoWriter) {
 	srv := c.Srv
 	now := time.Now()
 	w.str("redis_version", RedisVersion)
+	w.str("shardis_version", server.Version)
 	w.str("redis_git_sha1", "00000000")
 	w.str("redis_git_dirty", "0")
 	w.str("redis_build_id", "0")
@@ -141,7 +144,7 @@ func infoServer(c *Ctx, w *infoWriter) {
 	}
 	w.str("go_version", runtime.Version())
 	w.int("process_id", int64(os.Getpid()))
-	w.str("process_supervised", "no")
+	w.str("process_supervised", supervisedMode(srv.Config.Supervised()))
 	w.str("run_id", srv.RunID)
 	w.int("tcp_port", int64(srv.Port))
 	w.int("server_time_usec", now.UnixMicro())
@@ -232,9 +235,11 @@ func infoMemory(c *Ctx, w *infoWriter) {
 		w.int("total_system_memory", total)
 		w.str("total_system_memory_human", bytesToHuman(total))
 	}
-	w.int("maxmemory", 0)
-	w.str("maxmemory_human", "0B")
-	w.str("maxmemory_policy", "noeviction")
+	// Reported as configured; shardis does not act on them (docs/CONFIG.md, maxmemory).
+	maxmem, _ := strconv.ParseUint(c.Srv.Config.Value("maxmemory"), 10, 64)
+	w.str("maxmemory", strconv.FormatUint(maxmem, 10))
+	w.str("maxmemory_human", bytesToHuman(int64(min(maxmem, math.MaxInt64))))
+	w.str("maxmemory_policy", c.Srv.Config.Value("maxmemory-policy"))
 	if used > 0 {
 		w.float("mem_fragmentation_ratio", float64(rss)/float64(used), 2)
 	}
@@ -419,4 +424,19 @@ func infoShardis(c *Ctx, w *infoWriter) {
 		first, last := sh.BinlogRange()
 		w.str("shard_"+strconv.Itoa(i), fmt.Sprintf("keys=%d,binlog_first_seq=%d,binlog_last_seq=%d", keys, first, last))
 	}
+}
+
+// supervisedMode is INFO's process_supervised: the supervised mode, "auto" resolved from the
+// environment as main resolves it.
+func supervisedMode(mode string) string {
+	if mode != "auto" {
+		return mode
+	}
+	switch {
+	case os.Getenv("NOTIFY_SOCKET") != "":
+		return "systemd"
+	case os.Getenv("UPSTART_JOB") != "":
+		return "upstart"
+	}
+	return "no"
 }

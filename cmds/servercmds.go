@@ -1,12 +1,16 @@
 package cmds
 
 import (
+	"errors"
 	"log"
 	"math"
+	"net"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
+
+	"shardis/config"
 )
 
 // Server administration: CONFIG, TIME, LASTSAVE, SAVE, BGSAVE, SHUTDOWN, SLOWLOG, MONITOR and
@@ -107,11 +111,25 @@ func configSet(c *Ctx) {
 	for i := 2; i+1 < len(c.Args); i += 2 {
 		pairs = append(pairs, [2]string{string(c.Args[i]), string(c.Args[i+1])})
 	}
-	if err := c.Srv.Config.Set(pairs); err != nil {
+	local := c.Client == nil || localClient(c.Client.Addr)
+	if err := c.Srv.Config.SetFrom(pairs, local); err != nil {
 		c.Error(err.Error())
 		return
 	}
 	c.W.OK()
+}
+
+// localClient reports whether a client's address is on the loopback interface or the unix
+// socket (addr "path:0"), as Redis's islocalClient decides it.
+func localClient(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if ip := net.ParseIP(host); ip != nil {
+		return ip.IsLoopback()
+	}
+	return strings.HasPrefix(host, "/") // a unix socket path
 }
 
 func configResetStat(c *Ctx) {
@@ -120,15 +138,18 @@ func configResetStat(c *Ctx) {
 	c.W.OK()
 }
 
-// configRewrite: shardis does not rewrite its config file (values set with CONFIG SET last
-// until restart), so with a file it says so instead of pretending.
+// configRewrite writes the configuration back to the file the server was started with, as
+// Redis does (config.Config.Rewrite), and logs the outcome as Redis logs it.
 func configRewrite(c *Ctx) {
-	file := c.Srv.Config.File()
-	if file == "" {
-		c.Error("ERR The server is running without a config file")
+	if err := c.Srv.Config.Rewrite(); err != nil {
+		if !errors.Is(err, config.ErrNoConfigFile) {
+			log.Printf("CONFIG REWRITE failed: %v", err)
+		}
+		c.Error(err.Error())
 		return
 	}
-	c.Error("ERR Rewriting config file: CONFIG REWRITE is not supported by shardis, edit " + file + " instead")
+	log.Printf("CONFIG REWRITE executed with success.")
+	c.W.OK()
 }
 
 func configHelp(c *Ctx) {

@@ -1,7 +1,12 @@
 // Package config holds shardis's server configuration: loading it from a
 // redis.conf-style file plus command-line flags, the lock-free accessors the
-// server reads on its hot paths, and the CONFIG GET / CONFIG SET semantics
-// (glob matching, atomic multi-parameter SET, Redis 7 error texts).
+// server reads on its hot paths, and the CONFIG GET / CONFIG SET / CONFIG
+// REWRITE semantics (glob matching, atomic multi-parameter SET, Redis 7 error
+// texts, Redis's rewrite of the file).
+//
+// Every Redis 7.0 parameter is known: those shardis acts on are in paramList
+// (params.go), the others in keptParams (kept.go), accepted and kept without
+// effect so that a Redis redis.conf loads unchanged.
 //
 // Command line:
 //
@@ -20,6 +25,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -40,6 +46,9 @@ type Config struct {
 	mu    sync.Mutex // serialises Set and the hooks it runs
 	hooks map[string][]func()
 	file  string // config file given to Load, "" if none
+	// given lists the parameters the config file or the command line set, in order, each once
+	// (for the start-up log's list of parameters without effect). Written by Load only.
+	given []string
 }
 
 // LoadError reports a configuration directive that Load rejected, naming
@@ -72,8 +81,8 @@ const (
 
 // Default returns a Config holding every parameter's default value.
 func Default() *Config {
-	v := &values{}
-	for _, p := range paramList {
+	v := &values{kept: make(map[string]string, len(keptParams))}
+	for _, p := range allParams {
 		if msg := p.set(v, p.def); msg != "" {
 			panic("config: bad default for " + p.name + ": " + msg)
 		}
@@ -97,6 +106,8 @@ func Default() *Config {
 func Load(args []string) (*Config, error) {
 	c := Default()
 	v := *c.cur.Load()
+	cloneKept(&v)
+	l := loader{v: &v}
 
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		c.file = args[0]
@@ -104,7 +115,7 @@ func Load(args []string) (*Config, error) {
 		if err != nil {
 			return nil, fmt.Errorf("can't open config file '%s': %w", c.file, err)
 		}
-		if err := loadFile(&v, c.file, string(data)); err != nil {
+		if err := l.file(c.file, string(data)); err != nil {
 			return nil, err
 		}
 		args = args[1:]
@@ -114,16 +125,32 @@ func Load(args []string) (*Config, error) {
 		return nil, err
 	}
 	for _, f := range flags {
-		if msg := applyDirective(&v, f.name, f.args); msg != "" {
+		if strings.EqualFold(f.name, "include") && len(f.args) == 1 {
+			if err := l.include(f.args[0]); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if msg := l.apply(f.name, f.args); msg != "" {
 			return nil, &LoadError{Flag: f.flag, Directive: f.text(), Msg: msg}
 		}
 	}
+	c.given = l.given
 	c.cur.Store(&v)
 	return c, nil
 }
 
-// loadFile applies the directives of a config file's content to v.
-func loadFile(v *values, file, content string) error {
+// loader applies the directives of a config file and the command line to one snapshot.
+type loader struct {
+	v         *values
+	given     []string
+	saveSeen  bool // a save directive was applied: later ones add to it, as in Redis
+	depth     int  // include nesting
+	seenGiven map[string]bool
+}
+
+// file applies the directives of a config file's content.
+func (l *loader) file(file, content string) error {
 	for i, line := range strings.Split(content, "\n") {
 		line = strings.Trim(line, " \t\r\n")
 		if line == "" || line[0] == '#' {
@@ -136,27 +163,77 @@ func loadFile(v *values, file, content string) error {
 		if len(args) == 0 {
 			continue
 		}
-		if msg := applyDirective(v, args[0], args[1:]); msg != "" {
+		if strings.EqualFold(args[0], "include") && len(args) == 2 {
+			if err := l.include(args[1]); err != nil {
+				return err
+			}
+			continue
+		}
+		if msg := l.apply(args[0], args[1:]); msg != "" {
 			return &LoadError{File: file, Line: i + 1, Directive: line, Msg: msg}
 		}
 	}
 	return nil
 }
 
-// applyDirective sets one parameter from a file line or flag, returning ""
-// or the error text.
-func applyDirective(v *values, name string, args []string) string {
-	p := lookupParam(name)
+// maxIncludeDepth bounds nested includes, so a file that includes itself fails instead of
+// recursing without end.
+const maxIncludeDepth = 16
+
+// include applies the files an include directive names, as Redis does: a path with a glob
+// pattern includes every match (none is fine), a plain path must be readable.
+func (l *loader) include(pattern string) error {
+	if l.depth >= maxIncludeDepth {
+		return fmt.Errorf("can't open config file '%s': includes nested deeper than %d", pattern, maxIncludeDepth)
+	}
+	paths := []string{pattern}
+	if strings.ContainsAny(pattern, "*?[") {
+		var err error
+		if paths, err = filepath.Glob(pattern); err != nil {
+			paths = nil
+		}
+	}
+	l.depth++
+	defer func() { l.depth-- }()
+	for _, path := range paths {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return fmt.Errorf("can't open config file '%s': %w", path, err)
+		}
+		if err := l.file(path, string(data)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// apply sets one parameter from a file line or flag, returning "" or the error text.
+func (l *loader) apply(name string, args []string) string {
+	p, _ := lookupParam(name)
 	if p == nil {
 		return msgBadDirective
 	}
 	if !p.multiArg && len(args) != 1 {
 		return errWrongArgs
 	}
-	if len(args) == 0 {
-		args = []string{""}
+	if p.name == "save" && l.saveSeen && len(args) > 0 && !(len(args) == 1 && args[0] == "") {
+		// Successive save lines add save points; save "" clears them.
+		args = append(strings.Fields(getSave(l.v)), args...)
 	}
-	return p.set(v, args)
+	if msg := p.set(l.v, args); msg != "" {
+		return msg
+	}
+	if p.name == "save" {
+		l.saveSeen = true
+	}
+	if l.seenGiven == nil {
+		l.seenGiven = make(map[string]bool)
+	}
+	if !l.seenGiven[p.name] {
+		l.seenGiven[p.name] = true
+		l.given = append(l.given, p.name)
+	}
+	return ""
 }
 
 // flagDirective is one "--name value..." group from the command line.
@@ -231,19 +308,34 @@ func (c *Config) Get(pattern string) [][2]string {
 // getFrom implements Get against one snapshot.
 func getFrom(v *values, pattern string) [][2]string {
 	if !strings.ContainsAny(pattern, "*?[") {
-		if p := lookupParam(pattern); p != nil {
+		if p, _ := lookupParam(pattern); p != nil {
 			return [][2]string{{pattern, p.get(v)}}
 		}
 		return [][2]string{}
 	}
 	out := [][2]string{}
-	for _, p := range paramList {
-		if globMatch(pattern, p.name) {
-			out = append(out, [2]string{p.name, p.get(v)})
+	for _, name := range allNames {
+		if globMatch(pattern, name) {
+			p, _ := lookupParam(name)
+			out = append(out, [2]string{name, p.get(v)})
 		}
 	}
 	return out
 }
+
+// allNames is every parameter name and alias, sorted: what CONFIG GET * lists, as Redis
+// lists aliases too.
+var allNames = func() []string {
+	var names []string
+	for _, p := range allParams {
+		names = append(names, p.name)
+		if p.alias != "" {
+			names = append(names, p.alias)
+		}
+	}
+	slices.Sort(names)
+	return names
+}()
 
 // GetMulti implements the Redis 7 multi-pattern form CONFIG GET p1 p2 ...:
 // the union of Get over all patterns, read from one consistent snapshot,
@@ -283,7 +375,8 @@ func configSetErr(arg, msg string) error {
 //	ERR CONFIG SET failed (possibly related to argument 'maxclients') - argument couldn't be parsed into an integer
 //	ERR CONFIG SET failed (possibly related to argument 'maxclients') - argument must be between 1 and 4294967295 inclusive
 //	ERR CONFIG SET failed (possibly related to argument 'block-cache-size') - argument must be a memory value
-//	ERR CONFIG SET failed (possibly related to argument 'appendfsync') - argument must be one of the following: always, everysec, no
+//	ERR CONFIG SET failed (possibly related to argument 'appendfsync') - argument(s) must be one of the following: everysec, always, no
+//	ERR CONFIG SET failed (possibly related to argument 'dir') - can't set protected config
 //	ERR CONFIG SET failed (possibly related to argument 'cpu-pin') - argument must be 'yes' or 'no'
 //
 // Names are checked first, in order (first problem wins; unknown, immutable
@@ -292,36 +385,52 @@ func configSetErr(arg, msg string) error {
 // parameter (save) is split on spaces. After a successful Set, the OnChange
 // hooks of every parameter whose value actually changed run, in argument
 // order, before Set returns. An empty pairs slice is an arity error.
-func (c *Config) Set(pairs [][2]string) error {
+func (c *Config) Set(pairs [][2]string) error { return c.SetFrom(pairs, false) }
+
+// SetFrom is Set for a client: local tells whether it connected from the loopback interface or
+// the unix socket, which enable-protected-configs local requires to change a protected
+// parameter (dir, dbfilename), as in Redis.
+func (c *Config) SetFrom(pairs [][2]string, local bool) error {
 	if len(pairs) == 0 {
 		return errors.New("ERR wrong number of arguments for 'config|set' command")
 	}
 	ps := make([]*param, len(pairs))
+	names := make([]string, len(pairs))
+	pc := c.cur.Load().protectedConfigs
+	protectedOK := pc == "yes" || pc == "local" && local
 	for i, kv := range pairs {
-		p := lookupParam(kv[0])
+		p, name := lookupParam(kv[0])
 		if p == nil {
 			return fmt.Errorf("ERR Unknown option or number of arguments for CONFIG SET - '%s'", kv[0])
 		}
-		if !p.mutable {
+		if !p.mutable && !(p.protected && !protectedOK) {
 			return configSetErr(kv[0], "can't set immutable config")
+		}
+		if p.protected && !protectedOK {
+			return configSetErr(kv[0], "can't set protected config")
 		}
 		if slices.Contains(ps[:i], p) {
 			return configSetErr(kv[0], "duplicate parameter")
 		}
-		ps[i] = p
+		ps[i], names[i] = p, name
 	}
 
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	old := c.cur.Load()
 	next := *old
+	cloneKept(&next)
 	for i, p := range ps {
 		args := []string{pairs[i][1]}
 		if p.multiArg {
-			args = strings.Split(pairs[i][1], " ")
+			// As Redis splits it: on single spaces, and "" is no argument at all.
+			args = nil
+			if pairs[i][1] != "" {
+				args = strings.Split(pairs[i][1], " ")
+			}
 		}
 		if msg := p.set(&next, args); msg != "" {
-			return configSetErr(p.name, msg)
+			return configSetErr(names[i], msg)
 		}
 	}
 	c.cur.Store(&next)
@@ -346,7 +455,7 @@ func (c *Config) Set(pairs [][2]string) error {
 // registered for one name; they run in registration order. OnChange panics
 // if name is not a parameter (a programming error).
 func (c *Config) OnChange(name string, fn func()) {
-	p := lookupParam(name)
+	p, _ := lookupParam(name)
 	if p == nil {
 		panic(fmt.Sprintf("config: OnChange for unknown parameter %q", name))
 	}
@@ -355,13 +464,41 @@ func (c *Config) OnChange(name string, fn func()) {
 	c.hooks[p.name] = append(c.hooks[p.name], fn)
 }
 
-// Names returns every parameter name, sorted.
+// Names returns every parameter name, sorted (aliases not included).
 func (c *Config) Names() []string {
-	names := make([]string, len(paramList))
-	for i, p := range paramList {
+	names := make([]string, len(allParams))
+	for i, p := range allParams {
 		names[i] = p.name
 	}
 	return names
+}
+
+// Known reports whether name is a parameter or an alias of one.
+func Known(name string) bool {
+	p, _ := lookupParam(name)
+	return p != nil
+}
+
+// GivenWithoutEffect lists, in the order they were first given, the parameters the config file
+// or the command line set that shardis accepts and keeps but does not act on: the start-up log
+// names them once.
+func (c *Config) GivenWithoutEffect() []string {
+	var out []string
+	for _, name := range c.given {
+		if p, _ := lookupParam(name); p.noEffect {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// Value returns a parameter's value as CONFIG GET prints it, or "" for an unknown name: for
+// the parameters without an accessor of their own (INFO's maxmemory, for instance).
+func (c *Config) Value(name string) string {
+	if p, _ := lookupParam(name); p != nil {
+		return p.get(c.cur.Load())
+	}
+	return ""
 }
 
 // File returns the config file path given to Load, or "" if none was.
@@ -484,6 +621,29 @@ func (c *Config) LogLevel() string { return c.cur.Load().logLevel }
 
 // LogFile returns the log file path; "" means standard output (logfile).
 func (c *Config) LogFile() string { return c.cur.Load().logFile }
+
+// ProtectedMode reports whether a client from outside the loopback interface is refused while
+// no password is set (protected-mode).
+func (c *Config) ProtectedMode() bool { return c.cur.Load().protectedMode }
+
+// TCPKeepalive returns the TCP keepalive period of client connections; 0 turns it off
+// (tcp-keepalive).
+func (c *Config) TCPKeepalive() time.Duration {
+	return time.Duration(c.cur.Load().tcpKeepalive) * time.Second
+}
+
+// UnixSocket returns the path of the unix socket to listen on, "" for none (unixsocket), and
+// the permissions to give it, 0 meaning the umask's (unixsocketperm).
+func (c *Config) UnixSocket() (string, os.FileMode) {
+	v := c.cur.Load()
+	return v.unixSocket, os.FileMode(v.unixSocketPerm)
+}
+
+// Daemonize reports whether the server detaches from its terminal (daemonize).
+func (c *Config) Daemonize() bool { return c.cur.Load().daemonize }
+
+// Supervised returns the supervision mode: "no", "upstart", "systemd" or "auto" (supervised).
+func (c *Config) Supervised() string { return c.cur.Load().supervised }
 
 // PidFile returns the path to write the process id to; "" means none
 // (pidfile).

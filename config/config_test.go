@@ -25,6 +25,12 @@ var defaults = map[string]string{
 	"client-output-buffer-limit": "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60",
 	"client-query-buffer-limit":  "1073741824",
 	"cpu-pin":                    "yes",
+	"enable-protected-configs":   "no",
+	"protected-mode":             "yes",
+	"supervised":                 "no",
+	"tcp-keepalive":              "300",
+	"unixsocket":                 "",
+	"unixsocketperm":             "0",
 	"daemonize":                  "no",
 	"databases":                  "16",
 	"busy-reply-threshold":       "5000",
@@ -32,7 +38,6 @@ var defaults = map[string]string{
 	"hz":                         "10",
 	"logfile":                    "",
 	"loglevel":                   "notice",
-	"lua-time-limit":             "5000",
 	"loops":                      "0",
 	"maxclients":                 "10000",
 	"notify-keyspace-events":     "",
@@ -48,11 +53,18 @@ var defaults = map[string]string{
 	"write-buffer-size":          "268435456",
 }
 
-// all returns CONFIG GET * as a map.
+// all returns CONFIG GET * as a map, restricted to the parameters shardis acts on (paramList):
+// the kept ones are compared with redis-server's own answers in redis7_test.go.
 func all(c *Config) map[string]string {
+	own := map[string]bool{}
+	for _, p := range paramList {
+		own[p.name] = true
+	}
 	m := map[string]string{}
 	for _, kv := range c.Get("*") {
-		m[kv[0]] = kv[1]
+		if own[kv[0]] {
+			m[kv[0]] = kv[1]
+		}
 	}
 	return m
 }
@@ -72,7 +84,7 @@ func TestDefault_Values(t *testing.T) {
 	if got := all(c); !reflect.DeepEqual(got, defaults) {
 		t.Fatalf("defaults mismatch:\n got %v\nwant %v", got, defaults)
 	}
-	if got, want := len(c.Names()), len(defaults); got != want {
+	if got, want := len(c.Names()), len(paramList)+len(keptParams); got != want {
 		t.Fatalf("Names() has %d entries, want %d", got, want)
 	}
 	if !sortedStrings(c.Names()) {
@@ -349,7 +361,7 @@ port 7002
 		"slowlog-log-slower-than":   "-1",
 		"timeout":                   "300",
 		"binlog-max-age":            "0",
-		"save":                      "",
+		"save":                      "900 1 300 10",
 		"hz":                        "100",
 	}
 	got := all(c)
@@ -414,7 +426,7 @@ func TestLoad_FlagForms(t *testing.T) {
 		{"empty value", []string{"--requirepass", ""}, map[string]string{"requirepass": ""}},
 		{"bare save last", []string{"--port", "3", "--save"}, map[string]string{"save": "", "port": "3"}},
 		{"bare save then flag", []string{"--save", "--port", "4"}, map[string]string{"save": "", "port": "4"}},
-		{"save with values", []string{"--save", "900", "1"}, map[string]string{"save": ""}},
+		{"save with values", []string{"--save", "900", "1"}, map[string]string{"save": "900 1"}},
 		{"memory units", []string{"--block-cache-size", "1GB", "--write-buffer-size", "32mb"},
 			map[string]string{"block-cache-size": "1073741824", "write-buffer-size": "33554432"}},
 		{"later flag wins", []string{"--port", "5", "--port", "6"}, map[string]string{"port": "6"}},
@@ -453,15 +465,14 @@ func TestLoad_FileErrors(t *testing.T) {
 		{"bad memory", "block-cache-size 1tb\n", 1, "argument must be a memory value"},
 		{"memory too small", "proto-max-bulk-len 1000\n", 1, "argument must be between 1048576 and 9223372036854775807 inclusive"},
 		{"bad bool", "cpu-pin maybe\n", 1, "argument must be 'yes' or 'no'"},
-		{"bad enum", "appendfsync sometimes\n", 1, "argument must be one of the following: always, everysec, no"},
-		{"bad loglevel", "loglevel loud\n", 1, "argument must be one of the following: debug, verbose, notice, warning"},
+		{"bad enum", "appendfsync sometimes\n", 1, "argument(s) must be one of the following: everysec, always, no"},
+		{"bad loglevel", "loglevel loud\n", 1, "argument(s) must be one of the following: debug, verbose, notice, warning"},
 		{"unbalanced quotes", "port 1\nrequirepass \"abc\n", 2, "Unbalanced quotes in configuration line"},
 		{"junk after quote", "dir \"a\"b\n", 1, "Unbalanced quotes in configuration line"},
-		{"daemonize yes", "daemonize yes\n", 1, "daemonize yes is not supported"},
-		{"appendonly no", "appendonly no\n", 1, "appendonly can't be disabled"},
+		{"replicaof", "replicaof 10.0.0.1 6379\n", 1, "replicaof is not supported"},
+		{"cluster", "cluster-enabled yes\n", 1, "cluster-enabled yes is not supported"},
 		{"bad save", "save 900\n", 1, "Invalid save parameters"},
 		{"empty dir", "dir \"\"\n", 1, "dir can't be empty"},
-		{"empty bind", "bind\n", 1, "bind needs at least one address"},
 		{"too many binds", "bind" + strings.Repeat(" 1.1.1.1", 17) + "\n", 1, "Too many bind addresses specified."},
 	}
 	for _, tc := range tests {
@@ -580,33 +591,29 @@ func TestGet_Patterns(t *testing.T) {
 		{"nosuch", [][2]string{}},
 		{"nosuch*", [][2]string{}},
 		{"slowlog*", [][2]string{{"slowlog-log-slower-than", "10000"}, {"slowlog-max-len", "128"}}},
-		{"*MAX*", [][2]string{
-			{"binlog-max-age", "3600"}, {"binlog-max-entries", "1000000"},
-			{"maxclients", "10000"}, {"proto-max-bulk-len", "536870912"}, {"slowlog-max-len", "128"},
+		{"*MAX-LEN", [][2]string{
+			{"acllog-max-len", "128"}, {"slowlog-max-len", "128"},
 		}},
+		{"slave*-ip", [][2]string{{"slave-announce-ip", ""}}}, // aliases are listed too, as in Redis
+
 		{"?ave", [][2]string{{"save", ""}}},
-		{"[ab]*", [][2]string{
-			{"appendfsync", "everysec"}, {"appendonly", "yes"}, {"bind", "127.0.0.1"},
-			{"binlog-max-age", "3600"}, {"binlog-max-entries", "1000000"}, {"block-cache-size", "268435456"},
-			{"busy-reply-threshold", "5000"},
-		}},
-		{"d*", [][2]string{{"daemonize", "no"}, {"databases", "16"}, {"dir", "./data"}}},
-		{"*-size", [][2]string{{"block-cache-size", "268435456"}, {"key-cache-size", "67108864"}, {"write-buffer-size", "268435456"}}},
+		{"[bk]*-size", [][2]string{{"block-cache-size", "268435456"}, {"key-cache-size", "67108864"}}},
+		{"d[ai]*", [][2]string{{"daemonize", "no"}, {"databases", "16"}, {"dir", "./data"}, {"disable-thp", "yes"}}},
 	}
 	for _, tc := range tests {
 		if got := c.Get(tc.pattern); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("Get(%q) = %q, want %q", tc.pattern, got, tc.want)
 		}
 	}
-	if got := c.Get("*"); len(got) != len(defaults) {
-		t.Errorf("Get(*) returned %d params, want %d", len(got), len(defaults))
+	if got, want := len(c.Get("*")), len(allNames); got != want {
+		t.Errorf("Get(*) returned %d params, want %d", got, want)
 	}
 }
 
 func TestGetMulti(t *testing.T) {
 	c := Default()
-	got := c.GetMulti([]string{"timeout", "port", "p*", "TIMEOUT"})
-	want := [][2]string{{"pidfile", ""}, {"port", "6379"}, {"proto-max-bulk-len", "536870912"}, {"timeout", "0"}}
+	got := c.GetMulti([]string{"timeout", "port", "p[io]*", "TIMEOUT"})
+	want := [][2]string{{"pidfile", ""}, {"port", "6379"}, {"timeout", "0"}}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("GetMulti = %q, want %q", got, want)
 	}
@@ -647,11 +654,11 @@ func TestSet_OK(t *testing.T) {
 	if got := c.Get("block-cache-size")[0][1]; got != "1073741824" {
 		t.Fatalf("CONFIG GET block-cache-size = %q, want bytes", got)
 	}
-	// Save accepts Redis-valid schedules (ignored) and always reads "".
+	// Save accepts Redis-valid schedules (kept, without effect) and reads them back.
 	if err := c.Set([][2]string{{"save", "3600 1 300 100"}}); err != nil {
 		t.Fatal(err)
 	}
-	if got := c.Get("save")[0][1]; got != "" {
+	if got := c.Get("save")[0][1]; got != "3600 1 300 100" {
 		t.Fatalf("save = %q", got)
 	}
 	// Clear the password again.
@@ -673,7 +680,7 @@ func TestSet_Unknown(t *testing.T) {
 }
 
 func TestSet_Immutable(t *testing.T) {
-	for _, name := range []string{"port", "PORT", "bind", "dir", "loops", "shards", "cpu-pin", "write-buffer-size",
+	for _, name := range []string{"port", "PORT", "bind", "loops", "shards", "cpu-pin", "write-buffer-size",
 		"databases", "daemonize", "logfile", "pidfile"} {
 		c := Default()
 		err := c.Set([][2]string{{name, "1"}})
@@ -715,10 +722,9 @@ func TestSet_BadValues(t *testing.T) {
 		{"block-cache-size", "-1", "argument must be a memory value"},
 		{"proto-max-bulk-len", "1000k", "argument must be between 1048576 and 9223372036854775807 inclusive"},
 		{"client-query-buffer-limit", "1kb", "argument must be between 1048576 and 9223372036854775807 inclusive"},
-		{"appendfsync", "often", "argument must be one of the following: always, everysec, no"},
-		{"loglevel", "", "argument must be one of the following: debug, verbose, notice, warning"},
+		{"appendfsync", "often", "argument(s) must be one of the following: everysec, always, no"},
+		{"loglevel", "", "argument(s) must be one of the following: debug, verbose, notice, warning"},
 		{"appendonly", "maybe", "argument must be 'yes' or 'no'"},
-		{"appendonly", "no", "appendonly can't be disabled: shardis writes every change to RocksDB"},
 		{"save", "900", "Invalid save parameters"},
 		{"save", "0 1", "Invalid save parameters"},
 		{"save", "900 -1", "Invalid save parameters"},
@@ -898,7 +904,8 @@ func TestExampleFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range c.Names() {
+	for _, p := range paramList {
+		name := p.name
 		re := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(name) + ` `)
 		if !re.Match(data) {
 			t.Errorf("example file has no %q directive", name)
@@ -912,9 +919,53 @@ func TestDocs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range Default().Names() {
-		if !strings.Contains(string(data), "| `"+name+"` |") {
-			t.Errorf("docs/CONFIG.md has no table row for %q", name)
+	for _, p := range paramList {
+		if !strings.Contains(string(data), "| `"+p.name+"` |") {
+			t.Errorf("docs/CONFIG.md has no table row for %q", p.name)
 		}
+	}
+	for _, p := range keptParams {
+		if !strings.Contains(string(data), "`"+p.name+"`") {
+			t.Errorf("docs/CONFIG.md does not name %q", p.name)
+		}
+	}
+}
+
+// include applies another file where it stands (a glob includes every match, none is fine),
+// and CONFIG REWRITE keeps the include line.
+func TestLoad_Include(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.conf"), []byte("hz 30\nmaxmemory 1mb\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	main := filepath.Join(dir, "main.conf")
+	content := "timeout 7\ninclude " + filepath.Join(dir, "a.conf") + "\ninclude " + filepath.Join(dir, "none-*.conf") + "\nhz 40\n"
+	if err := os.WriteFile(main, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load([]string{main})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Hz() != 40 || c.Timeout() != 7*time.Second || c.Value("maxmemory") != "1048576" {
+		t.Fatalf("hz %d timeout %v maxmemory %s", c.Hz(), c.Timeout(), c.Value("maxmemory"))
+	}
+	if err := c.Rewrite(); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(main)
+	if !strings.Contains(string(got), "\ninclude "+filepath.Join(dir, "a.conf")+"\n") {
+		t.Fatalf("the include line is gone after CONFIG REWRITE:\n%s", got)
+	}
+	self := filepath.Join(dir, "self.conf")
+	if err := os.WriteFile(self, []byte("include "+self+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load([]string{self}); err == nil || !strings.Contains(err.Error(), "nested deeper") {
+		t.Fatalf("a file including itself: %v", err)
+	}
+	if _, err := Load([]string{"--include", filepath.Join(dir, "missing.conf")}); err == nil ||
+		!strings.Contains(err.Error(), "can't open config file") {
+		t.Fatalf("a missing include: %v", err)
 	}
 }

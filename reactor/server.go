@@ -5,11 +5,13 @@ package reactor
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log"
 	"net"
+	"os"
 	"runtime"
-	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -32,11 +34,14 @@ type Server struct {
 	exec  *executor.Executor
 	pin   pinner
 
-	eng     gnet.Engine
-	ready   chan struct{}
-	addr    string
-	stopped chan struct{}
-	once    sync.Once
+	eng   gnet.Engine
+	ready chan struct{}
+	addr  string
+	// unixLn is the unix socket listener (unixsocket), nil without one; unixPath its path.
+	unixLn   *net.UnixListener
+	unixPath string
+	stopped  chan struct{}
+	once     sync.Once
 	// batches counts batches in flight, so Stop can wait for them before the store closes.
 	batches sync.WaitGroup
 }
@@ -53,19 +58,34 @@ func New(state *server.Server, exec *executor.Executor) *Server {
 // State returns the server state commands see.
 func (s *Server) State() *server.Server { return s.state }
 
-// Serve listens on every bind address and serves until Stop. It returns when the loops end.
+// Serve listens on every bind address (and the unix socket, if configured) and serves until
+// Stop. It returns when the loops end.
 func (s *Server) Serve() error {
+	port := s.cfg.Port()
 	binds := s.cfg.Bind()
-	if len(binds) == 0 {
-		binds = []string{"0.0.0.0"}
+	unixPath, unixPerm := s.cfg.UnixSocket()
+	var addrs []string
+	if port != 0 { // port 0: no TCP listener, as in Redis
+		var err error
+		if addrs, err = tcpListeners(binds, port); err != nil {
+			return err
+		}
 	}
-	addrs := make([]string, len(binds))
-	for i, h := range binds {
-		addrs[i] = "tcp://" + net.JoinHostPort(h, strconv.Itoa(s.cfg.Port()))
+	if len(addrs) == 0 && unixPath == "" {
+		return errors.New("Configured to not listen anywhere, exiting.")
 	}
-	s.addr = net.JoinHostPort(binds[0], strconv.Itoa(s.cfg.Port()))
-	if err := checkPortsFree(binds, s.cfg.Port()); err != nil {
-		return err
+	if unixPath != "" {
+		ln, err := listenUnix(unixPath, unixPerm)
+		if err != nil {
+			return err
+		}
+		s.unixLn, s.unixPath = ln, unixPath
+		defer func() { _ = ln.Close(); _ = os.Remove(unixPath) }()
+	}
+	if len(addrs) > 0 {
+		s.addr = strings.SplitN(addrs[0], "://", 2)[1]
+	} else {
+		s.addr = unixPath
 	}
 	opts := []gnet.Option{
 		gnet.WithNumEventLoop(s.cfg.Loops()),
@@ -81,26 +101,15 @@ func (s *Server) Serve() error {
 		gnet.WithLoadBalancing(gnet.LeastConnections),
 		gnet.WithLogger(gnetLogger{}), // we log our own start-up line
 	}
+	if len(addrs) == 0 {
+		// gnet needs a listener of its own: a loopback one on a port the kernel picks, which
+		// nobody is told about, while clients come through the unix socket.
+		addrs = []string{"tcp4://127.0.0.1:0"}
+	}
 	if len(addrs) == 1 {
 		return gnet.Run(s, addrs[0], opts...)
 	}
 	return gnet.Rotate(s, addrs, opts...)
-}
-
-// checkPortsFree refuses to start when another process listens on one of the addresses: the
-// loops bind with SO_REUSEPORT, which would otherwise let a second server start silently
-// beside the first and take half its connections. A plain bind (no SO_REUSEPORT) of each
-// address fails while anyone listens there.
-func checkPortsFree(hosts []string, port int) error {
-	for _, h := range hosts {
-		addr := net.JoinHostPort(h, strconv.Itoa(port))
-		ln, err := net.Listen("tcp", addr)
-		if err != nil {
-			return fmt.Errorf("could not create server TCP listening socket %s: %w", addr, err)
-		}
-		_ = ln.Close()
-	}
-	return nil
 }
 
 // Ready is closed once the server accepts connections.
@@ -125,6 +134,9 @@ func (s *Server) Stop() {
 // OnBoot records the engine.
 func (s *Server) OnBoot(eng gnet.Engine) gnet.Action {
 	s.eng = eng
+	if s.unixLn != nil {
+		go s.acceptUnix(s.unixLn)
+	}
 	close(s.ready)
 	return gnet.None
 }
@@ -136,6 +148,10 @@ func (s *Server) OnShutdown(gnet.Engine) { close(s.stopped) }
 func (s *Server) OnOpen(c gnet.Conn) ([]byte, gnet.Action) {
 	s.pin.pinCurrentThread()
 	st := &s.state.Stats
+	if refusedByProtectedMode(s.cfg.ProtectedMode(), s.cfg.RequirePass(), c.RemoteAddr()) {
+		st.RejectedConnections.Add(1)
+		return []byte(protectedModeRefusal), gnet.Close
+	}
 	if s.state.Clients.Count() >= s.cfg.MaxClients() {
 		st.RejectedConnections.Add(1)
 		return []byte("-ERR max number of clients reached\r\n"), gnet.Close
@@ -150,6 +166,15 @@ func (s *Server) OnOpen(c gnet.Conn) ([]byte, gnet.Action) {
 		Authed:  s.cfg.RequirePass() == "",
 		// Made here, not on first WATCH: a WATCH running in a shard must not race OnClose.
 		Watch: &shard.Watcher{},
+	}
+	if ka := s.cfg.TCPKeepalive(); ka > 0 {
+		if _, tcp := c.RemoteAddr().(*net.TCPAddr); tcp {
+			_ = c.SetKeepAlivePeriod(ka)
+		}
+	}
+	if _, unix := c.RemoteAddr().(*net.UnixAddr); unix {
+		// As Redis shows a unix socket client: the socket's path, port 0.
+		cl.Addr, cl.LAddr, cl.Unix = s.unixPath+":0", s.unixPath+":0", true
 	}
 	cl.Touch(&noCommand, time.Now().UnixMilli())
 	cn := &conn{srv: s, gc: c, client: cl}

@@ -27,6 +27,7 @@ type Client struct {
 	LAddr   string
 	FD      int
 	Created time.Time
+	Unix    bool // connected through the unix socket (CLIENT LIST flag U)
 
 	// ---- owned by the event loop ----
 	DB        int
