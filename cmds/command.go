@@ -153,6 +153,10 @@ type Ctx struct {
 	// ReadyKey is set when the executor serves a blocked command: the key that became ready,
 	// the only one the command pops from.
 	ReadyKey []byte
+
+	// Caching is CLIENT CACHING's flag as it stood when the command was dispatched (see
+	// server.Client.TrackCaching); EXEC and scripts pass it to the commands they run.
+	Caching bool
 }
 
 // BlockHost receives the outcome of a command that blocked. The reactor's slot implements it.
@@ -202,7 +206,7 @@ func withPeek(cmd *Command, peek func(c *Ctx) bool) *Command {
 
 // withTraits sets cmd's Traits and returns cmd.
 func withTraits(cmd *Command, t Flag) *Command {
-	cmd.Traits = t
+	cmd.Traits |= t
 	return cmd
 }
 

@@ -36,6 +36,7 @@ type values struct {
 	logFile                string
 	pidFile                string
 	outputLimits           [3]OutputLimit // client-output-buffer-limit, by ClientClass
+	trackingTableMaxKeys   int64          // 0: no limit
 }
 
 // ClientClass is a class of client-output-buffer-limit.
@@ -408,6 +409,7 @@ var paramList = []*param{
 	intParam("slowlog-log-slower-than", true, 10000, -1, llMax, func(v *values) *int64 { return &v.slowlogSlowerThan }),
 	intParam("slowlog-max-len", true, 128, 0, llMax, func(v *values) *int64 { return &v.slowlogMaxLen }),
 	intParam("timeout", true, 0, 0, intMax, func(v *values) *int64 { return &v.timeout }),
+	intParam("tracking-table-max-keys", true, 1000000, 0, llMax, func(v *values) *int64 { return &v.trackingTableMaxKeys }),
 	memParam("write-buffer-size", false, 256*mb, mb, llMax, func(v *values) *int64 { return &v.writeBufferSize }),
 }
 

@@ -49,7 +49,14 @@ func (e *Executor) Run(c *cmds.Ctx) {
 		c.Tx.TakeLookups() // count this command's lookups only
 	}
 	mark := len(c.W.Buf) // EXEC's commands append to its reply
+	e.remember(c)
+	if c.Tx != nil {
+		c.Tx.SetWriter(clientID(c.Client))
+	}
 	runGuarded(c)
+	if c.Tx != nil {
+		c.Tx.SetWriter(0)
+	}
 	if c.Block != nil {
 		e.block(c)
 		return
@@ -78,6 +85,7 @@ func (e *Executor) Run(c *cmds.Ctx) {
 // It reports false, having written and recorded nothing, when only the shard can answer.
 func (e *Executor) Peek(c *cmds.Ctx, start time.Time) bool {
 	c.Srv, c.Exec = e.srv, e
+	e.remember(c)
 	if !c.Cmd.Peek(c) {
 		return false
 	}
@@ -94,6 +102,7 @@ func (e *Executor) View(c *cmds.Ctx, id int) bool {
 	tx := store.View(id)
 	c.Tx, c.Srv, c.Exec = tx, e.srv, e
 	start := time.Now()
+	e.remember(c)
 	runGuarded(c)
 	d := time.Since(start)
 	hits, misses := tx.TakeLookups()
@@ -109,6 +118,27 @@ func (e *Executor) View(c *cmds.Ctx, id int) bool {
 	e.srv.Stats.KeyspaceMisses.Add(misses)
 	e.Account(c.Cmd, c.Args, d, c.W.Buf, c.Client)
 	return true
+}
+
+// remember tells the tracking table the keys c is about to read when its client tracks its
+// reads (CLIENT TRACKING, default mode, as CLIENT CACHING allows). It runs before the read,
+// wherever the read runs (shard, event-loop view or peek): a write committed after the read
+// then finds the client in the table, and one committed before it at worst invalidates a
+// value the client already has fresh (the push goes out after the reply).
+func (e *Executor) remember(c *cmds.Ctx) {
+	cl := c.Client
+	if !c.Cmd.IsReadOnly() || cl == nil || cl.Track == nil || c.Cmd.Has(cmds.TraitNotTracked) ||
+		!cl.Track.Remembers(c.Caching) {
+		return
+	}
+	e.srv.Tracking.Remember(cl.Track, c.Cmd.KeyArgs(c.Args))
+}
+
+func clientID(cl *server.Client) int64 {
+	if cl == nil {
+		return 0
+	}
+	return cl.ID
 }
 
 // Account records one run of cmd that took d and replied reply: commandstats, the error count

@@ -71,7 +71,9 @@ type slot struct {
 	// multi is Ctx.Multi of a TraitTxControl command: the connection's MULTI at dispatch, or
 	// the transaction EXEC or DISCARD took over.
 	multi *server.Multi
-	reply []byte
+	// caching: CLIENT CACHING's flag applied to this command (Ctx.Caching).
+	caching bool
+	reply   []byte
 	// stream, when set, is the rest of the reply after reply: the loop sends it piece by
 	// piece (see pump) and closes it. Whoever drops the slot unsent must close it.
 	stream *shard.Stream
@@ -447,13 +449,14 @@ func (b *batch) view(s *slot) bool {
 // ctxFor returns the context that runs slot s against tx (nil for none).
 func (b *batch) ctxFor(s *slot, tx *shard.Tx) cmds.Ctx {
 	return cmds.Ctx{
-		Args:   b.args(s),
-		DB:     s.db,
-		W:      codec.Writer{Buf: s.reply[:0], RESP3: s.resp3},
-		Tx:     tx,
-		Client: b.conn.client,
-		Cmd:    s.cmd,
-		Multi:  s.multi,
+		Args:    b.args(s),
+		DB:      s.db,
+		W:       codec.Writer{Buf: s.reply[:0], RESP3: s.resp3},
+		Tx:      tx,
+		Client:  b.conn.client,
+		Cmd:     s.cmd,
+		Multi:   s.multi,
+		Caching: s.caching,
 	}
 }
 

@@ -365,6 +365,11 @@ func (cn *conn) dispatch(start int) bool {
 	}
 	s.cmd = cmd
 	cl.Touch(&cmd.Name, now)
+	if cl.TrackCaching {
+		// CLIENT CACHING applies to this command (to the transaction when it is MULTI).
+		s.caching = true
+		defer cn.useCaching(cmd)
+	}
 	if cl.Multi != nil && !cmd.Has(cmds.TraitTxControl) {
 		if cmd.Has(cmds.FlagNoMulti) {
 			srv.exec.Refused(cmd)
@@ -458,6 +463,14 @@ func (cn *conn) dispatch(start int) bool {
 		b.queued = true
 	}
 	return true
+}
+
+// useCaching ends CLIENT CACHING's flag after cmd was dispatched, as Redis does after any
+// command but CLIENT's and those of a transaction being queued (MULTI included).
+func (cn *conn) useCaching(cmd *cmds.Command) {
+	if cl := cn.client; cl.Multi == nil && !cmd.Has(cmds.TraitKeepsCaching) {
+		cl.TrackCaching = false
+	}
 }
 
 // wakeAt schedules a wake of the connection at unix ms until, or at CLIENT UNPAUSE.

@@ -10,6 +10,7 @@ import (
 	"shardis/config"
 	"shardis/pubsub"
 	"shardis/shard"
+	"shardis/tracking"
 )
 
 // Server is what commands see of the whole server. main creates it and hands it to the
@@ -27,6 +28,8 @@ type Server struct {
 	Cursors Cursors
 	// PubSub is the channel registry (SUBSCRIBE, PUBLISH, keyspace notifications).
 	PubSub pubsub.Registry
+	// Tracking is the CLIENT TRACKING table (client-side caching); nil without a store.
+	Tracking *tracking.Table
 
 	// Shutdown stops the server (SHUTDOWN); it returns once the server is stopping.
 	Shutdown func()
@@ -107,7 +110,21 @@ func (r *RateSampler) Sample(now time.Time, ops, in, out int64) (float64, float6
 func New(cfg *config.Config, store *shard.Store) *Server {
 	id := make([]byte, 20)
 	_, _ = rand.Read(id)
-	return &Server{Store: store, Config: cfg, Started: time.Now(), RunID: hex.EncodeToString(id), Port: cfg.Port()}
+	s := &Server{Store: store, Config: cfg, Started: time.Now(), RunID: hex.EncodeToString(id), Port: cfg.Port()}
+	if store != nil {
+		s.Tracking = tracking.NewTable(store, s.trackingTarget, cfg.TrackingTableMaxKeys)
+		store.SetTracker(s.Tracking)
+	}
+	return s
+}
+
+// trackingTarget finds the connection a tracking client redirects its invalidations to.
+func (s *Server) trackingTarget(id int64) (tracking.Target, bool) {
+	cl := s.Clients.Get(id)
+	if cl == nil || cl.Sub == nil {
+		return tracking.Target{}, false
+	}
+	return tracking.Target{Sub: cl.Sub, Subscribed: cl.PubSub()}, true
 }
 
 // Paused reports whether a command must wait for CLIENT UNPAUSE or the pause's end, and until

@@ -96,6 +96,8 @@ type Store struct {
 	streams   map[*Stream]struct{} // open reply streams (see Stream); Close closes them
 
 	readyServer ReadyServer  // serves deferred ready keys (SetReadyServer)
+	tracker     Tracker      // told what commits wrote while tracking is on (tracked.go)
+	tracking    atomic.Bool  // TrackWrites: report written keys
 	blocked     atomic.Int64 // registered waiters (see Waiter)
 
 	// LastSave is the unix time of the last successful checkpoint (SAVE/BGSAVE) or of Open.
