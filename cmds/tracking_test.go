@@ -394,7 +394,9 @@ func TestTracking_RedirBroken(t *testing.T) {
 	a.do("CLIENT", "TRACKING", "ON", "REDIRECT", strconv.FormatInt(id, 10))
 	a.do("GET", "k")
 	target.c.Close()
-	waitFor(t, func() bool { return !strings.Contains(w.do("CLIENT", "LIST").(string), "id="+strconv.FormatInt(id, 10)+" ") })
+	waitFor(t, func() bool {
+		return !strings.Contains(w.do("CLIENT", "LIST").(string), "id="+strconv.FormatInt(id, 10)+" ")
+	})
 	w.do("SET", "k", "v")
 	if got := fmt.Sprint(a.sync()); got != fmt.Sprintf("[[tracking-redir-broken %d]]", id) {
 		t.Fatalf("pushes %s", got)
