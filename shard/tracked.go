@@ -1,5 +1,7 @@
 package shard
 
+import "shardis/codec"
+
 // Client-side caching (CLIENT TRACKING) needs to know every user key a commit changed, as
 // Redis's signalModifiedKey tells its tracking table. The shard does not keep that table
 // (package tracking does); it only reports, through a Tracker, what each successful commit
@@ -37,6 +39,11 @@ func (s *Store) TrackWrites(on bool) {
 	for _, sh := range s.shards {
 		sh.interest.Add(d)
 	}
+	if on {
+		// A transaction that began before this point may have written keys unrecorded;
+		// its commit sees the generation move and reports every key it wrote.
+		s.trackGen.Add(1)
+	}
 }
 
 // SetWriter records the client whose command runs next in the transaction (0: none), so the
@@ -64,6 +71,9 @@ func (tx *Tx) noteFlushed() {
 
 // reportTracked hands what the transaction wrote to the tracker; the commit succeeded.
 func (tx *Tx) reportTracked() {
+	if tx.trackGen != tx.store.trackGen.Load() && tx.store.tracking.Load() {
+		tx.trackAllWritten()
+	}
 	if len(tx.tracked) == 0 && !tx.trackFlush {
 		return
 	}
@@ -82,4 +92,34 @@ func (tx *Tx) resetTracked() {
 		tx.trackArena = nil
 	}
 	tx.trackArena = tx.trackArena[:0]
+}
+
+// trackAllWritten records every user key the transaction wrote, from its overlay and range
+// deletes, for a transaction that began before tracking was switched on: noteWrite may have
+// skipped some. The writers are unknown (0), so NOLOOP connections may hear of their own
+// writes here.
+func (tx *Tx) trackAllWritten() {
+	seen := make(map[string]struct{})
+	for _, w := range tx.tracked {
+		seen[string(w.Key)] = struct{}{}
+	}
+	for k, e := range tx.overlay {
+		if !e.dirty {
+			continue
+		}
+		_, key, ok := codec.UserKeyOf([]byte(k[2:]))
+		if !ok {
+			continue
+		}
+		if _, dup := seen[string(key)]; dup {
+			continue
+		}
+		seen[string(key)] = struct{}{}
+		tx.tracked = append(tx.tracked, Written{Key: key})
+	}
+	for _, r := range tx.ranges {
+		if len(r.lower) > 0 && r.lower[0] == codec.PrefixMeta {
+			tx.trackFlush = true
+		}
+	}
 }

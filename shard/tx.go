@@ -56,6 +56,7 @@ type Tx struct {
 	// Client-side caching (tracked.go): the keys written while tracking is on, with their
 	// writers, reported to the store's Tracker once the commit succeeded.
 	writer     int64
+	trackGen   uint64 // Store.trackGen at begin
 	tracked    []Written
 	trackArena []byte
 	trackFlush bool
@@ -116,6 +117,7 @@ func (tx *Tx) begin(shards ...*Shard) {
 	}
 	tx.err = nil
 	tx.confined = 0
+	tx.trackGen = tx.store.trackGen.Load()
 	tx.StartCommand()
 }
 
