@@ -157,6 +157,10 @@ type Ctx struct {
 	// Caching is CLIENT CACHING's flag as it stood when the command was dispatched (see
 	// server.Client.TrackCaching); EXEC and scripts pass it to the commands they run.
 	Caching bool
+	// Caller is the script command (EVAL, …) whose redis.call runs this command, nil
+	// otherwise: CLIENT TRACKING remembers the caller's declared keys for a read run by a
+	// script, as Redis 7.0 does.
+	Caller *Ctx
 }
 
 // BlockHost receives the outcome of a command that blocked. The reactor's slot implements it.

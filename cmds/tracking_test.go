@@ -129,6 +129,10 @@ func readResp(r *bufio.Reader) (any, error) {
 		return strconv.ParseInt(body, 10, 64)
 	case '_':
 		return nil, nil
+	case '#':
+		return body == "t", nil
+	case ',', '(':
+		return body, nil
 	case '$', '=':
 		n, _ := strconv.Atoi(body)
 		if n < 0 {
@@ -485,4 +489,20 @@ func TestTracking_ResetKillAndClose(t *testing.T) {
 	c.c.Close()
 	waitFor(t, func() bool { return clients() == "tracking_clients:0" })
 	w.do("SET", "k", "x") // nobody tracks: nothing to send, nothing breaks
+}
+
+// A read run by a script remembers the script's declared keys, not the key it names, and
+// EVAL_RO itself remembers nothing, as redis-server 7.0.15 does.
+func TestTracking_ScriptsRememberTheirKeys(t *testing.T) {
+	s := testserver.Start(t)
+	a := dialResp(t, s.Addr, true)
+	w := dialResp(t, s.Addr, false)
+	a.do("CLIENT", "TRACKING", "ON")
+	a.do("EVAL", "return redis.call('get','named')", "1", "declared")
+	a.do("EVAL_RO", "return 1", "1", "ro")
+	a.do("EVAL", "redis.call('set','w','1') return redis.call('get','x')", "2", "k1", "k2")
+	w.do("MSET", "named", "1", "declared", "1", "ro", "1", "k1", "1", "k2", "1", "x", "1")
+	if got := sortedStrings(invalidated(t, a.sync())); !slices.Equal(got, []string{"declared", "k1", "k2"}) {
+		t.Fatalf("invalidated %v", got)
+	}
 }

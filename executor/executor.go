@@ -124,11 +124,17 @@ func (e *Executor) View(c *cmds.Ctx, id int) bool {
 // reads (CLIENT TRACKING, default mode, as CLIENT CACHING allows). It runs before the read,
 // wherever the read runs (shard, event-loop view or peek): a write committed after the read
 // then finds the client in the table, and one committed before it at worst invalidates a
-// value the client already has fresh (the push goes out after the reply).
+// value the client already has fresh (the push goes out after the reply). A read run by a
+// script remembers the script's declared keys, as Redis 7.0 does (it looks at the caller's
+// command), not the keys the read names; EVAL_RO itself remembers nothing (TraitNotTracked).
 func (e *Executor) remember(c *cmds.Ctx) {
 	cl := c.Client
 	if !c.Cmd.IsReadOnly() || cl == nil || cl.Track == nil || c.Cmd.Has(cmds.TraitNotTracked) ||
 		!cl.Track.Remembers(c.Caching) {
+		return
+	}
+	if c.Caller != nil {
+		e.srv.Tracking.Remember(cl.Track, c.Caller.Cmd.KeyArgs(c.Caller.Args))
 		return
 	}
 	e.srv.Tracking.Remember(cl.Track, c.Cmd.KeyArgs(c.Args))

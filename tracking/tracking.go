@@ -9,6 +9,7 @@
 package tracking
 
 import (
+	"bytes"
 	"errors"
 	"slices"
 	"strings"
@@ -338,6 +339,8 @@ func (t *Table) broadcastLocked(keys []shard.Written) {
 		if len(matched) == 0 {
 			continue
 		}
+		// In key order, as Redis keeps them (a radix tree).
+		slices.SortFunc(matched, func(a, b shard.Written) int { return bytes.Compare(a.Key, b.Key) })
 		for c := range conns {
 			m := c.mode.Load()
 			if m == nil {
