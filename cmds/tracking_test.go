@@ -506,3 +506,81 @@ func TestTracking_ScriptsRememberTheirKeys(t *testing.T) {
 		t.Fatalf("invalidated %v", got)
 	}
 }
+
+// A client-side cache kept by the invalidations never holds a stale value: a tracking client
+// caches what it reads (pipelined GETs, answered in the event loop or in the shard) while
+// another client keeps overwriting the keys; once the writer stopped, every cached value is the
+// server's.
+func TestTracking_CacheNeverStale(t *testing.T) {
+	s := testserver.Start(t)
+	const nkeys, rounds = 8, 400
+	a := dialResp(t, s.Addr, true)
+	a.do("CLIENT", "TRACKING", "ON")
+	key := func(i int) string { return "c:" + strconv.Itoa(i) }
+	w := dialResp(t, s.Addr, false)
+	for i := range nkeys {
+		w.do("SET", key(i), "0")
+	}
+	done := make(chan error, 1)
+	go func() {
+		c, err := net.Dial("tcp", s.Addr)
+		if err != nil {
+			done <- err
+			return
+		}
+		defer c.Close()
+		r := bufio.NewReader(c)
+		for n := 1; n <= rounds*2; n++ {
+			k := key(n % nkeys)
+			v := strconv.Itoa(n)
+			fmt.Fprintf(c, "*3\r\n$3\r\nSET\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n", len(k), k, len(v), v)
+			if _, err := readResp(r); err != nil {
+				done <- err
+				return
+			}
+		}
+		done <- nil
+	}()
+	cache := map[string]string{}
+	apply := func(v any, pending []string) []string {
+		if p, ok := v.(push); ok {
+			for _, k := range invalidated(t, []any{p}) {
+				if k == nil {
+					clear(cache)
+				} else {
+					delete(cache, k.(string))
+				}
+			}
+			return pending
+		}
+		if v != nil {
+			cache[pending[0]] = v.(string)
+		}
+		return pending[1:]
+	}
+	for round := range rounds {
+		var pending []string
+		for j := range 4 { // a pipeline of GETs of keys not cached
+			k := key((round*3 + j) % nkeys)
+			if _, ok := cache[k]; ok || slices.Contains(pending, k) {
+				continue
+			}
+			a.send("GET", k)
+			pending = append(pending, k)
+		}
+		for len(pending) > 0 {
+			pending = apply(a.read(), pending)
+		}
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range a.sync() {
+		apply(p, nil)
+	}
+	for k, v := range cache {
+		if got := w.do("GET", k); got != v {
+			t.Fatalf("cached %s = %s, server has %v", k, v, got)
+		}
+	}
+}
