@@ -15,6 +15,7 @@ import (
 	"shardis/cmds"
 	"shardis/codec"
 	"shardis/server"
+	"shardis/shard"
 )
 
 // Executor runs commands against the server's store. It holds no per-command state: every
@@ -49,13 +50,16 @@ func (e *Executor) Run(c *cmds.Ctx) {
 		c.Tx.TakeLookups() // count this command's lookups only
 	}
 	mark := len(c.W.Buf) // EXEC's commands append to its reply
-	e.remember(c)
-	if c.Tx != nil {
-		c.Tx.SetWriter(clientID(c.Client))
+	e.remember(c, c.Tx == nil)
+	// The commands EXEC and scripts run write on behalf of the caller's command.
+	top := c.Tx != nil && !c.InTransaction
+	if top {
+		owner, _ := c.Host.(shard.ReplyTail)
+		c.Tx.SetWriter(clientID(c.Client), owner)
 	}
 	runGuarded(c)
-	if c.Tx != nil {
-		c.Tx.SetWriter(0)
+	if top {
+		c.Tx.SetWriter(0, nil)
 	}
 	if c.Block != nil {
 		e.block(c)
@@ -85,7 +89,7 @@ func (e *Executor) Run(c *cmds.Ctx) {
 // It reports false, having written and recorded nothing, when only the shard can answer.
 func (e *Executor) Peek(c *cmds.Ctx, start time.Time) bool {
 	c.Srv, c.Exec = e.srv, e
-	e.remember(c)
+	e.remember(c, true)
 	if !c.Cmd.Peek(c) {
 		return false
 	}
@@ -102,7 +106,7 @@ func (e *Executor) View(c *cmds.Ctx, id int) bool {
 	tx := store.View(id)
 	c.Tx, c.Srv, c.Exec = tx, e.srv, e
 	start := time.Now()
-	e.remember(c)
+	e.remember(c, true)
 	runGuarded(c)
 	d := time.Since(start)
 	hits, misses := tx.TakeLookups()
@@ -121,23 +125,29 @@ func (e *Executor) View(c *cmds.Ctx, id int) bool {
 }
 
 // remember tells the tracking table the keys c is about to read when its client tracks its
-// reads (CLIENT TRACKING, default mode, as CLIENT CACHING allows). It runs before the read,
-// wherever the read runs (shard, event-loop view or peek): a write committed after the read
-// then finds the client in the table, and one committed before it at worst invalidates a
-// value the client already has fresh (the push goes out after the reply). A read run by a
-// script remembers the script's declared keys, as Redis 7.0 does (it looks at the caller's
-// command), not the keys the read names; EVAL_RO itself remembers nothing (TraitNotTracked).
-func (e *Executor) remember(c *cmds.Ctx) {
+// reads (CLIENT TRACKING, default mode, as CLIENT CACHING allows). A read answered in an event
+// loop (immediate: a view or a peek) is remembered at once, before it reads: a write
+// committed after the read then finds the client in the table, and one committed before it at
+// worst invalidates a value the client already has fresh (the push goes out after the reply).
+// A read in a shard's transaction is remembered in order with the transaction's writes when it
+// commits (Tx.TrackRead): no other write of its keys can come between. A read run by a script
+// remembers the script's declared keys, as Redis 7.0 does (it looks at the caller's command),
+// not the keys the read names; EVAL_RO itself remembers nothing (TraitNotTracked).
+func (e *Executor) remember(c *cmds.Ctx, immediate bool) {
 	cl := c.Client
 	if !c.Cmd.IsReadOnly() || cl == nil || cl.Track == nil || c.Cmd.Has(cmds.TraitNotTracked) ||
 		!cl.Track.Remembers(c.Caching) {
 		return
 	}
+	keys := c.Cmd.KeyArgs(c.Args)
 	if c.Caller != nil {
-		e.srv.Tracking.Remember(cl.Track, c.Caller.Cmd.KeyArgs(c.Caller.Args))
-		return
+		keys = c.Caller.Cmd.KeyArgs(c.Caller.Args)
 	}
-	e.srv.Tracking.Remember(cl.Track, c.Cmd.KeyArgs(c.Args))
+	if immediate {
+		e.srv.Tracking.Remember(cl.Track, keys)
+	} else {
+		c.Tx.TrackRead(keys, cl.ID, cl.Track)
+	}
 }
 
 func clientID(cl *server.Client) int64 {

@@ -48,6 +48,14 @@ func (s *Subscriber) DeliverInvalidation(payload []byte, asMessage bool) {
 	s.deliver(3, append(body, payload...))
 }
 
+// InvalidationPush returns the RESP3 push frame of an invalidation, for a caller that places
+// it itself (after the reply of the command that caused it).
+func InvalidationPush(payload []byte) []byte {
+	b := append(make([]byte, 0, 21+len(payload)), ">2\r\n"...)
+	b = appendBulk(b, "invalidate")
+	return append(b, payload...)
+}
+
 // DeliverRedirBroken queues Redis's push telling a RESP3 tracking client that the connection
 // it redirects invalidations to (id) is gone. Nothing goes to a RESP2 one.
 func (s *Subscriber) DeliverRedirBroken(id int64) {

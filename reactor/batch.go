@@ -74,6 +74,9 @@ type slot struct {
 	// caching: CLIENT CACHING's flag applied to this command (Ctx.Caching).
 	caching bool
 	reply   []byte
+	// after are frames that follow the reply, sent even when the reply is suppressed: the
+	// invalidations the command's own writes cause for the connection (AfterReply).
+	after []byte
 	// stream, when set, is the rest of the reply after reply: the loop sends it piece by
 	// piece (see pump) and closes it. Whoever drops the slot unsent must close it.
 	stream *shard.Stream
@@ -114,6 +117,7 @@ func (b *batch) reset() {
 			b.slots[i].reply = nil
 		}
 		b.slots[i].reply = b.slots[i].reply[:0]
+		b.slots[i].after = b.slots[i].after[:0]
 		b.slots[i].stream = nil
 	}
 	b.slots = b.slots[:0]
@@ -353,6 +357,17 @@ func (b *batch) nextStep() {
 		return
 	}
 	b.step++
+}
+
+// AfterReply queues frame to follow the slot's reply (shard.ReplyTail), from the goroutine
+// committing the command's transaction, before the batch ends. It refuses a blocked or
+// streamed command, whose reply is not in the slot: the frame then takes the queue.
+func (s *slot) AfterReply(frame []byte) bool {
+	if s.blocked || s.stream != nil {
+		return false
+	}
+	s.after = append(s.after, frame...)
+	return true
 }
 
 // Blocking is called when the slot's command is about to block (cmds.BlockHost), by the

@@ -141,6 +141,7 @@ func (cn *conn) writeReplies(slots []slot, tail []byte) {
 		if s := &slots[i]; !s.suppress {
 			total += len(s.reply)
 		}
+		total += len(slots[i].after)
 	}
 	switch {
 	case total == 0:
@@ -150,6 +151,7 @@ func (cn *conn) writeReplies(slots []slot, tail []byte) {
 			if s := &slots[i]; !s.suppress {
 				out.B = append(out.B, s.reply...)
 			}
+			out.B = append(out.B, slots[i].after...)
 		}
 		out.B = append(out.B, tail...)
 		_, _ = cn.gc.Write(out.B)
@@ -159,6 +161,9 @@ func (cn *conn) writeReplies(slots []slot, tail []byte) {
 		for i := range slots {
 			if s := &slots[i]; !s.suppress && len(s.reply) > 0 {
 				iov = append(iov, s.reply)
+			}
+			if len(slots[i].after) > 0 {
+				iov = append(iov, slots[i].after)
 			}
 		}
 		if tail != nil {

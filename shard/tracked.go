@@ -5,23 +5,38 @@ import "shardis/codec"
 // Client-side caching (CLIENT TRACKING) needs to know every user key a commit changed, as
 // Redis's signalModifiedKey tells its tracking table. The shard does not keep that table
 // (package tracking does); it only reports, through a Tracker, what each successful commit
-// wrote, at the same point WATCH watchers are marked (noteWrite). While nobody tracks, the
-// one atomic load of Shard.interest is all a write pays.
+// wrote, at the same point WATCH watchers are marked (noteWrite), together with the keys
+// tracking clients read in the same transaction, in the order the commands made them. While
+// nobody tracks, the one atomic load of Shard.interest is all a write pays.
 
-// Written is one user key a commit changed and the client whose command changed it (0: no
-// client, e.g. the TTL worker or binlog replay), for NOLOOP.
-type Written struct {
-	Key    []byte
-	Writer int64
+// Access is one access of a user key that client-side caching cares about, in a transaction's
+// order: a write (or, with Flush, a FLUSHDB/FLUSHALL), or with Reader set a read by a
+// tracking connection, which may then cache Key.
+type Access struct {
+	Key []byte
+	// Client is the connection whose command made the access (0: none, e.g. the TTL worker).
+	Client int64
+	// Reader is the tracker's state of the reading connection (a read); nil for a write.
+	Reader any
+	// Owner, for a write or a flush by a connection's own command, is where a frame that
+	// must follow that command's reply goes (nil: the connection's queue).
+	Owner ReplyTail
+	Flush bool
 }
 
-// Tracker receives what commits changed. Invalidate is called by the committing goroutine
-// after the commit reached RocksDB and the key cache, before any of its commands' replies is
-// released, with the keys in write order (each once per run of writes by one client) and
-// flushed set when the transaction ran FLUSHDB or FLUSHALL. keys and their bytes are valid
-// only during the call.
+// ReplyTail is the place right after a command's reply, not yet sent (the reactor's slot): an
+// invalidation a connection's own write causes for itself follows the write's reply there, as
+// in Redis. AfterReply reports false when it cannot take the frame.
+type ReplyTail interface {
+	AfterReply(frame []byte) bool
+}
+
+// Tracker receives the accesses of committed transactions. Apply is called by the committing
+// goroutine after the commit reached RocksDB and the key cache, before any of its commands'
+// replies is released, with the accesses in order (a run of writes of one key by one command
+// once). The accesses and their bytes are valid only during the call.
 type Tracker interface {
-	Invalidate(keys []Written, flushed bool)
+	Apply(accesses []Access)
 }
 
 // SetTracker installs the store's tracker (main wiring, before serving).
@@ -46,39 +61,60 @@ func (s *Store) TrackWrites(on bool) {
 	}
 }
 
-// SetWriter records the client whose command runs next in the transaction (0: none), so the
-// keys it writes are reported with it (NOLOOP).
-func (tx *Tx) SetWriter(id int64) { tx.writer = id }
+// SetWriter records the client whose command runs next in the transaction (0: none) and where
+// frames following that command's reply go (nil: none), so the keys it writes are reported
+// with them (NOLOOP, the order of a connection's own invalidations).
+func (tx *Tx) SetWriter(id int64, owner ReplyTail) { tx.writer, tx.owner = id, owner }
+
+// TrackRead records that tracking connection reader (the tracker's state, with id client)
+// reads keys now; the tracker learns it in order with the transaction's writes. A view has no
+// commit: its caller tells the tracker itself.
+func (tx *Tx) TrackRead(keys [][]byte, client int64, reader any) {
+	for _, k := range keys {
+		tx.tracked = append(tx.tracked, Access{Key: tx.trackCopy(k), Client: client, Reader: reader})
+	}
+}
+
+func (tx *Tx) trackCopy(key []byte) []byte {
+	at := len(tx.trackArena)
+	tx.trackArena = append(tx.trackArena, key...)
+	return tx.trackArena[at:len(tx.trackArena):len(tx.trackArena)]
+}
 
 // noteTracked records user key (of the raw key just written) for the tracker.
 func (tx *Tx) noteTracked(key []byte) {
 	if n := len(tx.tracked); n > 0 {
-		if last := &tx.tracked[n-1]; last.Writer == tx.writer && string(last.Key) == string(key) {
+		if last := &tx.tracked[n-1]; last.Reader == nil && !last.Flush && last.Client == tx.writer &&
+			last.Owner == tx.owner && string(last.Key) == string(key) {
 			return // the common case: several data keys of one collection
 		}
 	}
-	at := len(tx.trackArena)
-	tx.trackArena = append(tx.trackArena, key...)
-	tx.tracked = append(tx.tracked, Written{Key: tx.trackArena[at:len(tx.trackArena):len(tx.trackArena)], Writer: tx.writer})
+	tx.tracked = append(tx.tracked, Access{Key: tx.trackCopy(key), Client: tx.writer, Owner: tx.owner})
 }
 
 // noteFlushed records that the transaction flushes a database, for the tracker.
 func (tx *Tx) noteFlushed() {
-	if tx.store.tracking.Load() {
-		tx.trackFlush = true
+	if !tx.store.tracking.Load() {
+		return
 	}
+	if n := len(tx.tracked); n > 0 {
+		if last := &tx.tracked[n-1]; last.Flush && last.Client == tx.writer && last.Owner == tx.owner {
+			return // FLUSHALL: every database of every shard, one flush
+		}
+	}
+	tx.tracked = append(tx.tracked, Access{Client: tx.writer, Owner: tx.owner, Flush: true})
 }
 
-// reportTracked hands what the transaction wrote to the tracker; the commit succeeded.
+// reportTracked hands the transaction's accesses to the tracker; the commit succeeded.
 func (tx *Tx) reportTracked() {
 	if tx.trackGen != tx.store.trackGen.Load() && tx.store.tracking.Load() {
 		tx.trackAllWritten()
 	}
-	if len(tx.tracked) == 0 && !tx.trackFlush {
+	if len(tx.tracked) == 0 {
 		return
 	}
 	if t := tx.store.tracker; t != nil {
-		t.Invalidate(tx.tracked, tx.trackFlush)
+		t.Apply(tx.tracked)
 	}
 }
 
@@ -86,12 +122,11 @@ func (tx *Tx) reportTracked() {
 func (tx *Tx) resetTracked() {
 	clear(tx.tracked)
 	tx.tracked = tx.tracked[:0]
-	tx.trackFlush = false
-	tx.writer = 0
 	if cap(tx.trackArena) > 1<<20 {
 		tx.trackArena = nil
 	}
 	tx.trackArena = tx.trackArena[:0]
+	tx.writer, tx.owner = 0, nil
 }
 
 // trackAllWritten records every user key the transaction wrote, from its overlay and range
@@ -100,8 +135,10 @@ func (tx *Tx) resetTracked() {
 // writes here.
 func (tx *Tx) trackAllWritten() {
 	seen := make(map[string]struct{})
-	for _, w := range tx.tracked {
-		seen[string(w.Key)] = struct{}{}
+	for _, a := range tx.tracked {
+		if a.Reader == nil {
+			seen[string(a.Key)] = struct{}{}
+		}
 	}
 	for k, e := range tx.overlay {
 		if !e.dirty {
@@ -115,11 +152,12 @@ func (tx *Tx) trackAllWritten() {
 			continue
 		}
 		seen[string(key)] = struct{}{}
-		tx.tracked = append(tx.tracked, Written{Key: key})
+		tx.tracked = append(tx.tracked, Access{Key: key})
 	}
 	for _, r := range tx.ranges {
 		if len(r.lower) > 0 && r.lower[0] == codec.PrefixMeta {
-			tx.trackFlush = true
+			tx.tracked = append(tx.tracked, Access{Flush: true})
+			break
 		}
 	}
 }

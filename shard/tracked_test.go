@@ -12,19 +12,24 @@ type recTracker struct {
 	flushes int
 }
 
-func (r *recTracker) Invalidate(keys []Written, flushed bool) {
-	for _, w := range keys {
-		r.keys = append(r.keys, string(w.Key))
-		r.writers = append(r.writers, w.Writer)
-	}
-	if flushed {
-		r.flushes++
+func (r *recTracker) Apply(accesses []Access) {
+	for _, a := range accesses {
+		switch {
+		case a.Flush:
+			r.flushes++
+		case a.Reader != nil:
+			r.keys = append(r.keys, "read:"+string(a.Key))
+			r.writers = append(r.writers, a.Client)
+		default:
+			r.keys = append(r.keys, string(a.Key))
+			r.writers = append(r.writers, a.Client)
+		}
 	}
 }
 
 // While tracking is on, a commit reports every user key it wrote once per run of writes, with
-// the writer; a failed commit and a commit while tracking is off report nothing; FLUSHDB
-// reports a flush.
+// the writer, in order with the reads recorded; a failed commit and a commit while tracking
+// is off report nothing; FLUSHDB reports a flush (once for every database).
 func TestTracked_ReportsCommittedWrites(t *testing.T) {
 	s := openTestStore(t, t.TempDir(), 1)
 	rec := &recTracker{}
@@ -38,14 +43,15 @@ func TestTracked_ReportsCommittedWrites(t *testing.T) {
 	write(func(tx *Tx) { tx.SetMeta(0, []byte("off"), str("1")) })
 	s.TrackWrites(true)
 	write(func(tx *Tx) {
-		tx.SetWriter(7)
+		tx.SetWriter(7, nil)
 		tx.SetMeta(0, []byte("a"), str("1"))
 		tx.SetMeta(0, []byte("a"), str("2"))
-		tx.SetWriter(8)
+		tx.TrackRead([][]byte{[]byte("a")}, 9, "reader")
+		tx.SetWriter(8, nil)
 		tx.SetMeta(3, []byte("b"), str("1"))
 		tx.Delete(0, []byte("off"))
 	})
-	if !slices.Equal(rec.keys, []string{"a", "b", "off"}) || !slices.Equal(rec.writers, []int64{7, 8, 8}) {
+	if !slices.Equal(rec.keys, []string{"a", "read:a", "b", "off"}) || !slices.Equal(rec.writers, []int64{7, 9, 8, 8}) {
 		t.Fatalf("reported %v by %v", rec.keys, rec.writers)
 	}
 	rec.keys, rec.writers = nil, nil
@@ -56,7 +62,7 @@ func TestTracked_ReportsCommittedWrites(t *testing.T) {
 	if len(rec.keys) != 0 {
 		t.Fatalf("a failed commit reported %v", rec.keys)
 	}
-	write(func(tx *Tx) { tx.FlushDB(0, 0) })
+	write(func(tx *Tx) { tx.FlushDB(0, 0); tx.FlushDB(0, 1) })
 	if rec.flushes != 1 {
 		t.Fatalf("flushes %d", rec.flushes)
 	}

@@ -56,10 +56,10 @@ type Tx struct {
 	// Client-side caching (tracked.go): the keys written while tracking is on, with their
 	// writers, reported to the store's Tracker once the commit succeeded.
 	writer     int64
+	owner      ReplyTail
 	trackGen   uint64 // Store.trackGen at begin
-	tracked    []Written
+	tracked    []Access
 	trackArena []byte
-	trackFlush bool
 
 	// A view (Store.View) reads committed state outside the shard: it writes nothing, maps
 	// databases with the snapshot viewDBMap and caches what it reads only if no commit came
@@ -516,6 +516,7 @@ func (tx *Tx) commitWrites() error {
 		}
 	}
 	if tx.wb.Count() == 0 {
+		tx.reportTracked() // the reads of tracking clients
 		return nil
 	}
 	for _, sh := range tx.shards {

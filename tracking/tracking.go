@@ -224,64 +224,88 @@ func (t *Table) Disable(c *Conn) {
 	}
 }
 
-// Remember records that c may cache keys (it is about to read them). The caller checked
-// c.Remembers. Past tracking-table-max-keys, keys are evicted and invalidated.
+// Remember records that c may cache keys (it is about to read them, in an event loop). The
+// caller checked c.Remembers. Past tracking-table-max-keys, keys are evicted and invalidated.
 func (t *Table) Remember(c *Conn, keys [][]byte) {
 	if len(keys) == 0 {
 		return
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	for _, k := range keys {
+		t.rememberLocked(c, k)
+	}
+}
+
+func (t *Table) rememberLocked(c *Conn, key []byte) {
 	if !c.On() {
 		return // tracking went off meanwhile (the connection closed)
 	}
-	for _, k := range keys {
-		ids := t.keys[string(k)]
-		if ids == nil {
-			ids = make(map[int64]struct{}, 1)
-			t.keys[string(k)] = ids
-		}
-		if _, ok := ids[c.id]; !ok {
-			ids[c.id] = struct{}{}
-			t.items++
-		}
+	ids := t.keys[string(key)]
+	if ids == nil {
+		ids = make(map[int64]struct{}, 1)
+		t.keys[string(key)] = ids
+	}
+	if _, ok := ids[c.id]; !ok {
+		ids[c.id] = struct{}{}
+		t.items++
 	}
 	if limit := t.maxKeys(); limit > 0 {
-		for key := range t.keys { // map order is random: Redis evicts random keys too
+		for k := range t.keys { // map order is random: Redis evicts random keys too
 			if int64(len(t.keys)) <= limit {
 				break
 			}
-			t.invalidateKeyLocked([]byte(key), 0)
+			t.invalidateKeyLocked([]byte(k), 0, nil)
 		}
 	}
 }
 
-// Invalidate sends the invalidations of a commit (shard.Tracker): each written key to the
-// connections that may cache it, which forget it; the keys matching BCAST prefixes to their
-// connections, one message per prefix; and, when flushed, the null invalidation to every
-// tracking connection, after which the table is empty. NOLOOP connections are not told of
-// their own writes.
-func (t *Table) Invalidate(keys []shard.Written, flushed bool) {
+// Apply takes the accesses of a commit (shard.Tracker), in order: a read by a tracking
+// connection remembers its key; a write sends the key to the connections that may cache it,
+// which forget it; a flush sends the null invalidation to every tracking connection and
+// empties the table. Then the written keys matching BCAST prefixes go to those connections,
+// one message per prefix. NOLOOP connections are not told of their own writes. A
+// connection's own invalidation follows the reply of the command that caused it when the
+// command's reply is not sent yet (Access.Owner), as Redis sends it.
+func (t *Table) Apply(accesses []shard.Access) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	for _, w := range keys {
-		t.invalidateKeyLocked(w.Key, w.Writer)
-	}
-	if len(t.prefixes) > 0 && len(keys) > 0 {
-		t.broadcastLocked(keys)
-	}
-	if flushed {
-		for _, c := range t.conns {
-			t.sendLocked(c, pubsub.NullPayload(c.sub.RESP3.Load()))
+	writes := false
+	for _, a := range accesses {
+		switch {
+		case a.Reader != nil:
+			if c, ok := a.Reader.(*Conn); ok {
+				t.rememberLocked(c, a.Key)
+			}
+		case a.Flush:
+			for _, c := range t.conns {
+				t.sendLocked(c, pubsub.NullPayload(c.sub.RESP3.Load()), ownerFor(c, a))
+			}
+			clear(t.keys)
+			t.items = 0
+		default:
+			writes = true
+			t.invalidateKeyLocked(a.Key, a.Client, a.Owner)
 		}
-		clear(t.keys)
-		t.items = 0
 	}
+	if writes && len(t.prefixes) > 0 {
+		t.broadcastLocked(accesses)
+	}
+}
+
+// ownerFor returns where c's invalidation caused by access a goes after a reply: a's owner
+// when c made a, else nowhere (c's queue).
+func ownerFor(c *Conn, a shard.Access) shard.ReplyTail {
+	if a.Client == c.id {
+		return a.Owner
+	}
+	return nil
 }
 
 // invalidateKeyLocked tells the connections that may cache key that it changed (writer, when
-// not 0, made the change) and forgets them.
-func (t *Table) invalidateKeyLocked(key []byte, writer int64) {
+// not 0, made the change; owner is where the writer's own invalidation goes) and forgets
+// them.
+func (t *Table) invalidateKeyLocked(key []byte, writer int64, owner shard.ReplyTail) {
 	ids, ok := t.keys[string(key)]
 	if !ok {
 		return
@@ -301,14 +325,18 @@ func (t *Table) invalidateKeyLocked(key []byte, writer int64) {
 		if payload == nil {
 			payload = pubsub.AppendKeys(nil, key)
 		}
-		t.sendLocked(c, payload)
+		var after shard.ReplyTail
+		if id == writer {
+			after = owner
+		}
+		t.sendLocked(c, payload, after)
 	}
 }
 
 // broadcastLocked sends every BCAST connection the written keys matching each of its prefixes,
 // one message per prefix, each key once. Redis collects them until the end of its event loop
 // iteration; here they go once per commit.
-func (t *Table) broadcastLocked(keys []shard.Written) {
+func (t *Table) broadcastLocked(accesses []shard.Access) {
 	// In prefix order, as Redis walks its prefix table.
 	order := make([]string, 0, len(t.prefixes))
 	for p := range t.prefixes {
@@ -317,18 +345,18 @@ func (t *Table) broadcastLocked(keys []shard.Written) {
 	slices.Sort(order)
 	for _, prefix := range order {
 		conns := t.prefixes[prefix]
-		var matched []shard.Written
+		var matched []shard.Access
 		seen := make(map[string]struct{})
-		for _, w := range keys {
-			if !strings.HasPrefix(string(w.Key), prefix) {
+		for _, w := range accesses {
+			if w.Reader != nil || w.Flush || !strings.HasPrefix(string(w.Key), prefix) {
 				continue
 			}
 			if _, dup := seen[string(w.Key)]; dup {
 				// Written again, maybe by another client: NOLOOP keeps it only if every
 				// writer was the connection itself, as Redis does.
 				for i := range matched {
-					if string(matched[i].Key) == string(w.Key) && matched[i].Writer != w.Writer {
-						matched[i].Writer = 0
+					if string(matched[i].Key) == string(w.Key) && matched[i].Client != w.Client {
+						matched[i].Client = 0
 					}
 				}
 				continue
@@ -340,7 +368,7 @@ func (t *Table) broadcastLocked(keys []shard.Written) {
 			continue
 		}
 		// In key order, as Redis keeps them (a radix tree).
-		slices.SortFunc(matched, func(a, b shard.Written) int { return bytes.Compare(a.Key, b.Key) })
+		slices.SortFunc(matched, func(a, b shard.Access) int { return bytes.Compare(a.Key, b.Key) })
 		for c := range conns {
 			m := c.mode.Load()
 			if m == nil {
@@ -348,26 +376,30 @@ func (t *Table) broadcastLocked(keys []shard.Written) {
 			}
 			var list [][]byte
 			for _, w := range matched {
-				if m.NoLoop && w.Writer == c.id {
+				if m.NoLoop && w.Client == c.id {
 					continue
 				}
 				list = append(list, w.Key)
 			}
 			if len(list) > 0 {
-				t.sendLocked(c, pubsub.AppendKeys(nil, list...))
+				t.sendLocked(c, pubsub.AppendKeys(nil, list...), nil)
 			}
 		}
 	}
 }
 
-// sendLocked delivers one invalidation payload for tracking connection c: to c itself, or
-// to its redirect target; a target that is gone gets c flagged and, in RESP3, told.
-func (t *Table) sendLocked(c *Conn, payload []byte) {
+// sendLocked delivers one invalidation payload for tracking connection c: to c itself (after
+// the reply of the command that caused it when after takes it, else through its queue), or to
+// its redirect target; a target that is gone gets c flagged and, in RESP3, told.
+func (t *Table) sendLocked(c *Conn, payload []byte, after shard.ReplyTail) {
 	m := c.mode.Load()
 	if m == nil {
 		return
 	}
 	if m.Redirect == 0 {
+		if after != nil && c.sub.RESP3.Load() && after.AfterReply(pubsub.InvalidationPush(payload)) {
+			return
+		}
 		c.sub.DeliverInvalidation(payload, false)
 		return
 	}

@@ -42,13 +42,15 @@ func (f *fixture) enable(c *Conn, o Options) {
 
 func drained(s *pubsub.Subscriber) string { return string(s.Drain(nil)) }
 
-func written(writer int64, keys ...string) []shard.Written {
-	var out []shard.Written
+func written(writer int64, keys ...string) []shard.Access {
+	var out []shard.Access
 	for _, k := range keys {
-		out = append(out, shard.Written{Key: []byte(k), Writer: writer})
+		out = append(out, shard.Access{Key: []byte(k), Client: writer})
 	}
 	return out
 }
+
+var flush = []shard.Access{{Flush: true}}
 
 const invK = ">2\r\n$10\r\ninvalidate\r\n*1\r\n$1\r\nk\r\n"
 
@@ -119,14 +121,14 @@ func TestTable_DefaultModeInvalidatesOnceAndNoLoop(t *testing.T) {
 	for _, c := range []*Conn{a, resp2, loop} {
 		f.table.Remember(c, [][]byte{[]byte("k")})
 	}
-	f.table.Invalidate(written(3, "k", "other"), false)
+	f.table.Apply(written(3, "k", "other"))
 	if got := drained(a.sub); got != invK {
 		t.Fatalf("a got %q", got)
 	}
 	if got := drained(resp2.sub) + drained(loop.sub); got != "" {
 		t.Fatalf("RESP2 without redirect / NOLOOP got %q", got)
 	}
-	f.table.Invalidate(written(0, "k"), false)
+	f.table.Apply(written(0, "k"))
 	if got := drained(a.sub); got != "" {
 		t.Fatalf("invalidated twice: %q", got)
 	}
@@ -142,18 +144,18 @@ func TestTable_RedirectAndBroken(t *testing.T) {
 	a := NewConn(1, newSub(true))
 	f.enable(a, Options{Redirect: 9})
 	f.table.Remember(a, [][]byte{[]byte("k")})
-	f.table.Invalidate(written(0, "k"), false)
+	f.table.Apply(written(0, "k"))
 	if got, want := drained(target), "*3\r\n$7\r\nmessage\r\n$20\r\n__redis__:invalidate\r\n*1\r\n$1\r\nk\r\n"; got != want {
 		t.Fatalf("target got %q", got)
 	}
 	f.table.Remember(a, [][]byte{[]byte("k")})
-	f.table.Invalidate(nil, true) // the null of a's protocol (RESP3), framed for the RESP2 target
+	f.table.Apply(flush) // the null of a's protocol (RESP3), framed for the RESP2 target
 	if got, want := drained(target), "*3\r\n$7\r\nmessage\r\n$20\r\n__redis__:invalidate\r\n_\r\n"; got != want {
 		t.Fatalf("target got %q", got)
 	}
 	delete(f.targets, 9)
 	f.table.Remember(a, [][]byte{[]byte("k")})
-	f.table.Invalidate(written(0, "k"), false)
+	f.table.Apply(written(0, "k"))
 	if got, want := drained(a.sub), ">2\r\n$21\r\ntracking-redir-broken\r\n:9\r\n"; got != want || !a.BrokenRedirect() {
 		t.Fatalf("a got %q, broken %v", got, a.BrokenRedirect())
 	}
@@ -163,13 +165,13 @@ func TestTable_BCASTOneMessagePerPrefix(t *testing.T) {
 	f := newFixture(t)
 	a := NewConn(1, newSub(true))
 	f.enable(a, Options{BCAST: true, Prefixes: []string{"u:", "o:"}, NoLoop: true})
-	f.table.Invalidate(append(written(2, "u:1", "x", "o:1", "u:2", "u:1"), written(1, "o:2")...), false)
+	f.table.Apply(append(written(2, "u:1", "x", "o:1", "u:2", "u:1"), written(1, "o:2")...))
 	want := ">2\r\n$10\r\ninvalidate\r\n*1\r\n$3\r\no:1\r\n" +
 		">2\r\n$10\r\ninvalidate\r\n*2\r\n$3\r\nu:1\r\n$3\r\nu:2\r\n"
 	if got := drained(a.sub); got != want {
 		t.Fatalf("got %q\nwant %q", got, want)
 	}
-	f.table.Invalidate(nil, true)
+	f.table.Apply(flush)
 	if got := drained(a.sub); got != ">2\r\n$10\r\ninvalidate\r\n_\r\n" {
 		t.Fatalf("flush: %q", got)
 	}
@@ -190,5 +192,32 @@ func TestTable_BoundEvictsAndInvalidates(t *testing.T) {
 	got := drained(f.targets[5].Sub)
 	if n := len(got) / len(">2\r\n$10\r\ninvalidate\r\n*1\r\n$1\r\nk\r\n"); n != 2 {
 		t.Fatalf("evictions sent %q", got)
+	}
+}
+
+type tail struct{ got []byte }
+
+func (t *tail) AfterReply(frame []byte) bool { t.got = append(t.got, frame...); return true }
+
+// Accesses apply in order: a connection's own write invalidates it after that command's reply
+// (its owner), a read in between registers it again, so the next write invalidates it again.
+func TestTable_ApplyInOrderWithOwners(t *testing.T) {
+	f := newFixture(t)
+	a := NewConn(1, newSub(true))
+	f.enable(a, Options{})
+	f.table.Remember(a, [][]byte{[]byte("k")})
+	first, second := &tail{}, &tail{}
+	f.table.Apply([]shard.Access{
+		{Key: []byte("k"), Client: 1, Owner: first},
+		{Key: []byte("k"), Client: 1, Reader: a},
+		{Key: []byte("k"), Client: 1, Owner: second},
+		{Key: []byte("k"), Client: 1, Reader: a},
+		{Key: []byte("k"), Client: 2, Owner: second}, // another client's write: a's queue
+	})
+	if string(first.got) != invK || string(second.got) != invK {
+		t.Fatalf("after replies: %q / %q", first.got, second.got)
+	}
+	if got := drained(a.sub); got != invK {
+		t.Fatalf("queue: %q", got)
 	}
 }
