@@ -15,7 +15,6 @@ import (
 	"shardis/cmds"
 	"shardis/codec"
 	"shardis/server"
-	"shardis/shard"
 )
 
 // Executor runs commands against the server's store. It holds no per-command state: every
@@ -54,8 +53,7 @@ func (e *Executor) Run(c *cmds.Ctx) {
 	// The commands EXEC and scripts run write on behalf of the caller's command.
 	top := c.Tx != nil && !c.InTransaction
 	if top {
-		owner, _ := c.Host.(shard.ReplyTail)
-		c.Tx.SetWriter(clientID(c.Client), owner)
+		c.Tx.SetWriter(clientID(c.Client), c.Host)
 	}
 	runGuarded(c)
 	if top {

@@ -61,10 +61,12 @@ func (s *Store) TrackWrites(on bool) {
 	}
 }
 
-// SetWriter records the client whose command runs next in the transaction (0: none) and where
-// frames following that command's reply go (nil: none), so the keys it writes are reported
-// with them (NOLOOP, the order of a connection's own invalidations).
-func (tx *Tx) SetWriter(id int64, owner ReplyTail) { tx.writer, tx.owner = id, owner }
+// SetWriter records the client whose command runs next in the transaction (0: none) and the
+// host of that command's reply (a ReplyTail, where frames following the reply go; anything
+// else or nil: none), so the keys it writes are reported with them (NOLOOP, the order of a
+// connection's own invalidations). It costs two stores: the host is looked at only when a
+// write is recorded.
+func (tx *Tx) SetWriter(id int64, host any) { tx.writer, tx.owner = id, host }
 
 // TrackRead records that tracking connection reader (the tracker's state, with id client)
 // reads keys now; the tracker learns it in order with the transaction's writes. A view has no
@@ -83,13 +85,14 @@ func (tx *Tx) trackCopy(key []byte) []byte {
 
 // noteTracked records user key (of the raw key just written) for the tracker.
 func (tx *Tx) noteTracked(key []byte) {
+	owner, _ := tx.owner.(ReplyTail)
 	if n := len(tx.tracked); n > 0 {
 		if last := &tx.tracked[n-1]; last.Reader == nil && !last.Flush && last.Client == tx.writer &&
-			last.Owner == tx.owner && string(last.Key) == string(key) {
+			last.Owner == owner && string(last.Key) == string(key) {
 			return // the common case: several data keys of one collection
 		}
 	}
-	tx.tracked = append(tx.tracked, Access{Key: tx.trackCopy(key), Client: tx.writer, Owner: tx.owner})
+	tx.tracked = append(tx.tracked, Access{Key: tx.trackCopy(key), Client: tx.writer, Owner: owner})
 }
 
 // noteFlushed records that the transaction flushes a database, for the tracker.
@@ -97,12 +100,13 @@ func (tx *Tx) noteFlushed() {
 	if !tx.store.tracking.Load() {
 		return
 	}
+	owner, _ := tx.owner.(ReplyTail)
 	if n := len(tx.tracked); n > 0 {
-		if last := &tx.tracked[n-1]; last.Flush && last.Client == tx.writer && last.Owner == tx.owner {
+		if last := &tx.tracked[n-1]; last.Flush && last.Client == tx.writer && last.Owner == owner {
 			return // FLUSHALL: every database of every shard, one flush
 		}
 	}
-	tx.tracked = append(tx.tracked, Access{Client: tx.writer, Owner: tx.owner, Flush: true})
+	tx.tracked = append(tx.tracked, Access{Client: tx.writer, Owner: owner, Flush: true})
 }
 
 // reportTracked hands the transaction's accesses to the tracker; the commit succeeded.
