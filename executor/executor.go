@@ -49,7 +49,9 @@ func (e *Executor) Run(c *cmds.Ctx) {
 		c.Tx.TakeLookups() // count this command's lookups only
 	}
 	mark := len(c.W.Buf) // EXEC's commands append to its reply
-	e.remember(c, c.Tx == nil)
+	if c.Tx == nil {
+		e.remember(c, true)
+	}
 	// The commands EXEC and scripts run write on behalf of the caller's command.
 	top := c.Tx != nil && !c.InTransaction
 	if top {
@@ -58,6 +60,10 @@ func (e *Executor) Run(c *cmds.Ctx) {
 	runGuarded(c)
 	if top {
 		c.Tx.SetWriter(0, nil)
+	}
+	if c.Tx != nil {
+		// After the read, as Redis: the lazy expiry it made invalidates it first.
+		e.remember(c, false)
 	}
 	if c.Block != nil {
 		e.block(c)
@@ -127,8 +133,9 @@ func (e *Executor) View(c *cmds.Ctx, id int) bool {
 // loop (immediate: a view or a peek) is remembered at once, before it reads: a write
 // committed after the read then finds the client in the table, and one committed before it at
 // worst invalidates a value the client already has fresh (the push goes out after the reply).
-// A read in a shard's transaction is remembered in order with the transaction's writes when it
-// commits (Tx.TrackRead): no other write of its keys can come between. A read run by a script
+// A read in a shard's transaction is recorded after it ran, as Redis does, and remembered in
+// order with the transaction's writes when it commits (Tx.TrackRead): no other write of its
+// keys can come between. A read run by a script
 // remembers the script's declared keys, as Redis 7.0 does (it looks at the caller's command),
 // not the keys the read names; EVAL_RO itself remembers nothing (TraitNotTracked).
 func (e *Executor) remember(c *cmds.Ctx, immediate bool) {
