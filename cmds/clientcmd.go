@@ -486,8 +486,6 @@ func clientUnpause(c *Ctx) {
 	c.W.OK()
 }
 
-// clientGetRedir and clientTrackingInfo report tracking as off: shardis has no client-side
-// caching support.
 func clientHelp(c *Ctx) {
 	helpReply(c,
 		"CACHING (YES|NO)",

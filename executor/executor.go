@@ -128,16 +128,15 @@ func (e *Executor) View(c *cmds.Ctx, id int) bool {
 	return true
 }
 
-// remember tells the tracking table the keys c is about to read when its client tracks its
-// reads (CLIENT TRACKING, default mode, as CLIENT CACHING allows). A read answered in an event
+// remember tells the tracking table the keys c reads when its client tracks its reads (CLIENT TRACKING, default mode, as CLIENT CACHING allows). A read answered in an event
 // loop (immediate: a view or a peek) is remembered at once, before it reads: a write
 // committed after the read then finds the client in the table, and one committed before it at
 // worst invalidates a value the client already has fresh (the push goes out after the reply).
 // A read in a shard's transaction is recorded after it ran, as Redis does, and remembered in
 // order with the transaction's writes when it commits (Tx.TrackRead): no other write of its
-// keys can come between. A read run by a script
-// remembers the script's declared keys, as Redis 7.0 does (it looks at the caller's command),
-// not the keys the read names; EVAL_RO itself remembers nothing (TraitNotTracked).
+// keys can come between. A read run by a script remembers the script's declared keys, as
+// Redis 7.0 does (it looks at the caller's command), not the keys the read names; EVAL_RO
+// itself remembers nothing (TraitNotTracked).
 func (e *Executor) remember(c *cmds.Ctx, immediate bool) {
 	cl := c.Client
 	if !c.Cmd.IsReadOnly() || cl == nil || cl.Track == nil || c.Cmd.Has(cmds.TraitNotTracked) ||
