@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"shardis/internal/testserver"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // CLIENT TRACKING through hand-written clients (go-redis v9 has no client-side cache): a
@@ -615,4 +617,33 @@ func TestTracking_CacheNeverStale(t *testing.T) {
 			t.Fatalf("cached %s = %s, server has %v", k, v, got)
 		}
 	}
+}
+
+// go-redis's client-side cache (v9.23, experimental) works against shardis: a second GET is
+// served from the cache, and a write by another client invalidates it.
+func TestTracking_GoRedisClientSideCache(t *testing.T) {
+	s := testserver.Start(t)
+	w := s.Client(t)
+	csc := s.Client(t, func(o *redis.Options) {
+		o.Protocol = 3
+		o.ClientSideCacheConfig = &redis.ClientSideCacheConfig{MaxEntries: 1000}
+	})
+	if err := w.Set(testCtx, "cached", "v1", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if got, err := csc.Get(testCtx, "cached").Result(); err != nil || got != "v1" {
+			t.Fatalf("GET = %q, %v", got, err)
+		}
+	}
+	if st := csc.CSCStats(); st.Hits == 0 {
+		t.Fatalf("second GET not served from the cache: %+v", st)
+	}
+	if info, _ := w.ClientList(testCtx).Result(); !strings.Contains(info, " flags=t") {
+		t.Fatalf("no tracking connection in CLIENT LIST:\n%s", info)
+	}
+	if err := w.Set(testCtx, "cached", "v2", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { return csc.Get(testCtx, "cached").Val() == "v2" })
 }
