@@ -42,6 +42,7 @@ var defaults = map[string]string{
 	"slowlog-log-slower-than":    "10000",
 	"slowlog-max-len":            "128",
 	"timeout":                    "0",
+	"tracking-table-max-keys":    "1000000",
 	"write-buffer-size":          "268435456",
 }
 
@@ -580,6 +581,7 @@ func TestGet_Patterns(t *testing.T) {
 		{"*MAX*", [][2]string{
 			{"binlog-max-age", "3600"}, {"binlog-max-entries", "1000000"},
 			{"maxclients", "10000"}, {"proto-max-bulk-len", "536870912"}, {"slowlog-max-len", "128"},
+			{"tracking-table-max-keys", "1000000"},
 		}},
 		{"?ave", [][2]string{{"save", ""}}},
 		{"[ab]*", [][2]string{
@@ -705,6 +707,8 @@ func TestSet_BadValues(t *testing.T) {
 		{"hz", "-1", "argument must be between 0 and 2147483647 inclusive"},
 		{"slowlog-log-slower-than", "-2", "argument must be between -1 and 9223372036854775807 inclusive"},
 		{"slowlog-max-len", "-1", "argument must be between 0 and 9223372036854775807 inclusive"},
+		{"tracking-table-max-keys", "-1", "argument must be between 0 and 9223372036854775807 inclusive"},
+		{"tracking-table-max-keys", "abc", "argument couldn't be parsed into an integer"},
 		{"binlog-max-entries", "-5", "argument must be between 0 and 9223372036854775807 inclusive"},
 		{"binlog-max-age", "1h", "argument couldn't be parsed into an integer"},
 		{"block-cache-size", "lots", "argument must be a memory value"},
