@@ -13,7 +13,7 @@ import (
 func init() {
 	sub := func(arity int, flags []string, acl []string, since, summary, complexity, syntax string, run func(*Ctx)) *Command {
 		return &Command{Arity: arity, Flags: flags, ACL: acl, Since: since, Summary: summary,
-			Complexity: complexity, Syntax: syntax, Exec: ExecConn, Run: run}
+			Complexity: complexity, Syntax: syntax, Exec: ExecConn, Run: run, Traits: TraitKeepsCaching}
 	}
 	var (
 		conn      = []string{"noscript", "loading", "stale"}
@@ -56,6 +56,12 @@ func init() {
 				"O(log N) where N is the number of client connections", "client-id [TIMEOUT | ERROR]", clientUnblock),
 			"unpause": sub(2, admin, aclAdmin, "6.2.0", "Resume processing of clients that were paused",
 				"O(N) Where N is the number of paused clients", "", clientUnpause),
+			"tracking": withTraits(sub(-3, conn, aclConn, "6.0.0", "Enable or disable server assisted client side caching support",
+				"O(1). Some options may introduce additional complexity.",
+				"<ON | OFF> [REDIRECT client-id] [PREFIX prefix [PREFIX prefix ...]] [BCAST] [OPTIN] [OPTOUT] [NOLOOP]",
+				clientTracking), TraitAfterPending),
+			"caching": sub(3, conn, aclConn, "6.0.0", "Instruct the server about tracking or not keys in the next request",
+				"O(1)", "<YES | NO>", clientCaching),
 			"getredir": sub(2, conn, aclConn, "6.0.0", "Get tracking notifications redirection client ID if any",
 				"O(1)", "", clientGetRedir),
 			"trackinginfo": sub(2, conn, aclConn, "6.2.0",
@@ -184,6 +190,17 @@ func clientLine(b []byte, cl *server.Client, self bool, now time.Time) []byte {
 	if cl.Blocked() != nil {
 		b = append(b, 'b')
 	}
+	if cl.Track != nil {
+		if o, on := cl.Track.Mode(); on {
+			b = append(b, 't')
+			if cl.Track.BrokenRedirect() {
+				b = append(b, 'R')
+			}
+			if o.BCAST {
+				b = append(b, 'B')
+			}
+		}
+	}
 	if pub&server.PubClosing != 0 {
 		b = append(b, 'c')
 	}
@@ -218,7 +235,9 @@ func clientLine(b []byte, cl *server.Client, self bool, now time.Time) []byte {
 	b = strconv.AppendInt(b, int64(qbuf+omem), 10)
 	b = append(b, " events=r cmd="...)
 	b = append(b, cl.LastCommand()...)
-	b = append(b, " user=default redir=-1 resp="...)
+	b = append(b, " user=default redir="...)
+	b = strconv.AppendInt(b, trackingRedirect(cl), 10)
+	b = append(b, " resp="...)
 	b = strconv.AppendInt(b, resp, 10)
 	return append(b, '\n')
 }
@@ -470,23 +489,10 @@ func clientUnpause(c *Ctx) {
 	c.W.OK()
 }
 
-// clientGetRedir and clientTrackingInfo report tracking as off: shardis has no client-side
-// caching support.
-func clientGetRedir(c *Ctx) { c.W.Int(-1) }
-
-func clientTrackingInfo(c *Ctx) {
-	c.W.MapLen(3)
-	c.W.BulkString("flags")
-	c.W.SetLen(1)
-	c.W.BulkString("off")
-	c.W.BulkString("redirect")
-	c.W.Int(-1)
-	c.W.BulkString("prefixes")
-	c.W.ArrayLen(0)
-}
-
 func clientHelp(c *Ctx) {
 	helpReply(c,
+		"CACHING (YES|NO)",
+		"    Enable/disable tracking of the keys for next command in OPTIN/OPTOUT modes.",
 		"GETREDIR",
 		"    Return the client ID we are redirecting to when tracking is enabled.",
 		"GETNAME",
@@ -527,6 +533,9 @@ func clientHelp(c *Ctx) {
 		"    * LIB-VER: the client lib version.",
 		"UNBLOCK <clientid> [TIMEOUT|ERROR]",
 		"    Unblock the specified blocked client.",
+		"TRACKING (ON|OFF) [REDIRECT <id>] [BCAST] [PREFIX <prefix> [...]]",
+		"         [OPTIN] [OPTOUT] [NOLOOP]",
+		"    Control server assisted client side caching.",
 		"TRACKINGINFO",
 		"    Report tracking status for the current connection.",
 		"NO-EVICT (ON|OFF)",

@@ -159,6 +159,14 @@ type Ctx struct {
 	// command's keyspace events make for the connection's own subscriptions (RESP3), so that
 	// they go out before the command's reply, as in Redis.
 	Origin pubsub.Origin
+
+	// Caching is CLIENT CACHING's flag as it stood when the command was dispatched (see
+	// server.Client.TrackCaching); EXEC and scripts pass it to the commands they run.
+	Caching bool
+	// Caller is the script command (EVAL, …) whose redis.call runs this command, nil
+	// otherwise: CLIENT TRACKING remembers the caller's declared keys for a read run by a
+	// script, as Redis 7.0 does.
+	Caller *Ctx
 }
 
 // BlockHost receives the outcome of a command that blocked. The reactor's slot implements it.
@@ -208,7 +216,7 @@ func withPeek(cmd *Command, peek func(c *Ctx) bool) *Command {
 
 // withTraits sets cmd's Traits and returns cmd.
 func withTraits(cmd *Command, t Flag) *Command {
-	cmd.Traits = t
+	cmd.Traits |= t
 	return cmd
 }
 

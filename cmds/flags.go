@@ -65,6 +65,12 @@ const (
 	// for it, so CLIENT PAUSE WRITE holds it back (and a MULTI queueing it may write), as
 	// Redis 7.0 does; the _RO forms are read-only and do not have it.
 	TraitRunsScript
+	// TraitNotTracked: a read-only command whose own keys CLIENT TRACKING does not remember
+	// (EVAL_RO, EVALSHA_RO; the reads their script runs remember the script's keys).
+	TraitNotTracked
+	// TraitKeepsCaching: CLIENT CACHING's flag survives it (every CLIENT subcommand, as in
+	// Redis); any other command outside MULTI uses the flag up.
+	TraitKeepsCaching
 )
 
 // flagNames maps Redis's flag names to bits.

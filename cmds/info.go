@@ -202,7 +202,11 @@ func infoClients(c *Ctx, w *infoWriter) {
 	w.int("client_recent_max_output_buffer", int64(maxOut))
 	blocked, blockingKeys := c.Srv.Store.Blocked()
 	w.int("blocked_clients", int64(blocked))
-	w.int("tracking_clients", 0)
+	var trackingClients int64
+	if c.Srv.Tracking != nil {
+		trackingClients, _, _, _ = c.Srv.Tracking.Stats()
+	}
+	w.int("tracking_clients", trackingClients)
 	w.int("clients_in_timeout_table", 0)
 	w.int("total_blocking_keys", int64(blockingKeys)) // Redis 7.2's, for the waiter tables' size
 }
@@ -334,6 +338,13 @@ func infoStats(c *Ctx, w *infoWriter) {
 	w.int("pubsubshard_channels", int64(ps.Len(pubsub.ShardChannel)))
 	w.int("latest_fork_usec", 0)
 	w.int("total_forks", 0)
+	var keys, items, prefixes int64
+	if c.Srv.Tracking != nil {
+		_, keys, items, prefixes = c.Srv.Tracking.Stats()
+	}
+	w.int("tracking_total_keys", keys)
+	w.int("tracking_total_items", items)
+	w.int("tracking_total_prefixes", prefixes)
 	w.int("unexpected_error_replies", 0)
 	w.int("total_error_replies", st.ErrorReplies.Load())
 }

@@ -162,7 +162,7 @@ func execCommand(c *Ctx) {
 	for _, args := range m.Commands {
 		cmd := Lookup(args)
 		sub := Ctx{Args: args, DB: db, W: codec.Writer{Buf: c.W.Buf, RESP3: c.W.RESP3}, Tx: c.Tx,
-			Client: cl, Cmd: cmd, InTransaction: true, Origin: c.Origin}
+			Client: cl, Cmd: cmd, InTransaction: true, Origin: c.Origin, Caching: c.Caching}
 		if cmd.Exec == ExecConn {
 			cl.DB = db // SELECT inside the transaction moves the commands after it
 		}

@@ -19,7 +19,7 @@ func init() {
 	roFlags := append([]string{"readonly"}, evalFlags...)
 	acl := []string{"slow", "scripting"}
 	evalCmd := func(name string, flags []string, since, summary, syntax string, run func(*Ctx)) *Command {
-		var traits Flag
+		traits := TraitNotTracked
 		if !slices.Contains(flags, "readonly") {
 			traits = TraitRunsScript
 		}

@@ -252,7 +252,7 @@ func (vm *scriptVM) call(L *lua.LState, raise bool) int {
 	c := run.c
 	w := codec.Writer{RESP3: run.resp3}
 	sub := Ctx{Args: args, DB: run.db, W: w, Tx: c.Tx, Client: run.client, Cmd: cmd,
-		InTransaction: true}
+		InTransaction: true, Caching: c.Caching, Caller: c}
 	if cmd.Exec == ExecConn {
 		run.client.DB = run.db
 	}

@@ -50,6 +50,7 @@ var defaults = map[string]string{
 	"slowlog-log-slower-than":    "10000",
 	"slowlog-max-len":            "128",
 	"timeout":                    "0",
+	"tracking-table-max-keys":    "1000000",
 	"write-buffer-size":          "268435456",
 }
 
@@ -716,6 +717,8 @@ func TestSet_BadValues(t *testing.T) {
 		{"hz", "-1", "argument must be between 0 and 2147483647 inclusive"},
 		{"slowlog-log-slower-than", "-2", "argument must be between -1 and 9223372036854775807 inclusive"},
 		{"slowlog-max-len", "-1", "argument must be between 0 and 9223372036854775807 inclusive"},
+		{"tracking-table-max-keys", "-1", "argument must be between 0 and 9223372036854775807 inclusive"},
+		{"tracking-table-max-keys", "abc", "argument couldn't be parsed into an integer"},
 		{"binlog-max-entries", "-5", "argument must be between 0 and 9223372036854775807 inclusive"},
 		{"binlog-max-age", "1h", "argument couldn't be parsed into an integer"},
 		{"block-cache-size", "lots", "argument must be a memory value"},

@@ -51,7 +51,8 @@ type values struct {
 	protectedConfigs       string // enable-protected-configs: no, yes or local
 	// kept holds the parameters shardis accepts and reports but does not act on (keptParams),
 	// by name, as CONFIG GET prints them. Copied, never mutated, after publication.
-	kept map[string]string
+	kept                 map[string]string
+	trackingTableMaxKeys int64 // 0: no limit
 }
 
 // ClientClass is a class of client-output-buffer-limit.
@@ -278,6 +279,7 @@ var paramList = []*param{
 	strParam("unixsocket", false, "", func(v *values) *string { return &v.unixSocket }, nil),
 	numParam("unixsocketperm", false, 0, numSpec{numKind: numKind{unsigned: true, octal: true}, lo: 0, hi: 0o777},
 		func(v *values) *int64 { return &v.unixSocketPerm }),
+	uintParam("tracking-table-max-keys", true, 1000000, 0, longMax, func(v *values) *int64 { return &v.trackingTableMaxKeys }),
 	memParam("write-buffer-size", false, 256*mb, mb, llMax, func(v *values) *int64 { return &v.writeBufferSize }),
 }
 

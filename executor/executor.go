@@ -54,7 +54,22 @@ func (e *Executor) Run(c *cmds.Ctx) {
 		}
 	}
 	mark := len(c.W.Buf) // EXEC's commands append to its reply
+	if c.Tx == nil {
+		e.remember(c, true)
+	}
+	// The commands EXEC and scripts run write on behalf of the caller's command.
+	top := c.Tx != nil && !c.InTransaction
+	if top {
+		c.Tx.SetWriter(clientID(c.Client), c.Host)
+	}
 	runGuarded(c)
+	if top {
+		c.Tx.SetWriter(0, nil)
+	}
+	if c.Tx != nil {
+		// After the read, as Redis: the lazy expiry it made invalidates it first.
+		e.remember(c, false)
+	}
 	if c.Block != nil {
 		e.block(c)
 		return
@@ -83,6 +98,7 @@ func (e *Executor) Run(c *cmds.Ctx) {
 // It reports false, having written and recorded nothing, when only the shard can answer.
 func (e *Executor) Peek(c *cmds.Ctx, start time.Time) bool {
 	c.Srv, c.Exec = e.srv, e
+	e.remember(c, true)
 	if !c.Cmd.Peek(c) {
 		return false
 	}
@@ -100,6 +116,7 @@ func (e *Executor) View(c *cmds.Ctx, id int) bool {
 	c.Tx, c.Srv, c.Exec = tx, e.srv, e
 	tx.SetReadLookups(c.Cmd.IsReadOnly())
 	start := time.Now()
+	e.remember(c, true)
 	runGuarded(c)
 	d := time.Since(start)
 	hits, misses := tx.TakeLookups()
@@ -115,6 +132,39 @@ func (e *Executor) View(c *cmds.Ctx, id int) bool {
 	e.srv.Stats.KeyspaceMisses.Add(misses)
 	e.Account(c.Cmd, c.Args, d, c.W.Buf, c.Client)
 	return true
+}
+
+// remember tells the tracking table the keys c reads when its client tracks its reads (CLIENT TRACKING, default mode, as CLIENT CACHING allows). A read answered in an event
+// loop (immediate: a view or a peek) is remembered at once, before it reads: a write
+// committed after the read then finds the client in the table, and one committed before it at
+// worst invalidates a value the client already has fresh (the push goes out after the reply).
+// A read in a shard's transaction is recorded after it ran, as Redis does, and remembered in
+// order with the transaction's writes when it commits (Tx.TrackRead): no other write of its
+// keys can come between. A read run by a script remembers the script's declared keys, as
+// Redis 7.0 does (it looks at the caller's command), not the keys the read names; EVAL_RO
+// itself remembers nothing (TraitNotTracked).
+func (e *Executor) remember(c *cmds.Ctx, immediate bool) {
+	cl := c.Client
+	if !c.Cmd.IsReadOnly() || cl == nil || cl.Track == nil || c.Cmd.Has(cmds.TraitNotTracked) ||
+		!cl.Track.Remembers(c.Caching) {
+		return
+	}
+	keys := c.Cmd.KeyArgs(c.Args)
+	if c.Caller != nil {
+		keys = c.Caller.Cmd.KeyArgs(c.Caller.Args)
+	}
+	if immediate {
+		e.srv.Tracking.Remember(cl.Track, keys)
+	} else {
+		c.Tx.TrackRead(keys, cl.ID, cl.Track)
+	}
+}
+
+func clientID(cl *server.Client) int64 {
+	if cl == nil {
+		return 0
+	}
+	return cl.ID
 }
 
 // Account records one run of cmd that took d and replied reply: commandstats, the error count

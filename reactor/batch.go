@@ -73,7 +73,12 @@ type slot struct {
 	// multi is Ctx.Multi of a TraitTxControl command: the connection's MULTI at dispatch, or
 	// the transaction EXEC or DISCARD took over.
 	multi *server.Multi
-	reply []byte
+	// caching: CLIENT CACHING's flag applied to this command (Ctx.Caching).
+	caching bool
+	reply   []byte
+	// after are frames that follow the reply, sent even when the reply is suppressed: the
+	// invalidations the command's own writes cause for the connection (AfterReply).
+	after []byte
 	// captured is how many bytes of reply are pub/sub messages the command made for the
 	// connection's own subscriptions (Capture), inserted where Redis writes them.
 	captured int
@@ -117,6 +122,7 @@ func (b *batch) reset() {
 			b.slots[i].reply = nil
 		}
 		b.slots[i].reply = b.slots[i].reply[:0]
+		b.slots[i].after = b.slots[i].after[:0]
 		b.slots[i].stream = nil
 	}
 	b.slots = b.slots[:0]
@@ -358,6 +364,17 @@ func (b *batch) nextStep() {
 	b.step++
 }
 
+// AfterReply queues frame to follow the slot's reply (shard.ReplyTail), from the goroutine
+// committing the command's transaction, before the batch ends. It refuses a blocked or
+// streamed command, whose reply is not in the slot: the frame then takes the queue.
+func (s *slot) AfterReply(frame []byte) bool {
+	if s.blocked || s.stream != nil {
+		return false
+	}
+	s.after = append(s.after, frame...)
+	return true
+}
+
 // Blocking is called when the slot's command is about to block (cmds.BlockHost), by the
 // goroutine running its step: the step now also waits for the command's reply.
 func (s *slot) Blocking() {
@@ -452,14 +469,15 @@ func (b *batch) view(s *slot) bool {
 // ctxFor returns the context that runs slot s against tx (nil for none).
 func (b *batch) ctxFor(s *slot, tx *shard.Tx) cmds.Ctx {
 	return cmds.Ctx{
-		Args:   b.args(s),
-		DB:     s.db,
-		W:      codec.Writer{Buf: s.reply[:0], RESP3: s.resp3},
-		Tx:     tx,
-		Client: b.conn.client,
-		Cmd:    s.cmd,
-		Multi:  s.multi,
-		Origin: s,
+		Args:    b.args(s),
+		DB:      s.db,
+		W:       codec.Writer{Buf: s.reply[:0], RESP3: s.resp3},
+		Tx:      tx,
+		Client:  b.conn.client,
+		Cmd:     s.cmd,
+		Multi:   s.multi,
+		Caching: s.caching,
+		Origin:  s,
 	}
 }
 

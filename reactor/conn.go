@@ -145,6 +145,7 @@ func (cn *conn) writeReplies(slots []slot, tail []byte) {
 		if s := &slots[i]; !s.suppress {
 			total += len(s.reply)
 		}
+		total += len(slots[i].after)
 	}
 	switch {
 	case total == 0:
@@ -154,6 +155,7 @@ func (cn *conn) writeReplies(slots []slot, tail []byte) {
 			if s := &slots[i]; !s.suppress {
 				out.B = append(out.B, s.reply...)
 			}
+			out.B = append(out.B, slots[i].after...)
 		}
 		out.B = append(out.B, tail...)
 		_, _ = cn.gc.Write(out.B)
@@ -163,6 +165,9 @@ func (cn *conn) writeReplies(slots []slot, tail []byte) {
 		for i := range slots {
 			if s := &slots[i]; !s.suppress && len(s.reply) > 0 {
 				iov = append(iov, s.reply)
+			}
+			if len(slots[i].after) > 0 {
+				iov = append(iov, slots[i].after)
 			}
 		}
 		if tail != nil {
@@ -378,6 +383,11 @@ func (cn *conn) dispatch(start int) bool {
 	}
 	s.cmd = cmd
 	cl.Touch(&cmd.Name, now)
+	if cl.TrackCaching {
+		// CLIENT CACHING applies to this command (to the transaction when it is MULTI).
+		s.caching = true
+		defer cn.useCaching(cmd)
+	}
 	if cl.Multi != nil && !cmd.Has(cmds.TraitTxControl) {
 		if cmd.Has(cmds.FlagNoMulti) {
 			srv.exec.Refused(cmd)
@@ -473,6 +483,14 @@ func (cn *conn) dispatch(start int) bool {
 		b.queued = true
 	}
 	return true
+}
+
+// useCaching ends CLIENT CACHING's flag after cmd was dispatched, as Redis does after any
+// command but CLIENT's and those of a transaction being queued (MULTI included).
+func (cn *conn) useCaching(cmd *cmds.Command) {
+	if cl := cn.client; cl.Multi == nil && !cmd.Has(cmds.TraitKeepsCaching) {
+		cl.TrackCaching = false
+	}
 }
 
 // wakeAt schedules a wake of the connection at unix ms until, or at CLIENT UNPAUSE.

@@ -23,6 +23,7 @@ import (
 	"shardis/pubsub"
 	"shardis/server"
 	"shardis/shard"
+	"shardis/tracking"
 )
 
 // Server is the network server. It implements gnet.EventHandler.
@@ -194,6 +195,7 @@ func (s *Server) OnOpen(c gnet.Conn) ([]byte, gnet.Action) {
 		log.Printf("Client id=%d addr=%s closed for overcoming of output buffer limits (%d bytes queued).", cl.ID, cl.Addr, n)
 		cl.Kill()
 	})
+	cl.Track = tracking.NewConn(cl.ID, cl.Sub)
 	c.SetContext(cn)
 	s.state.Clients.Add(cl)
 	return nil, gnet.None
@@ -218,6 +220,7 @@ func (s *Server) OnClose(c gnet.Conn, _ error) gnet.Action {
 		s.state.Clients.Remove(cn.client)
 		cn.client.Watch.Close()
 		s.state.PubSub.UnsubscribeAll(cn.client.Sub)
+		s.state.Tracking.Disable(cn.client.Track)
 		cn.client.Sub.Close()
 		if u := cn.client.Gone(); u != nil {
 			u.Unblock(server.UnblockGone) // its waiters leave every shard's table

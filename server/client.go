@@ -3,6 +3,7 @@ package server
 import (
 	"shardis/pubsub"
 	"shardis/shard"
+	"shardis/tracking"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -41,6 +42,10 @@ type Client struct {
 	// Multi is the transaction being queued since MULTI (nil outside one).
 	Multi *Multi
 
+	// TrackCaching is CLIENT CACHING's flag: it applies to the next command (to the whole
+	// transaction when given before MULTI); the reactor hands it to that command (Ctx.Caching).
+	TrackCaching bool
+
 	// Watch holds the connection's WATCHed keys (nil before its first WATCH). It is safe for
 	// concurrent use: WATCH fills it from the shards owning the keys.
 	Watch *shard.Watcher
@@ -70,6 +75,9 @@ type Client struct {
 	// published to it), made by the reactor when the connection opens; the reactor's loop
 	// drains its queue. See package pubsub.
 	Sub *pubsub.Subscriber
+	// Track is the connection's CLIENT TRACKING state, made with Sub by the reactor; see
+	// package tracking.
+	Track *tracking.Conn
 
 	// Hooks set by the reactor, callable from any goroutine.
 	Kill    func()               // close the connection

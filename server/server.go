@@ -10,6 +10,7 @@ import (
 	"shardis/config"
 	"shardis/pubsub"
 	"shardis/shard"
+	"shardis/tracking"
 )
 
 // Server is what commands see of the whole server. main creates it and hands it to the
@@ -27,6 +28,8 @@ type Server struct {
 	Cursors Cursors
 	// PubSub is the channel registry (SUBSCRIBE, PUBLISH, keyspace notifications).
 	PubSub pubsub.Registry
+	// Tracking is the CLIENT TRACKING table (client-side caching); nil without a store.
+	Tracking *tracking.Table
 
 	// Busy says whether a script runs past busy-reply-threshold (the BUSY error).
 	Busy ScriptBusy
@@ -116,6 +119,8 @@ func New(cfg *config.Config, store *shard.Store) *Server {
 		cfg.OnChange("notify-keyspace-events", func() {
 			store.SetEvents(eventClasses(cfg.NotifyKeyspaceEvents()), nil)
 		})
+		s.Tracking = tracking.NewTable(store, s.trackingTarget, cfg.TrackingTableMaxKeys)
+		store.SetTracker(s.Tracking)
 	}
 	return s
 }
@@ -137,6 +142,15 @@ func (s *Server) publishEvents(events []shard.Event) {
 		origin, _ := ev.Origin.(pubsub.Origin)
 		s.PubSub.Notify(origin, ev.Pos, enabled, ev.Name, ev.DB, ev.Key)
 	}
+}
+
+// trackingTarget finds the connection a tracking client redirects its invalidations to.
+func (s *Server) trackingTarget(id int64) (tracking.Target, bool) {
+	cl := s.Clients.Get(id)
+	if cl == nil || cl.Sub == nil {
+		return tracking.Target{}, false
+	}
+	return tracking.Target{Sub: cl.Sub, Subscribed: cl.PubSub()}, true
 }
 
 // Paused reports whether a command must wait for CLIENT UNPAUSE or the pause's end, and until

@@ -72,6 +72,7 @@ func (tx *Tx) FlushDB(id, db int) {
 	}
 	pdb := tx.pdb(p, db)
 	tx.touchWatchedInDB(p, db, pdb)
+	tx.noteFlushed()
 	lower, upper := codec.MetaDBRange(pdb)
 	tx.deleteRange(p, lower, upper)
 	lower, upper = codec.DataDBRange(pdb)

@@ -67,8 +67,9 @@ type Shard struct {
 	waitMu   sync.Mutex
 	waiters  map[string][]*Waiter // logical db | key -> waiters, oldest first
 	nWaiters atomic.Int32
-	// interest is nWatches + nWaiters: the one atomic load a write pays to know whether
-	// anybody cares about the keys it touches (Tx.noteWrite).
+	// interest is nWatches + nWaiters, plus one while any client tracks keys
+	// (Store.TrackWrites): the one atomic load a write pays to know whether anybody cares
+	// about the keys it touches (Tx.noteWrite).
 	interest atomic.Int32
 
 	// ---- owned by the holder ----

@@ -95,11 +95,14 @@ type Store struct {
 	streamsMu sync.Mutex
 	streams   map[*Stream]struct{} // open reply streams (see Stream); Close closes them
 
-	readyServer ReadyServer // serves deferred ready keys (SetReadyServer)
+	readyServer ReadyServer   // serves deferred ready keys (SetReadyServer)
+	tracker     Tracker       // told what commits wrote while tracking is on (tracked.go)
+	tracking    atomic.Bool   // TrackWrites: report written keys
+	trackGen    atomic.Uint64 // times TrackWrites(true) ran (see reportTracked)
+	blocked     atomic.Int64  // registered waiters (see Waiter)
 	// Keyspace events (events.go): the classes produced and where committed ones go.
 	eventClasses atomic.Uint32
 	eventSink    EventSink
-	blocked      atomic.Int64 // registered waiters (see Waiter)
 
 	// LastSave is the unix time of the last successful checkpoint (SAVE/BGSAVE) or of Open.
 	LastSave atomic.Int64

@@ -61,6 +61,14 @@ type Tx struct {
 	served    []*Waiter
 	deferred  []ReadyKey
 
+	// Client-side caching (tracked.go): the keys written while tracking is on, with their
+	// writers, reported to the store's Tracker once the commit succeeded.
+	writer     int64
+	owner      any    // the writer's reply host (see SetWriter)
+	trackGen   uint64 // Store.trackGen at begin
+	tracked    []Access
+	trackArena []byte
+
 	// A view (Store.View) reads committed state outside the shard: it writes nothing, maps
 	// databases with the snapshot viewDBMap and caches what it reads only if no commit came
 	// since viewEpoch.
@@ -117,6 +125,7 @@ func (tx *Tx) begin(shards ...*Shard) {
 	}
 	tx.err = nil
 	tx.confined = 0
+	tx.trackGen = tx.store.trackGen.Load()
 	tx.StartCommand()
 }
 
@@ -548,6 +557,7 @@ func (tx *Tx) commitWrites() error {
 		}
 	}
 	if tx.wb.Count() == 0 {
+		tx.reportTracked() // the reads of tracking clients
 		return nil
 	}
 	for _, sh := range tx.shards {
@@ -556,6 +566,9 @@ func (tx *Tx) commitWrites() error {
 	err := tx.store.db.Write(tx.store.writeOptions(), tx.wb)
 	if err == nil {
 		tx.writeThrough()
+		// Inside the commit window: a read answered in an event loop while the tracker runs
+		// is retried in the shard, after it.
+		tx.reportTracked()
 	}
 	for _, sh := range tx.shards {
 		sh.commits.Add(1)
@@ -633,6 +646,7 @@ func (tx *Tx) reset() {
 	tx.resetUnit()
 	clear(tx.touched)
 	tx.touched = tx.touched[:0]
+	tx.resetTracked()
 	tx.readyNext = 0
 	if cap(tx.arena) > 1<<20 {
 		tx.arena = nil // do not pin one huge value's memory forever

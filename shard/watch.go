@@ -166,8 +166,8 @@ type touch struct {
 }
 
 // noteWrite marks the watchers of the user key that raw key of part p belongs to, and records
-// the key for the shard's waiters, when the part's shard has any (one atomic load when it has
-// neither): deleted says the write deletes raw.
+// the key for the shard's waiters and for client-side caching (tracked.go), when the part's
+// shard has any of them (one atomic load when it has none): deleted says the write deletes raw.
 func (tx *Tx) noteWrite(p int, raw []byte, deleted bool) {
 	sh := tx.shards[p]
 	if sh.interest.Load() == 0 {
@@ -176,6 +176,9 @@ func (tx *Tx) noteWrite(p int, raw []byte, deleted bool) {
 	pdb, key, ok := codec.UserKeyOf(raw)
 	if !ok {
 		return
+	}
+	if tx.store.tracking.Load() {
+		tx.noteTracked(key)
 	}
 	if sh.nWaiters.Load() > 0 && !deleted {
 		tx.noteReady(p, pdb, key)

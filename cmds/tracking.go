@@ -1,0 +1,162 @@
+package cmds
+
+import (
+	"shardis/server"
+	"shardis/tracking"
+)
+
+// CLIENT TRACKING, CACHING, GETREDIR and TRACKINGINFO: the connection's side of client-side
+// caching. The table of tracked keys and the invalidations are package tracking's; the
+// executor remembers the keys a tracking connection reads (executor.remember).
+
+func init() {
+	onConnReset(func(c *Ctx) {
+		c.Client.TrackCaching = false
+		if c.Client.Track != nil {
+			c.Srv.Tracking.Disable(c.Client.Track)
+		}
+	})
+}
+
+// clientTracking is CLIENT TRACKING ON|OFF [REDIRECT id] [BCAST] [PREFIX p ...] [OPTIN]
+// [OPTOUT] [NOLOOP], checked in Redis 7.0's order: the options first, then what ON allows.
+func clientTracking(c *Ctx) {
+	var o tracking.Options
+	args := c.Args
+	for j := 3; j < len(args); j++ {
+		more := j+1 < len(args)
+		switch {
+		case equalFold(args[j], "redirect") && more:
+			j++
+			if o.Redirect != 0 {
+				c.Error("ERR A client can only redirect to a single other client")
+				return
+			}
+			id, ok := parseInt(args[j])
+			if !ok {
+				c.Error(errNotInt)
+				return
+			}
+			if c.Srv.Clients.Get(id) == nil {
+				c.Error("ERR The client ID you want redirect to does not exist")
+				return
+			}
+			o.Redirect = id
+		case equalFold(args[j], "bcast"):
+			o.BCAST = true
+		case equalFold(args[j], "optin"):
+			o.OptIn = true
+		case equalFold(args[j], "optout"):
+			o.OptOut = true
+		case equalFold(args[j], "noloop"):
+			o.NoLoop = true
+		case equalFold(args[j], "prefix") && more:
+			j++
+			o.Prefixes = append(o.Prefixes, string(args[j]))
+		default:
+			c.Error(errSyntax)
+			return
+		}
+	}
+	cl := c.Client
+	switch {
+	case equalFold(args[2], "on"):
+		if err := c.Srv.Tracking.Enable(cl.Track, o); err != nil {
+			c.Error("ERR " + err.Error())
+			return
+		}
+	case equalFold(args[2], "off"):
+		c.Srv.Tracking.Disable(cl.Track)
+		cl.TrackCaching = false
+	default:
+		c.Error(errSyntax)
+		return
+	}
+	c.W.OK()
+}
+
+// clientCaching is CLIENT CACHING YES|NO: in OPTIN mode YES makes the next command's reads
+// tracked, in OPTOUT mode NO makes them untracked.
+func clientCaching(c *Ctx) {
+	o, on := c.Client.Track.Mode()
+	if !on {
+		c.Error("ERR CLIENT CACHING can be called only when the client is in tracking mode with OPTIN or OPTOUT mode enabled")
+		return
+	}
+	switch {
+	case equalFold(c.Args[2], "yes"):
+		if !o.OptIn {
+			c.Error("ERR CLIENT CACHING YES is only valid when tracking is enabled in OPTIN mode.")
+			return
+		}
+	case equalFold(c.Args[2], "no"):
+		if !o.OptOut {
+			c.Error("ERR CLIENT CACHING NO is only valid when tracking is enabled in OPTOUT mode.")
+			return
+		}
+	default:
+		c.Error(errSyntax)
+		return
+	}
+	c.Client.TrackCaching = true
+	c.W.OK()
+}
+
+// trackingRedirect is what CLIENT GETREDIR and CLIENT LIST's redir= show: the redirect
+// target's id, 0 when tracking without one, -1 when not tracking.
+func trackingRedirect(cl *server.Client) int64 {
+	if cl.Track == nil {
+		return -1
+	}
+	o, on := cl.Track.Mode()
+	if !on {
+		return -1
+	}
+	return o.Redirect
+}
+
+func clientGetRedir(c *Ctx) { c.W.Int(trackingRedirect(c.Client)) }
+
+// clientTrackingInfo is CLIENT TRACKINGINFO: a map of the flags (a set), the redirect target
+// and the BCAST prefixes, as Redis 7.0 answers it.
+func clientTrackingInfo(c *Ctx) {
+	o, on := c.Client.Track.Mode()
+	flags := []string{"off"}
+	if on {
+		flags[0] = "on"
+		if o.BCAST {
+			flags = append(flags, "bcast")
+		}
+		if o.OptIn {
+			flags = append(flags, "optin")
+			if c.Client.TrackCaching {
+				flags = append(flags, "caching-yes")
+			}
+		}
+		if o.OptOut {
+			flags = append(flags, "optout")
+			if c.Client.TrackCaching {
+				flags = append(flags, "caching-no")
+			}
+		}
+		if o.NoLoop {
+			flags = append(flags, "noloop")
+		}
+		if c.Client.Track.BrokenRedirect() {
+			flags = append(flags, "broken_redirect")
+		}
+	}
+	c.W.MapLen(3)
+	c.W.BulkString("flags")
+	c.W.SetLen(len(flags))
+	for _, f := range flags {
+		c.W.BulkString(f)
+	}
+	c.W.BulkString("redirect")
+	c.W.Int(trackingRedirect(c.Client))
+	c.W.BulkString("prefixes")
+	c.W.ArrayLen(len(o.Prefixes))
+	for _, p := range o.Prefixes {
+		c.W.BulkString(p)
+	}
+}
