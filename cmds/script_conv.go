@@ -112,10 +112,11 @@ func respToLua(L *lua.LState, b []byte) (lua.LValue, int) {
 const maxReplyDepth = 1000
 
 // luaToResp writes v as a script's reply, as Redis 7.0 converts it: a string is a bulk
-// string, a number an integer (truncated), true is 1 (RESP3: true) and false nil (RESP3:
-// false); a table with an err string is an error reply, with an ok string a status, with a
+// string, a number an integer (truncated), true is 1 and false nil, unless the script chose
+// RESP3 (redis.setresp(3): scriptRESP3), where they are booleans (1 and 0 to a RESP2 client), as
+// Redis decides by the script's protocol, not the caller's; a table with an err string is an error reply, with an ok string a status, with a
 // double, map or set field (RESP3) that type, else an array of t[1], t[2]… up to the first nil.
-func luaToResp(w *codec.Writer, v lua.LValue, depth int) {
+func luaToResp(w *codec.Writer, v lua.LValue, depth int, scriptRESP3 bool) {
 	if depth > maxReplyDepth {
 		w.Error("ERR reached lua stack limit")
 		return
@@ -126,11 +127,12 @@ func luaToResp(w *codec.Writer, v lua.LValue, depth int) {
 	case lua.LNumber:
 		w.Int(luaNumberToInt(float64(v)))
 	case lua.LBool:
-		if w.RESP3 {
+		switch {
+		case scriptRESP3 && w.RESP3:
 			w.Bool(bool(v))
-		} else if v {
-			w.Int(1)
-		} else {
+		case scriptRESP3 || bool(v):
+			w.Int(int64(btoi(bool(v))))
+		default:
 			w.Null()
 		}
 	case *lua.LTable:
@@ -159,8 +161,8 @@ func luaToResp(w *codec.Writer, v lua.LValue, depth int) {
 			m.ForEach(func(lua.LValue, lua.LValue) { n++ })
 			w.MapLen(n)
 			m.ForEach(func(k, val lua.LValue) {
-				luaToResp(w, k, depth+1)
-				luaToResp(w, val, depth+1)
+				luaToResp(w, k, depth+1, scriptRESP3)
+				luaToResp(w, val, depth+1, scriptRESP3)
 			})
 			return
 		}
@@ -168,7 +170,7 @@ func luaToResp(w *codec.Writer, v lua.LValue, depth int) {
 			n := 0
 			s.ForEach(func(lua.LValue, lua.LValue) { n++ })
 			w.SetLen(n)
-			s.ForEach(func(k, _ lua.LValue) { luaToResp(w, k, depth+1) })
+			s.ForEach(func(k, _ lua.LValue) { luaToResp(w, k, depth+1, scriptRESP3) })
 			return
 		}
 		n := 0
@@ -177,7 +179,7 @@ func luaToResp(w *codec.Writer, v lua.LValue, depth int) {
 		}
 		w.ArrayLen(n)
 		for i := 1; i <= n; i++ {
-			luaToResp(w, v.RawGetInt(i), depth+1)
+			luaToResp(w, v.RawGetInt(i), depth+1, scriptRESP3)
 		}
 	default:
 		w.Null()

@@ -30,7 +30,7 @@ func TestScriptConv_RoundTrip(t *testing.T) {
 			t.Errorf("%q: used %d of %d bytes", tc.in, used, len(tc.in))
 		}
 		var w codec.Writer
-		luaToResp(&w, v, 0)
+		luaToResp(&w, v, 0, false)
 		if string(w.Buf) != tc.out {
 			t.Errorf("%q: got %q, want %q", tc.in, w.Buf, tc.out)
 		}
@@ -50,15 +50,39 @@ func TestScriptConv_NumbersAndTables(t *testing.T) {
 	tbl.RawSetInt(1, lua.LNumber(1))
 	tbl.RawSetInt(3, lua.LNumber(3))
 	var w codec.Writer
-	luaToResp(&w, tbl, 0)
+	luaToResp(&w, tbl, 0, false)
 	if string(w.Buf) != "*1\r\n:1\r\n" {
 		t.Fatalf("table with a hole: %q", w.Buf)
 	}
 	self := L.NewTable()
 	self.RawSetInt(1, self)
 	w.Buf = w.Buf[:0]
-	luaToResp(&w, self, 0) // must end
+	luaToResp(&w, self, 0, false) // must end
 	if len(w.Buf) == 0 {
 		t.Fatal("self-referencing table wrote nothing")
+	}
+}
+
+// Lua booleans follow the script's protocol (redis.setresp), not the caller's: nil and 1 in
+// RESP2 mode whatever the client speaks, booleans (1 and 0 to a RESP2 client) after setresp(3).
+func TestScriptConv_BooleansFollowTheScriptsProtocol(t *testing.T) {
+	for _, tc := range []struct {
+		v                     lua.LValue
+		scriptRESP3, clientR3 bool
+		want                  string
+	}{
+		{lua.LFalse, false, true, "_\r\n"},
+		{lua.LTrue, false, true, ":1\r\n"},
+		{lua.LFalse, false, false, "$-1\r\n"},
+		{lua.LFalse, true, true, "#f\r\n"},
+		{lua.LTrue, true, true, "#t\r\n"},
+		{lua.LFalse, true, false, ":0\r\n"},
+		{lua.LTrue, true, false, ":1\r\n"},
+	} {
+		w := codec.Writer{RESP3: tc.clientR3}
+		luaToResp(&w, tc.v, 0, tc.scriptRESP3)
+		if string(w.Buf) != tc.want {
+			t.Errorf("%v (script RESP3 %v, client RESP3 %v) = %q, want %q", tc.v, tc.scriptRESP3, tc.clientR3, w.Buf, tc.want)
+		}
 	}
 }

@@ -27,7 +27,7 @@ func evalLua(t *testing.T, code string) string {
 		return msg + " @" + line
 	}
 	var w codec.Writer
-	luaToResp(&w, vm.L.Get(-1), 0)
+	luaToResp(&w, vm.L.Get(-1), 0, false)
 	return strings.ReplaceAll(string(w.Buf), "\r\n", " ")
 }
 

@@ -85,7 +85,7 @@ func runLua(c *Ctx, vm *scriptVM, call luaCall, readOnly bool) {
 		c.Error(fmt.Sprintf("%s script: %s, on @%s:%s.", msg, call.name, call.source, line))
 		return
 	}
-	luaToResp(&c.W, L.Get(-1), 0)
+	luaToResp(&c.W, L.Get(-1), 0, run.resp3)
 }
 
 func argTable(L *lua.LState, args [][]byte) *lua.LTable {
