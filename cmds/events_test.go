@@ -3,8 +3,6 @@ package cmds_test
 import (
 	"bytes"
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -14,52 +12,8 @@ import (
 
 // TestNotify_Keyspace_MatchesRedis replays testdata/notify: one RESP3 connection subscribed
 // to every keyspace channel runs writes of every family, and gets each command's events as
-// push frames before its reply, byte for byte as redis-server 7.0.15 sent them.
-func TestNotify_Keyspace_MatchesRedis(t *testing.T) {
-	streams, _ := filepath.Glob("testdata/notify/*.cmds")
-	if len(streams) == 0 {
-		t.Fatal("no streams in testdata/notify")
-	}
-	for _, path := range streams {
-		name := strings.TrimSuffix(filepath.Base(path), ".cmds")
-		t.Run(name, func(t *testing.T) {
-			s := testserver.Start(t)
-			in, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want, err := os.ReadFile(strings.TrimSuffix(path, ".cmds") + ".redis")
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := testserver.ExchangeUntil(t, s.Addr, bytes.ReplaceAll(in, []byte("\n"), []byte("\r\n")), "+PONG\r\n")
-			got, want = afterHello(t, got), afterHello(t, want)
-			if bytes.Equal(got, want) {
-				return
-			}
-			gl, wl := strings.Split(string(got), "\r\n"), strings.Split(string(want), "\r\n")
-			for i := range min(len(gl), len(wl)) {
-				if gl[i] != wl[i] {
-					lo := max(i-20, 0)
-					t.Fatalf("line %d: got %q, want %q\ngot around it:\n%s\nwant around it:\n%s", i+1, gl[i], wl[i],
-						strings.Join(gl[lo:min(i+5, len(gl))], "|"), strings.Join(wl[lo:min(i+5, len(wl))], "|"))
-				}
-			}
-			t.Fatalf("got %d lines, want %d", len(gl), len(wl))
-		})
-	}
-}
-
-// afterHello cuts the HELLO 3 reply (its client id differs between servers) off a stream.
-func afterHello(t *testing.T, b []byte) []byte {
-	t.Helper()
-	const end = "$7\r\nmodules\r\n*0\r\n"
-	i := bytes.Index(b, []byte(end))
-	if i < 0 {
-		t.Fatalf("no HELLO reply in %q", b[:min(len(b), 200)])
-	}
-	return b[i+len(end):]
-}
+// push frames where Redis writes them in its replies, byte for byte as redis-server 7.0.15.
+func TestNotify_Keyspace_MatchesRedis(t *testing.T) { replayRecordedRESP3(t, "testdata/notify") }
 
 // A RESP2 subscriber on its own connection (go-redis) sees another client's writes, and the
 // TTL worker's "expired", with nobody reading the key.

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"shardis/internal/testserver"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 	"os/exec"
@@ -66,6 +68,18 @@ func expectNil(t *testing.T, c *redis.Client, args ...any) {
 // what redis-server 7.0.15 answered to the same stream (see testdata/multi/README.md).
 func replayRecorded(t *testing.T, dir string) {
 	t.Helper()
+	replayStreams(t, dir, false)
+}
+
+// replayRecordedRESP3 is replayRecorded on a connection that sent HELLO 3 first (its reply,
+// which holds the client id, is not part of the streams).
+func replayRecordedRESP3(t *testing.T, dir string) {
+	t.Helper()
+	replayStreams(t, dir, true)
+}
+
+func replayStreams(t *testing.T, dir string, resp3 bool) {
+	t.Helper()
 	streams, _ := filepath.Glob(filepath.Join(dir, "*.cmds"))
 	if len(streams) == 0 {
 		t.Fatalf("no streams in %s", dir)
@@ -82,7 +96,21 @@ func replayRecorded(t *testing.T, dir string) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := testserver.Exchange(t, s.Addr, bytes.ReplaceAll(in, []byte("\n"), []byte("\r\n")), len(want))
+			in = bytes.ReplaceAll(in, []byte("\n"), []byte("\r\n"))
+			var got []byte
+			if resp3 {
+				rc := dialResp(t, s.Addr, true)
+				if _, err := rc.c.Write(in); err != nil {
+					t.Fatal(err)
+				}
+				got = make([]byte, len(want))
+				_ = rc.c.SetReadDeadline(time.Now().Add(60 * time.Second))
+				if n, err := io.ReadFull(rc.r, got); err != nil {
+					got = got[:n]
+				}
+			} else {
+				got = testserver.Exchange(t, s.Addr, in, len(want))
+			}
 			if bytes.Equal(got, want) {
 				return
 			}

@@ -2,12 +2,9 @@ package cmds_test
 
 import (
 	"bufio"
-	"bytes"
 	"fmt"
 	"io"
 	"net"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -32,42 +29,7 @@ func TestTracking_MatchesRedis(t *testing.T) {
 // The streams of testdata/tracking/resp3 run on a connection that sent HELLO 3 first (its
 // reply, which holds the connection id, is not compared): a client's own invalidations
 // follow the reply of the write that caused them, as redis-server 7.0.15 sent them.
-func TestTracking_RESP3MatchesRedis(t *testing.T) {
-	streams, _ := filepath.Glob("testdata/tracking/resp3/*.cmds")
-	if len(streams) == 0 {
-		t.Fatal("no streams")
-	}
-	for _, path := range streams {
-		t.Run(filepath.Base(path), func(t *testing.T) {
-			s := testserver.Start(t)
-			in, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want, err := os.ReadFile(strings.TrimSuffix(path, ".cmds") + ".redis")
-			if err != nil {
-				t.Fatal(err)
-			}
-			rc := dialResp(t, s.Addr, true)
-			if _, err := rc.c.Write(bytes.ReplaceAll(in, []byte("\n"), []byte("\r\n"))); err != nil {
-				t.Fatal(err)
-			}
-			got := make([]byte, len(want))
-			_ = rc.c.SetReadDeadline(time.Now().Add(10 * time.Second))
-			if _, err := io.ReadFull(rc.r, got); err != nil {
-				t.Fatalf("%v after %q", err, got)
-			}
-			if !bytes.Equal(got, want) {
-				gl, wl := strings.Split(string(got), "\r\n"), strings.Split(string(want), "\r\n")
-				for i := range min(len(gl), len(wl)) {
-					if gl[i] != wl[i] {
-						t.Fatalf("reply line %d: got %q, want %q\ngot:\n%s", i+1, gl[i], wl[i], got)
-					}
-				}
-			}
-		})
-	}
-}
+func TestTracking_RESP3MatchesRedis(t *testing.T) { replayRecordedRESP3(t, "testdata/tracking/resp3") }
 
 // respConn is a raw RESP connection that keeps push frames apart from replies.
 type respConn struct {
