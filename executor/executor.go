@@ -117,8 +117,8 @@ func (e *Executor) View(c *cmds.Ctx, id int) bool {
 	return true
 }
 
-// Account records one run of cmd that took d and replied reply: commandstats, the error count
-// and the slowlog.
+// Account records one run of cmd that took d and replied reply: commandstats, the error count,
+// the latency histogram and monitor, and the slowlog.
 func (e *Executor) Account(cmd *cmds.Command, args [][]byte, d time.Duration, reply []byte, cl *server.Client) {
 	srv := e.srv
 	failed := len(reply) > 0 && reply[0] == '-'
@@ -126,6 +126,16 @@ func (e *Executor) Account(cmd *cmds.Command, args [][]byte, d time.Duration, re
 	cmd.Record(d, failed)
 	if failed {
 		srv.Stats.ErrorReplies.Add(1)
+	}
+	if srv.Config.LatencyTracking() {
+		cmd.RecordLatency(d)
+	}
+	if limit := srv.Config.LatencyThreshold(); limit > 0 && d.Milliseconds() >= limit {
+		event := "command"
+		if cmd.Has(cmds.FlagFast) {
+			event = "fast-command"
+		}
+		srv.Latency.Add(event, d.Milliseconds(), time.Now().Unix())
 	}
 	if cmd.Has(cmds.FlagSkipSlowlog) {
 		return

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"shardis/config"
+	"shardis/latency"
 	"shardis/pubsub"
 	"shardis/shard"
 )
@@ -24,6 +25,8 @@ type Server struct {
 	Clients Clients
 	Stats   Stats
 	Slowlog Slowlog
+	// Latency is the latency monitor (LATENCY), fed by the executor.
+	Latency latency.Monitor
 	Cursors Cursors
 	// PubSub is the channel registry (SUBSCRIBE, PUBLISH, keyspace notifications).
 	PubSub pubsub.Registry
