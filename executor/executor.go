@@ -126,6 +126,7 @@ func (e *Executor) Account(cmd *cmds.Command, args [][]byte, d time.Duration, re
 	cmd.Record(d, failed)
 	if failed {
 		srv.Stats.ErrorReplies.Add(1)
+		srv.Errors.Count(reply)
 	}
 	if srv.Config.LatencyTracking() {
 		cmd.RecordLatency(d)

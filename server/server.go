@@ -24,6 +24,9 @@ type Server struct {
 
 	Clients Clients
 	Stats   Stats
+	// Errors counts error replies by prefix (INFO errorstats): the executor counts the
+	// replies of commands that ran, the reactor those of commands it refused.
+	Errors  ErrorStats
 	Slowlog Slowlog
 	// Latency is the latency monitor (LATENCY), fed by the executor.
 	Latency latency.Monitor
@@ -181,6 +184,7 @@ func (s *Server) ResetStats() {
 	st.ResetAt.Store(time.Now().UnixMilli())
 	st.ExpiredAtReset.Store(s.Store.ExpiredKeys.Load())
 	s.MemPeak.Store(0)
+	s.Errors.Reset()
 }
 
 // Pause holds back commands until unix ms until: every command with all, else writes only
