@@ -118,6 +118,7 @@ func New(cfg *config.Config, store *shard.Store) *Server {
 	_, _ = rand.Read(id)
 	s := &Server{Store: store, Config: cfg, Started: time.Now(), RunID: hex.EncodeToString(id), Port: cfg.Port()}
 	if store != nil {
+		store.SetExpirePass(s.expirePassed)
 		store.SetEvents(eventClasses(cfg.NotifyKeyspaceEvents()), s.publishEvents)
 		cfg.OnChange("notify-keyspace-events", func() {
 			store.SetEvents(eventClasses(cfg.NotifyKeyspaceEvents()), nil)
