@@ -117,9 +117,11 @@ func (e *Executor) View(c *cmds.Ctx, id int) bool {
 	return true
 }
 
-// Account records one run of cmd that took d and replied reply: commandstats, the error count,
-// the latency histogram and monitor, and the slowlog.
+// Account records one run of cmd that took d and replied reply: commandstats, the error count
+// and the slowlog.
 func (e *Executor) Account(cmd *cmds.Command, args [][]byte, d time.Duration, reply []byte, cl *server.Client) {
+	// Also errorstats by prefix, the latency histogram (latency-tracking) and the latency
+	// monitor's command / fast-command events (latency-monitor-threshold).
 	srv := e.srv
 	failed := len(reply) > 0 && reply[0] == '-'
 	srv.Stats.CommandsProcessed.Add(1)
