@@ -17,7 +17,9 @@ func TestLatency_ErrorsMatchRedis(t *testing.T) { replayRecorded(t, "testdata/la
 
 // A command that takes at least latency-monitor-threshold is sampled as the "command" event
 // (DEBUG SLEEP 0.01 takes at least 10 ms, and is not a fast command): LATENCY LATEST,
-// HISTORY, GRAPH and DOCTOR show it, RESET drops it.
+// HISTORY, GRAPH and DOCTOR show it, RESET drops it. Other commands of the test may be
+// sampled too on a busy machine (the threshold is 1 ms), so only the DEBUG SLEEP's 10 ms is
+// looked for, never an exact sample list.
 func TestLatency_Monitor_RecordsSlowCommands(t *testing.T) {
 	s := testserver.Start(t)
 	c := s.Client(t)
@@ -40,7 +42,7 @@ func TestLatency_Monitor_RecordsSlowCommands(t *testing.T) {
 			continue
 		}
 		found = true
-		if at, ms, worst := ev[1].(int64), ev[2].(int64), ev[3].(int64); at < time.Now().Add(-time.Hour).Unix() || ms < 10 || worst < ms {
+		if at, ms, worst := ev[1].(int64), ev[2].(int64), ev[3].(int64); at < time.Now().Add(-time.Hour).Unix() || ms < 1 || worst < 10 || worst < ms {
 			t.Fatalf("LATENCY LATEST command event = %v", ev)
 		}
 	}
@@ -48,22 +50,30 @@ func TestLatency_Monitor_RecordsSlowCommands(t *testing.T) {
 		t.Fatalf("LATENCY LATEST has no command event: %v", latest)
 	}
 	history, err := c.Do(testCtx, "LATENCY", "HISTORY", "command").Slice()
-	if err != nil || len(history) < 1 || len(history) > 2 {
+	if err != nil || len(history) == 0 {
 		t.Fatalf("LATENCY HISTORY command = %v, %v", history, err)
 	}
+	var slow bool
 	for _, h := range history {
-		if ms := h.([]any)[1].(int64); ms < 10 {
-			t.Fatalf("LATENCY HISTORY sample of %d ms for DEBUG SLEEP 0.01", ms)
+		ms := h.([]any)[1].(int64)
+		if ms < 1 {
+			t.Fatalf("LATENCY HISTORY sample of %d ms under the 1 ms threshold: %v", ms, history)
 		}
+		slow = slow || ms >= 10
+	}
+	if !slow {
+		t.Fatalf("LATENCY HISTORY command has no sample of DEBUG SLEEP 0.01's 10 ms: %v", history)
 	}
 	graph, err := c.Do(testCtx, "LATENCY", "GRAPH", "command").Text()
 	if err != nil || !strings.HasPrefix(graph, "command - high ") || !strings.Contains(graph, "\n"+strings.Repeat("-", 80)+"\n") {
 		t.Fatalf("LATENCY GRAPH command = %q, %v", graph, err)
 	}
 	doctor, err := c.Do(testCtx, "LATENCY", "DOCTOR").Text()
-	if err != nil || !strings.Contains(doctor, "1. command: ") || !strings.Contains(doctor, "Check your Slow Log") {
+	if err != nil || !strings.Contains(doctor, ". command: ") || !strings.Contains(doctor, "Check your Slow Log") {
 		t.Fatalf("LATENCY DOCTOR = %q, %v", doctor, err)
 	}
+	// Off, then reset: nothing more is sampled, not even the RESET itself.
+	c.ConfigSet(testCtx, "latency-monitor-threshold", "0")
 	if n, err := c.Do(testCtx, "LATENCY", "RESET", "COMMAND", "nosuchevent").Int(); err != nil || n != 1 {
 		t.Fatalf("LATENCY RESET COMMAND nosuchevent = %d, %v; want 1", n, err)
 	}
@@ -73,8 +83,6 @@ func TestLatency_Monitor_RecordsSlowCommands(t *testing.T) {
 	if err := c.Do(testCtx, "LATENCY", "GRAPH", "command").Err(); err == nil || err.Error() != "ERR No samples available for event 'command'" {
 		t.Fatalf("LATENCY GRAPH command after RESET: %v", err)
 	}
-	// Off again: nothing more is sampled.
-	c.ConfigSet(testCtx, "latency-monitor-threshold", "0")
 	c.Do(testCtx, "DEBUG", "SLEEP", "0.01")
 	if h, _ := c.Do(testCtx, "LATENCY", "HISTORY", "command").Slice(); len(h) != 0 {
 		t.Fatalf("LATENCY HISTORY command with the monitor off = %v", h)
