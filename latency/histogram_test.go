@@ -2,6 +2,7 @@ package latency
 
 import (
 	"reflect"
+	"sync"
 	"testing"
 )
 
@@ -63,5 +64,40 @@ func BenchmarkHistogram_Record(b *testing.B) {
 	var h Histogram
 	for i := range b.N {
 		h.Record(int64(i % 100_000))
+	}
+}
+
+// Recording from many goroutines while another reads loses no call.
+func TestHistogram_ConcurrentRecord(t *testing.T) {
+	var h Histogram
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 1000 {
+				h.Record(int64(g*1000 + i))
+			}
+		}()
+	}
+	stop := make(chan struct{})
+	readerDone := make(chan struct{})
+	go func() {
+		defer close(readerDone)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				h.CDF()
+				h.Percentiles([]float64{50, 99})
+			}
+		}
+	}()
+	wg.Wait()
+	close(stop)
+	<-readerDone
+	if _, total := h.CDF(); total != 4000 || h.Count() != 4000 {
+		t.Fatalf("total %d, count %d; want 4000", total, h.Count())
 	}
 }
