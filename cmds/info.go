@@ -45,6 +45,8 @@ var infoSections = []infoSection{
 	{"cpu", "CPU", true, infoCPU},
 	{"modules", "Modules", true, func(*Ctx, *infoWriter) {}},
 	{"commandstats", "Commandstats", false, infoCommandStats},
+	{"errorstats", "Errorstats", true, infoErrorStats},
+	{"latencystats", "Latencystats", false, infoLatencyStats},
 	{"cluster", "Cluster", true, func(_ *Ctx, w *infoWriter) { w.int("cluster_enabled", 0) }},
 	{"keyspace", "Keyspace", true, infoKeyspace},
 	{"shardis", "Shardis", true, infoShardis},
@@ -382,7 +384,8 @@ func infoCPU(_ *Ctx, w *infoWriter) {
 	w.float("used_cpu_user_children", secs(children.Utime), 6)
 }
 
-func infoCommandStats(_ *Ctx, w *infoWriter) {
+// sortedCommands returns every command and subcommand by name.
+func sortedCommands() []*Command {
 	var all []*Command
 	for _, cmd := range table {
 		all = append(all, cmd)
@@ -391,7 +394,11 @@ func infoCommandStats(_ *Ctx, w *infoWriter) {
 		}
 	}
 	slices.SortFunc(all, func(a, b *Command) int { return strings.Compare(a.Name, b.Name) })
-	for _, cmd := range all {
+	return all
+}
+
+func infoCommandStats(_ *Ctx, w *infoWriter) {
+	for _, cmd := range sortedCommands() {
 		calls, usec, rejected, failed := cmd.Stats()
 		if calls == 0 && rejected == 0 && failed == 0 {
 			continue
@@ -402,6 +409,41 @@ func infoCommandStats(_ *Ctx, w *infoWriter) {
 		}
 		w.str("cmdstat_"+cmd.Name, fmt.Sprintf("calls=%d,usec=%d,usec_per_call=%.2f,rejected_calls=%d,failed_calls=%d",
 			calls, usec, perCall, rejected, failed))
+	}
+}
+
+func infoErrorStats(c *Ctx, w *infoWriter) {
+	for _, e := range c.Srv.Errors.All() {
+		w.str("errorstat_"+e.Name, "count="+strconv.FormatInt(e.Count, 10))
+	}
+}
+
+// infoLatencyStats prints each tracked command's latency percentiles in µs, as Redis 7.0:
+// latency_percentiles_usec_<name>:p50=…,p99=…, nothing while latency-tracking is off.
+func infoLatencyStats(c *Ctx, w *infoWriter) {
+	cfg := c.Srv.Config
+	if !cfg.LatencyTracking() {
+		return
+	}
+	ps := cfg.LatencyPercentiles()
+	names := make([]string, len(ps))
+	for i, p := range ps {
+		names[i] = "p" + strings.TrimSuffix(strings.TrimRight(strconv.FormatFloat(p, 'f', 6, 64), "0"), ".") + "="
+	}
+	for _, cmd := range sortedCommands() {
+		h := cmd.Latency()
+		if h == nil {
+			continue
+		}
+		var b []byte
+		for i, v := range h.Percentiles(ps) {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, names[i]...)
+			b = strconv.AppendFloat(b, float64(v)/1000, 'f', 3, 64)
+		}
+		w.str("latency_percentiles_usec_"+cmd.Name, string(b))
 	}
 }
 

@@ -58,7 +58,7 @@ func TestInfo_Default_SectionsAndFields(t *testing.T) {
 		t.Fatal(err)
 	}
 	titles, f := infoParse(t, info)
-	want := "Server Clients Memory Persistence Stats Replication CPU Modules Cluster Keyspace Shardis"
+	want := "Server Clients Memory Persistence Stats Replication CPU Modules Errorstats Cluster Keyspace Shardis"
 	if got := strings.Join(titles, " "); got != want {
 		t.Fatalf("INFO sections %q, want %q", got, want)
 	}
@@ -104,10 +104,10 @@ func TestInfo_SectionSelection(t *testing.T) {
 		{[]string{"keyspace"}, "Keyspace"},
 		{[]string{"commandstats"}, "Commandstats"},
 		{[]string{"shardis", "server"}, "Server Shardis"},
-		{[]string{"default"}, "Server Clients Memory Persistence Stats Replication CPU Modules Cluster Keyspace Shardis"},
-		{[]string{"all"}, "Server Clients Memory Persistence Stats Replication CPU Modules Commandstats Cluster Keyspace Shardis"},
-		{[]string{"everything"}, "Server Clients Memory Persistence Stats Replication CPU Modules Commandstats Cluster Keyspace Shardis"},
-		{[]string{"default", "commandstats"}, "Server Clients Memory Persistence Stats Replication CPU Modules Commandstats Cluster Keyspace Shardis"},
+		{[]string{"default"}, "Server Clients Memory Persistence Stats Replication CPU Modules Errorstats Cluster Keyspace Shardis"},
+		{[]string{"all"}, "Server Clients Memory Persistence Stats Replication CPU Modules Commandstats Errorstats Latencystats Cluster Keyspace Shardis"},
+		{[]string{"everything"}, "Server Clients Memory Persistence Stats Replication CPU Modules Commandstats Errorstats Latencystats Cluster Keyspace Shardis"},
+		{[]string{"default", "commandstats"}, "Server Clients Memory Persistence Stats Replication CPU Modules Commandstats Errorstats Cluster Keyspace Shardis"},
 		{[]string{"nosuchsection"}, ""},
 	} {
 		info, err := c.Info(connCtx, tc.args...).Result()

@@ -3,11 +3,16 @@ package cmds
 import (
 	"sync/atomic"
 	"time"
+
+	"shardis/latency"
 )
 
 // cmdStats are one command's INFO commandstats counters.
 type cmdStats struct {
 	calls, usec, rejected, failed atomic.Int64
+	// hist is the latency histogram (LATENCY HISTOGRAM, INFO latencystats), made by the
+	// command's first tracked call, as Redis allocates it; dropped by CONFIG RESETSTAT.
+	hist atomic.Pointer[latency.Histogram]
 }
 
 // Record counts one call of cmd that took d; failed when it replied with an error.
@@ -20,6 +25,29 @@ func (cmd *Command) Record(d time.Duration, failed bool) {
 	if failed {
 		cmd.stats.failed.Add(1)
 	}
+}
+
+// RecordLatency adds d to the command's latency histogram, in whole microseconds as Redis
+// measures it.
+func (cmd *Command) RecordLatency(d time.Duration) {
+	st := cmd.stats
+	if st == nil {
+		return
+	}
+	h := st.hist.Load()
+	if h == nil {
+		st.hist.CompareAndSwap(nil, new(latency.Histogram))
+		h = st.hist.Load()
+	}
+	h.Record(d.Microseconds() * 1000)
+}
+
+// Latency returns the command's latency histogram, nil before its first tracked call.
+func (cmd *Command) Latency() *latency.Histogram {
+	if cmd.stats == nil {
+		return nil
+	}
+	return cmd.stats.hist.Load()
 }
 
 // Stats returns the command's INFO commandstats counters.
@@ -53,4 +81,5 @@ func (c *cmdStats) reset() {
 	c.usec.Store(0)
 	c.rejected.Store(0)
 	c.failed.Store(0)
+	c.hist.Store(nil)
 }

@@ -28,6 +28,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -607,6 +608,26 @@ func (c *Config) SlowlogSlowerThan() int64 { return c.cur.Load().slowlogSlowerTh
 // SCRIPT KILL may stop it (busy-reply-threshold, alias lua-time-limit).
 func (c *Config) BusyReplyThreshold() time.Duration {
 	return time.Duration(c.cur.Load().busyReplyThreshold) * time.Millisecond
+}
+
+// LatencyThreshold returns the latency monitor's threshold in milliseconds; 0 means the monitor
+// is off (latency-monitor-threshold).
+func (c *Config) LatencyThreshold() int64 { return c.cur.Load().latencyThreshold }
+
+// LatencyTracking reports whether per-command latency histograms are kept (latency-tracking).
+func (c *Config) LatencyTracking() bool { return c.cur.Load().latencyTracking }
+
+// LatencyPercentiles returns the percentiles INFO latencystats reports
+// (latency-tracking-info-percentiles), in the order given.
+func (c *Config) LatencyPercentiles() []float64 {
+	fields := strings.Fields(c.cur.Load().latencyPercentiles)
+	out := make([]float64, 0, len(fields))
+	for _, f := range fields {
+		if p, err := strconv.ParseFloat(f, 64); err == nil {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // SlowlogMaxLen returns how many entries the slow log keeps (slowlog-max-len).

@@ -49,6 +49,9 @@ type values struct {
 	unixSocketPerm         int64
 	supervised             string
 	protectedConfigs       string // enable-protected-configs: no, yes or local
+	latencyThreshold       int64  // milliseconds (latency-monitor-threshold), 0 = off
+	latencyTracking        bool   // per-command latency histograms (latency-tracking)
+	latencyPercentiles     string // latency-tracking-info-percentiles, as CONFIG GET prints it
 	// kept holds the parameters shardis accepts and reports but does not act on (keptParams),
 	// by name, as CONFIG GET prints them. Copied, never mutated, after publication.
 	kept                 map[string]string
@@ -232,6 +235,26 @@ var paramList = []*param{
 	},
 
 	memParam("key-cache-size", true, 64*mb, 0, llMax, func(v *values) *int64 { return &v.keyCacheSize }),
+	// latency-monitor-threshold: commands and expire passes at least this slow are sampled by
+	// the latency monitor (LATENCY LATEST ...); 0 turns it off.
+	intParam("latency-monitor-threshold", true, 0, 0, llMax, func(v *values) *int64 { return &v.latencyThreshold }),
+	// latency-tracking: per-command latency histograms (LATENCY HISTOGRAM, INFO latencystats).
+	boolParam("latency-tracking", true, true, func(v *values) *bool { return &v.latencyTracking }, nil),
+	// latency-tracking-info-percentiles: the percentiles INFO latencystats reports.
+	{
+		name:     "latency-tracking-info-percentiles",
+		mutable:  true,
+		multiArg: true,
+		def:      []string{"50", "99", "99.9"},
+		set: func(v *values, args []string) string {
+			s, msg := setPercentiles(args)
+			if msg == "" {
+				v.latencyPercentiles = s
+			}
+			return msg
+		},
+		get: func(v *values) string { return v.latencyPercentiles },
+	},
 	strParam("logfile", false, "", func(v *values) *string { return &v.logFile }, nil),
 	enumParam("loglevel", true, "notice", []string{"debug", "verbose", "notice", "warning"},
 		func(v *values) *string { return &v.logLevel }),

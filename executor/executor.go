@@ -170,12 +170,25 @@ func clientID(cl *server.Client) int64 {
 // Account records one run of cmd that took d and replied reply: commandstats, the error count
 // and the slowlog.
 func (e *Executor) Account(cmd *cmds.Command, args [][]byte, d time.Duration, reply []byte, cl *server.Client) {
+	// Also errorstats by prefix, the latency histogram (latency-tracking) and the latency
+	// monitor's command / fast-command events (latency-monitor-threshold).
 	srv := e.srv
 	failed := len(reply) > 0 && reply[0] == '-'
 	srv.Stats.CommandsProcessed.Add(1)
 	cmd.Record(d, failed)
 	if failed {
 		srv.Stats.ErrorReplies.Add(1)
+		srv.Errors.Count(reply)
+	}
+	if srv.Config.LatencyTracking() {
+		cmd.RecordLatency(d)
+	}
+	if limit := srv.Config.LatencyThreshold(); limit > 0 && d.Milliseconds() >= limit {
+		event := "command"
+		if cmd.Has(cmds.FlagFast) {
+			event = "fast-command"
+		}
+		srv.Latency.Add(event, d.Milliseconds(), time.Now().Unix())
 	}
 	if cmd.Has(cmds.FlagSkipSlowlog) {
 		return

@@ -353,6 +353,7 @@ func (cn *conn) dispatch(start int) bool {
 				msg = cmds.ExecAbortPrefix + ": " + strings.TrimPrefix(msg, "ERR ")
 			}
 		}
+		srv.state.Errors.Count([]byte(msg))
 		w := codec.Writer{Buf: s.reply[:0], RESP3: s.resp3}
 		w.Error(msg)
 		s.reply, s.finished = w.Buf, true

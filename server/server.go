@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"shardis/config"
+	"shardis/latency"
 	"shardis/pubsub"
 	"shardis/shard"
 	"shardis/tracking"
@@ -24,7 +25,12 @@ type Server struct {
 
 	Clients Clients
 	Stats   Stats
+	// Errors counts error replies by prefix (INFO errorstats): the executor counts the
+	// replies of commands that ran, the reactor those of commands it refused.
+	Errors  ErrorStats
 	Slowlog Slowlog
+	// Latency is the latency monitor (LATENCY), fed by the executor.
+	Latency latency.Monitor
 	Cursors Cursors
 	// PubSub is the channel registry (SUBSCRIBE, PUBLISH, keyspace notifications).
 	PubSub pubsub.Registry
@@ -115,6 +121,7 @@ func New(cfg *config.Config, store *shard.Store) *Server {
 	_, _ = rand.Read(id)
 	s := &Server{Store: store, Config: cfg, Started: time.Now(), RunID: hex.EncodeToString(id), Port: cfg.Port()}
 	if store != nil {
+		store.SetExpirePass(s.expirePassed)
 		store.SetEvents(eventClasses(cfg.NotifyKeyspaceEvents()), s.publishEvents)
 		cfg.OnChange("notify-keyspace-events", func() {
 			store.SetEvents(eventClasses(cfg.NotifyKeyspaceEvents()), nil)
@@ -192,6 +199,7 @@ func (s *Server) ResetStats() {
 	st.ResetAt.Store(time.Now().UnixMilli())
 	st.ExpiredAtReset.Store(s.Store.ExpiredKeys.Load())
 	s.MemPeak.Store(0)
+	s.Errors.Reset()
 }
 
 // Pause holds back commands until unix ms until: every command with all, else writes only

@@ -69,17 +69,19 @@ var manifestKey = []byte("manifest")
 
 // Store is the open database: every shard and what they share.
 type Store struct {
-	opts    Options
-	db      *grocksdb.DB
-	dbOpts  *grocksdb.Options
-	logOpts *grocksdb.Options // the binlog families' (see Open)
-	bbto    *grocksdb.BlockBasedTableOptions
-	cache   *grocksdb.Cache
-	defCF   *grocksdb.ColumnFamilyHandle
-	ro      *grocksdb.ReadOptions
-	wo      *grocksdb.WriteOptions
-	woSync  *grocksdb.WriteOptions
-	shards  []*Shard
+	opts Options
+	// expirePass is told how long each TTL worker pass took (SetExpirePass).
+	expirePass atomic.Pointer[func(time.Duration)]
+	db         *grocksdb.DB
+	dbOpts     *grocksdb.Options
+	logOpts    *grocksdb.Options // the binlog families' (see Open)
+	bbto       *grocksdb.BlockBasedTableOptions
+	cache      *grocksdb.Cache
+	defCF      *grocksdb.ColumnFamilyHandle
+	ro         *grocksdb.ReadOptions
+	wo         *grocksdb.WriteOptions
+	woSync     *grocksdb.WriteOptions
+	shards     []*Shard
 
 	cancel  context.CancelFunc
 	workers sync.WaitGroup // TTL, binlog retention and WAL sync workers
@@ -309,11 +311,27 @@ func (s *Store) start() {
 		s.running.Add(1)
 		go func() { defer s.running.Done(); sh.run() }()
 		s.workers.Add(2)
-		go func() { defer s.workers.Done(); ttl.Run(ctx, sh, interval) }()
+		go func() { defer s.workers.Done(); ttl.Run(ctx, sh, interval, s.expirePassed) }()
 		go func() { defer s.workers.Done(); binlog.RunRetention(ctx, sh, time.Second, s.opts.Binlog) }()
 	}
 	s.workers.Add(1)
 	go func() { defer s.workers.Done(); s.syncLoop(ctx) }()
+}
+
+// SetExpirePass sets the function told how long each TTL worker pass took (every shard's,
+// from their workers' goroutines); nil stops it. It may be called while the store runs.
+func (s *Store) SetExpirePass(f func(time.Duration)) {
+	if f == nil {
+		s.expirePass.Store(nil)
+		return
+	}
+	s.expirePass.Store(&f)
+}
+
+func (s *Store) expirePassed(d time.Duration) {
+	if f := s.expirePass.Load(); f != nil {
+		(*f)(d)
+	}
 }
 
 // syncLoop implements appendfsync everysec: the WAL is synced once a second.

@@ -48,7 +48,9 @@ const BatchLimit = 256
 
 // Run calls e.ExpireDue every interval, and again at once while a walk was full, until ctx
 // is done. interval is re-read on each tick so CONFIG SET hz applies without a restart.
-func Run(ctx context.Context, e Expirer, interval func() time.Duration) {
+// pass, when not nil, is told how long each tick's walks took together (the latency
+// monitor's expire-cycle event).
+func Run(ctx context.Context, e Expirer, interval func() time.Duration, pass func(time.Duration)) {
 	timer := time.NewTimer(interval())
 	defer timer.Stop()
 	for {
@@ -57,11 +59,15 @@ func Run(ctx context.Context, e Expirer, interval func() time.Duration) {
 			return
 		case <-timer.C:
 		}
+		start := time.Now()
 		for ctx.Err() == nil {
 			n, err := e.ExpireDue(BatchLimit)
 			if err != nil || n < BatchLimit {
 				break
 			}
+		}
+		if pass != nil {
+			pass(time.Since(start))
 		}
 		timer.Reset(interval())
 	}

@@ -2,7 +2,10 @@ package ttl
 
 import (
 	"bytes"
+	"context"
+	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // The TTL entry of docs/ENCODING.md's example.
@@ -24,5 +27,42 @@ func TestUpperBound_OrdersAfterDueEntries(t *testing.T) {
 	ub := UpperBound(100)
 	if bytes.Compare(due, ub) >= 0 || bytes.Compare(later, ub) < 0 {
 		t.Fatalf("bound % x vs due % x, later % x", ub, due, later)
+	}
+}
+
+type countingExpirer struct{ calls atomic.Int64 }
+
+func (c *countingExpirer) ExpireDue(int) (int, error) { c.calls.Add(1); return 0, nil }
+
+// Run tells pass about each tick's walks.
+func TestRun_ReportsPasses(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	passes := make(chan time.Duration, 16)
+	var e countingExpirer
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		Run(ctx, &e, func() time.Duration { return time.Millisecond }, func(d time.Duration) {
+			select {
+			case passes <- d:
+			default:
+			}
+		})
+	}()
+	for range 3 {
+		select {
+		case d := <-passes:
+			if d < 0 {
+				t.Fatalf("pass of %v", d)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatal("no pass reported")
+		}
+	}
+	cancel()
+	<-done
+	if e.calls.Load() < 3 {
+		t.Fatalf("%d walks for 3 passes", e.calls.Load())
 	}
 }

@@ -1,0 +1,173 @@
+package cmds
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	"shardis/latency"
+)
+
+// LATENCY: the latency monitor's samples (LATEST, HISTORY, RESET, DOCTOR, GRAPH), fed by the
+// executor for commands that took at least latency-monitor-threshold ms, and the per-command
+// latency histograms (HISTOGRAM) kept while latency-tracking is on. See latency/.
+
+func init() {
+	var (
+		admin    = []string{"admin", "noscript", "loading", "stale"}
+		aclAdmin = []string{"admin", "slow", "dangerous"}
+		sub      = func(arity int, since, summary, complexity, syntax string, run func(*Ctx)) *Command {
+			return &Command{Arity: arity, Flags: admin, ACL: aclAdmin, Since: since, Summary: summary,
+				Complexity: complexity, Syntax: syntax, Exec: ExecServer, Run: run}
+		}
+	)
+	register(&Command{Name: "latency", Arity: -2, ACL: []string{"slow"}, Group: "server", Since: "2.8.13",
+		Summary: "A container for latency diagnostics commands", Complexity: "Depends on subcommand.",
+		Exec: ExecServer,
+		Subs: map[string]*Command{
+			"doctor": sub(2, "2.8.13", "Return a human readable latency analysis report.", "O(1)", "", latencyDoctor),
+			"graph":  sub(3, "2.8.13", "Return a latency graph for the event.", "O(1)", "event", latencyGraph),
+			"histogram": sub(-2, "7.0.0", "Return the cumulative distribution of latencies of a subset of commands or all.",
+				"O(N) where N is the number of commands with latency information being retrieved.",
+				"[command [command ...]]", latencyHistogram),
+			"history": sub(3, "2.8.13", "Return timestamp-latency samples for the event.", "O(1)", "event", latencyHistory),
+			"latest":  sub(2, "2.8.13", "Return the latest latency samples for all events.", "O(1)", "", latencyLatest),
+			"reset":   sub(-2, "2.8.13", "Reset latency data for one or more events.", "O(1)", "[event [event ...]]", latencyReset),
+			"help": {Arity: 2, Flags: []string{"loading", "stale"}, ACL: []string{"slow"}, Since: "2.8.13",
+				Summary: "Show helpful text about the different subcommands.", Complexity: "O(1)",
+				Exec: ExecServer, Run: latencyHelp},
+		}})
+}
+
+func latencyLatest(c *Ctx) {
+	events := c.Srv.Latency.Latest()
+	c.W.ArrayLen(len(events))
+	for _, e := range events {
+		c.W.ArrayLen(4)
+		c.W.BulkString(e.Event)
+		c.W.Int(e.Time)
+		c.W.Int(e.Latency)
+		c.W.Int(e.Max)
+	}
+}
+
+func latencyHistory(c *Ctx) {
+	samples, _, _ := c.Srv.Latency.History(string(c.Args[2]))
+	c.W.ArrayLen(len(samples))
+	for _, s := range samples {
+		c.W.ArrayLen(2)
+		c.W.Int(s.Time)
+		c.W.Int(s.Latency)
+	}
+}
+
+func latencyReset(c *Ctx) {
+	events := make([]string, len(c.Args)-2)
+	for i, a := range c.Args[2:] {
+		events[i] = string(a)
+	}
+	c.W.Int(int64(c.Srv.Latency.Reset(events...)))
+}
+
+func latencyDoctor(c *Ctx) {
+	cfg := c.Srv.Config
+	report := c.Srv.Latency.Doctor(latency.DoctorSettings{
+		Threshold:         cfg.LatencyThreshold(),
+		SlowlogSlowerThan: cfg.SlowlogSlowerThan(),
+		Hz:                cfg.Hz(),
+	}, time.Now().Unix())
+	c.W.Verbatim("txt", report)
+}
+
+func latencyGraph(c *Ctx) {
+	graph, ok := c.Srv.Latency.Graph(string(c.Args[2]), time.Now().Unix())
+	if !ok {
+		c.Error("ERR No samples available for event '" + string(c.Args[2]) + "'")
+		return
+	}
+	c.W.Verbatim("txt", graph)
+}
+
+// latencyHistogram replies with the histograms of the named commands (a container names its
+// subcommands too; unknown names are skipped), or of every command with one, as Redis: a map
+// of command name to {calls, histogram_usec}.
+func latencyHistogram(c *Ctx) {
+	var cmds []*Command
+	if len(c.Args) == 2 {
+		for _, cmd := range table {
+			cmds = appendWithSubs(cmds, cmd)
+		}
+		slices.SortFunc(cmds, func(a, b *Command) int { return strings.Compare(a.Name, b.Name) })
+	} else {
+		for _, a := range c.Args[2:] {
+			if cmd := lookupFullName(string(a)); cmd != nil {
+				cmds = appendWithSubs(cmds, cmd)
+			}
+		}
+	}
+	type entry struct {
+		name    string
+		buckets []latency.Bucket
+		calls   uint64
+	}
+	var out []entry
+	for _, cmd := range cmds {
+		if h := cmd.Latency(); h != nil {
+			b, total := h.CDF()
+			out = append(out, entry{cmd.Name, b, total})
+		}
+	}
+	c.W.MapLen(len(out))
+	for _, e := range out {
+		c.W.BulkString(e.name)
+		c.W.MapLen(2)
+		c.W.BulkString("calls")
+		c.W.Int(int64(e.calls))
+		c.W.BulkString("histogram_usec")
+		c.W.MapLen(len(e.buckets))
+		for _, b := range e.buckets {
+			c.W.Int(b.Micros)
+			c.W.Int(int64(b.Count))
+		}
+	}
+}
+
+// appendWithSubs appends cmd and, for a container, its subcommands in name order.
+func appendWithSubs(dst []*Command, cmd *Command) []*Command {
+	dst = append(dst, cmd)
+	subs := make([]*Command, 0, len(cmd.Subs))
+	for _, s := range cmd.Subs {
+		subs = append(subs, s)
+	}
+	slices.SortFunc(subs, func(a, b *Command) int { return strings.Compare(a.Name, b.Name) })
+	return append(dst, subs...)
+}
+
+// lookupFullName finds a command by the name Redis prints ("get", "config|get"), any case.
+func lookupFullName(name string) *Command {
+	parent, sub, isSub := strings.Cut(strings.ToLower(name), "|")
+	cmd := table[parent]
+	if cmd == nil || !isSub {
+		return cmd
+	}
+	return cmd.Subs[sub]
+}
+
+func latencyHelp(c *Ctx) {
+	helpReply(c,
+		"DOCTOR",
+		"    Return a human readable latency analysis report.",
+		"GRAPH <event>",
+		"    Return an ASCII latency graph for the <event> class.",
+		"HISTORY <event>",
+		"    Return time-latency samples for the <event> class.",
+		"LATEST",
+		"    Return the latest latency samples for all events.",
+		"RESET [<event> ...]",
+		"    Reset latency data of one or more <event> classes.",
+		"    (default: reset all data for all event classes)",
+		"HISTOGRAM [COMMAND ...]",
+		"    Return a cumulative distribution of latencies in the format of a histogram for the specified command names.",
+		"    If no commands are specified then all histograms are replied.",
+	)
+}
