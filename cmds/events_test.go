@@ -85,3 +85,26 @@ func TestNotify_Config_ClassesAndChannels(t *testing.T) {
 		t.Fatalf("an event was published without K or E: %q", got)
 	}
 }
+
+// A read that misses, alone in its batch (so the event loop could answer it), still gets its
+// "keymiss" push before its reply on a RESP3 connection subscribed to its own events.
+func TestNotify_KeyMissOfALoneReadBeforeItsReply(t *testing.T) {
+	s := testserver.Start(t)
+	rc := dialResp(t, s.Addr, true)
+	rc.do("CONFIG", "SET", "notify-keyspace-events", "Em")
+	rc.send("PSUBSCRIBE", "__keyevent@0__:*")
+	if p, ok := rc.read().(push); !ok || len(p) != 3 || p[0] != "psubscribe" {
+		t.Fatalf("PSUBSCRIBE: %#v", p)
+	}
+	for _, cmd := range [][]string{{"GET", "missing"}, {"HGET", "missing", "f"}, {"LLEN", "missing"}} {
+		rc.send(cmd...)
+		first, second := rc.read(), rc.read()
+		p, ok := first.(push)
+		if !ok || len(p) != 4 || p[2] != "__keyevent@0__:keymiss" || p[3] != "missing" {
+			t.Fatalf("%v: first frame %#v, want the keymiss push (then the reply %#v)", cmd, first, second)
+		}
+		if _, isPush := second.(push); isPush {
+			t.Fatalf("%v: second frame %#v, want the reply", cmd, second)
+		}
+	}
+}

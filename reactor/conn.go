@@ -17,6 +17,7 @@ import (
 	"shardis/executor"
 	"shardis/pubsub"
 	"shardis/server"
+	"shardis/shard"
 )
 
 // Batch bounds: a pipeline longer than this runs as several batches in sequence.
@@ -463,8 +464,11 @@ func (cn *conn) dispatch(start int) bool {
 		}
 		s.shard = srv.singleShard(cmd, args, &b.keyBuf)
 		// A Peek cannot report keyspace events (a key miss, a lazy expiry): while any are
-		// enabled, reads take the view or the shard, which record them.
-		if cmd.Peek != nil && s.shard >= 0 && srv.store.EventClasses() == 0 {
+		// enabled, reads take the view or the shard. A view leaves a lazy expiry to the shard
+		// but would publish a key miss after the reply: with "keymiss" on, reads go to the
+		// shard, where the event lands in the reply where Redis writes it.
+		events := srv.store.EventClasses()
+		if cmd.Peek != nil && s.shard >= 0 && events == 0 {
 			if !b.queued && b.peek(s, clock, false) {
 				return true
 			}
@@ -472,7 +476,7 @@ func (cn *conn) dispatch(start int) bool {
 				s.late, b.hasLate = true, true
 				return true
 			}
-		} else if s.shard >= 0 && !b.queued && viewable(cmd) && b.view(s) {
+		} else if s.shard >= 0 && !b.queued && events&shard.EventKeyMiss == 0 && viewable(cmd) && b.view(s) {
 			return true
 		}
 	case cmds.ExecAll:
