@@ -255,8 +255,8 @@ func TestScript_Conversions(t *testing.T) {
 	}
 }
 
-// RESP3: redis.setresp(3) makes commands reply maps to the script, and doubles and booleans
-// go back to a RESP3 client as such.
+// RESP3: redis.setresp(3) makes commands reply maps to the script, and doubles and (from a
+// RESP3 script) booleans go back to a RESP3 client as such.
 func TestScript_RESP3(t *testing.T) {
 	s := testserver.Start(t)
 	c := s.Client(t, func(o *redis.Options) { o.Protocol = 3 })
@@ -269,9 +269,14 @@ func TestScript_RESP3(t *testing.T) {
 	if err != nil || got != 1.5 {
 		t.Fatalf("double: %v %v", got, err)
 	}
-	got, err = c.Eval(testCtx, "return false", nil).Result()
+	// A boolean follows the script's protocol, as in Redis 7.0: nil while the script speaks
+	// RESP2 (the default), a boolean once it chose RESP3.
+	if err := c.Eval(testCtx, "return false", nil).Err(); err != redis.Nil {
+		t.Fatalf("false in a RESP2 script: %v, want nil", err)
+	}
+	got, err = c.Eval(testCtx, "redis.setresp(3); return false", nil).Result()
 	if err != nil || got != false {
-		t.Fatalf("false: %#v %v", got, err)
+		t.Fatalf("false in a RESP3 script: %#v %v", got, err)
 	}
 }
 

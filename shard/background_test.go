@@ -10,8 +10,10 @@ import (
 
 // Retention by age drops what is older than the window and keeps the rest, reading the
 // marks instead of the binlog; after a restart the records written before it are known to be
-// no newer than the newest of them.
+// no newer than the newest of them. The window is seconds wide so that a busy machine's stalls
+// (a slow close and reopen, a descheduled writer) cannot move a record across it.
 func TestTrimBinlog_ByAge(t *testing.T) {
+	const window = 3 * time.Second
 	dir := t.TempDir()
 	s := openTestStore(t, dir, 1)
 	logN := func(s *Store, n int) {
@@ -20,10 +22,10 @@ func TestTrimBinlog_ByAge(t *testing.T) {
 		}
 	}
 	logN(s, 10)
-	time.Sleep(1100 * time.Millisecond) // the next records fall in another second
+	time.Sleep(window + time.Second) // the first records are now older than the window
 	logN(s, 10)
-	if n, err := s.Shard(0).TrimBinlog(0, 600*time.Millisecond); err != nil || n != 10 {
-		t.Fatalf("trim = %d, %v; want the 10 records older than 600 ms", n, err)
+	if n, err := s.Shard(0).TrimBinlog(0, window); err != nil || n != 10 {
+		t.Fatalf("trim = %d, %v; want the 10 records older than the window", n, err)
 	}
 	if first, last := s.Shard(0).BinlogRange(); first != 11 || last != 20 {
 		t.Fatalf("range after trim %d..%d", first, last)
@@ -36,11 +38,11 @@ func TestTrimBinlog_ByAge(t *testing.T) {
 		t.Fatal(err)
 	}
 	s = openTestStore(t, dir, 1)
-	if n, _ := s.Shard(0).TrimBinlog(0, 600*time.Millisecond); n != 0 {
+	if n, _ := s.Shard(0).TrimBinlog(0, window); n != 0 {
 		t.Fatalf("right after the restart trimmed %d: the newest record is younger than the window", n)
 	}
-	time.Sleep(700 * time.Millisecond)
-	if n, _ := s.Shard(0).TrimBinlog(0, 600*time.Millisecond); n != 9 {
+	time.Sleep(window + 100*time.Millisecond)
+	if n, _ := s.Shard(0).TrimBinlog(0, window); n != 9 {
 		t.Fatalf("trim after the window = %d, want 9 (the newest record always stays)", n)
 	}
 	// The binlog still reads back in order through its vector memtable.
