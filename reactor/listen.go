@@ -101,6 +101,11 @@ func listenUnix(path string, perm os.FileMode) (*net.UnixListener, error) {
 // acceptUnix hands each connection accepted on ln to an event loop until ln is closed. The
 // connection's file descriptor is duplicated into the loop, so the accepted one is closed here.
 func (s *Server) acceptUnix(ln *net.UnixListener) {
+	select {
+	case <-s.loopsUp: // the loops are registered: Register may pick one
+	case <-s.stopped:
+		return
+	}
 	for {
 		c, err := ln.AcceptUnix()
 		if err != nil {

@@ -41,8 +41,12 @@ type Server struct {
 	// unixLn is the unix socket listener (unixsocket), nil without one; unixPath its path.
 	unixLn   *net.UnixListener
 	unixPath string
-	stopped  chan struct{}
-	once     sync.Once
+	// loopsUp is closed at the first tick: gnet calls OnBoot before it registers its loops, so
+	// handing a connection to a loop (the unix socket's Register) waits for it.
+	loopsUp     chan struct{}
+	loopsUpOnce sync.Once
+	stopped     chan struct{}
+	once        sync.Once
 	// batches counts batches in flight, so Stop can wait for them before the store closes.
 	batches sync.WaitGroup
 }
@@ -50,7 +54,7 @@ type Server struct {
 // New creates the network server of state, whose commands exec runs.
 func New(state *server.Server, exec *executor.Executor) *Server {
 	s := &Server{cfg: state.Config, store: state.Store, state: state, exec: exec,
-		ready: make(chan struct{}), stopped: make(chan struct{})}
+		ready: make(chan struct{}), loopsUp: make(chan struct{}), stopped: make(chan struct{})}
 	state.Shutdown = func() { go s.Stop() }
 	s.pin.enabled = s.cfg.CPUPin()
 	return s
@@ -246,6 +250,7 @@ func (s *Server) OnTraffic(c gnet.Conn) gnet.Action {
 
 // OnTick closes idle clients (timeout).
 func (s *Server) OnTick() (time.Duration, gnet.Action) {
+	s.loopsUpOnce.Do(func() { close(s.loopsUp) })
 	if t := s.cfg.Timeout(); t > 0 {
 		deadline := time.Now().Add(-t).UnixMilli()
 		for _, cl := range s.state.Clients.All() {
