@@ -65,7 +65,7 @@ bench: deps
 # library. The first make release takes a while (README gives the time); later ones only link.
 ROCKSDB_RELEASE := $(CURDIR)/.cache/rocksdb-release
 RELEASE_ENV = CGO_CFLAGS="-I$(ROCKSDB_RELEASE)/include" \
-	CGO_LDFLAGS="-L$(ROCKSDB_RELEASE) -lrocksdb $$(cat $(ROCKSDB_RELEASE)/ldflags)"
+	CGO_LDFLAGS="-L$(ROCKSDB_RELEASE) -lrocksdb $$(cat $(ROCKSDB_RELEASE)/ldflags) -lstdc++ -lm"
 
 release: deps $(ROCKSDB_RELEASE)/librocksdb.a
 	$(RELEASE_ENV) $(GO) build -tags grocksdb_no_link -o bin/shardis .
