@@ -293,6 +293,7 @@ type machine struct {
 	GoVersion string
 	Redis     string
 	Revision  string
+	RocksDB   string // which RocksDB bin/shardis was linked with (see rocksdbBuild)
 }
 
 func machineInfo(root string) machine {
@@ -375,9 +376,16 @@ func suite(ctx context.Context, root string, benchTime float64, runs, threads, c
 	}
 	shardisBin := filepath.Join(root, "bin", "shardis")
 	benchBin := filepath.Join(root, "bin", "shardis-bench")
-	for _, b := range [][]string{{"-o", shardisBin, "."}, {"-o", benchBin, "./bench/cmd/shardis-bench"}} {
+	rocksdb, releaseEnv := rocksdbBuild(root)
+	for i, b := range [][]string{{"-o", shardisBin, "."}, {"-o", benchBin, "./bench/cmd/shardis-bench"}} {
+		if i == 0 && releaseEnv != nil {
+			b = append([]string{"-tags", "grocksdb_no_link"}, b...)
+		}
 		cmd := exec.CommandContext(ctx, goBin, append([]string{"build"}, b...)...)
 		cmd.Dir, cmd.Stdout, cmd.Stderr = root, os.Stdout, os.Stderr
+		if i == 0 && releaseEnv != nil {
+			cmd.Env = append(os.Environ(), releaseEnv...)
+		}
 		fmt.Printf("suite: %s\n", shellJoin(cmd.Args))
 		if err := cmd.Run(); err != nil {
 			return fmt.Errorf("build: %w", err)
@@ -393,6 +401,7 @@ func suite(ctx context.Context, root string, benchTime float64, runs, threads, c
 	}
 	defer os.RemoveAll(tmp)
 	mach := machineInfo(root)
+	mach.RocksDB = rocksdb
 
 	shardisArgs := []string{"--appendfsync", "everysec", "--cpu-pin", "no"}
 	if goProfile.kind != "" {
@@ -530,4 +539,20 @@ func suite(ctx context.Context, root string, benchTime float64, runs, threads, c
 	}
 	fmt.Printf("\nsuite: wrote %s and docs/bench-pipeline.svg in %s\n", filepath.Join(root, "BENCHMARKS.md"), elapsed.Round(time.Second))
 	return nil
+}
+
+// rocksdbBuild says which RocksDB the suite links bin/shardis with: the release build of make
+// release when .cache/rocksdb-release holds it (then env is what links it statically), else
+// Debian's shared librocksdb (env nil).
+func rocksdbBuild(root string) (desc string, env []string) {
+	dir := filepath.Join(root, ".cache", "rocksdb-release")
+	ldflags, err := os.ReadFile(filepath.Join(dir, "ldflags"))
+	if _, statErr := os.Stat(filepath.Join(dir, "librocksdb.a")); err != nil || statErr != nil {
+		return "Debian's librocksdb (shared, built with assertions)", nil
+	}
+	version, _ := os.ReadFile(filepath.Join(dir, "version"))
+	return "release build " + strings.TrimSpace(string(version)) + " (make release: static, DEBUG_LEVEL=0)", []string{
+		"CGO_CFLAGS=-I" + filepath.Join(dir, "include"),
+		"CGO_LDFLAGS=-L" + dir + " -lrocksdb " + strings.TrimSpace(string(ldflags)) + " -lstdc++ -lm",
+	}
 }

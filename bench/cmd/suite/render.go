@@ -59,7 +59,7 @@ func renderMarkdown(m machine, benchTime float64, runs, threads, clients int, se
 
 	p("## Machine\n\n| | |\n|---|---|\n")
 	p("| CPUs (nproc) | %d |\n| CPU model | %s |\n| memory | %.1f GiB |\n| kernel | %s |\n", m.CPUs, m.CPUModel, m.MemoryGB, m.Kernel)
-	p("| date | %s |\n| Go | %s |\n| redis-server | %s |\n| shardis revision | %s |\n\n", m.Date.Format(time.RFC3339), m.GoVersion, m.Redis, m.Revision)
+	p("| date | %s |\n| Go | %s |\n| redis-server | %s |\n| shardis revision | %s |\n| RocksDB | %s |\n\n", m.Date.Format(time.RFC3339), m.GoVersion, m.Redis, m.Revision, m.RocksDB)
 
 	p("## Method\n\n")
 	p("- Both servers listen on loopback and fsync their log once a second: shardis with `--appendfsync everysec` ")
