@@ -113,7 +113,7 @@ func run(args []string) error {
 	go func() {
 		<-srv.Ready()
 		logNotice(cfg, "%v ready to accept connections", srv)
-		if err := notifySupervisor(cfg.Supervised()); err != nil {
+		if err := notifySupervisor(cfg.SupervisedMode()); err != nil {
 			log.Printf("supervised: %v", err)
 		}
 	}()

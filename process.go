@@ -21,7 +21,7 @@ const defaultPidFile = "/var/run/shardis.pid"
 // detach reports whether this process should detach and leave the serving to a child:
 // daemonize yes, not supervised (as in Redis), and not already the child.
 func detach(cfg *config.Config) bool {
-	return cfg.Daemonize() && supervisorMode(cfg.Supervised()) == "no" && os.Getenv(daemonChildEnv) == ""
+	return cfg.Daemonize() && cfg.SupervisedMode() == "no" && os.Getenv(daemonChildEnv) == ""
 }
 
 // daemonize starts a detached copy of this process (same arguments, new session, standard
@@ -84,25 +84,11 @@ func pidFilePath(cfg *config.Config) string {
 	return ""
 }
 
-// supervisorMode resolves supervised: "auto" becomes systemd or upstart when their
-// environment is there, else "no".
-func supervisorMode(mode string) string {
-	if mode != "auto" {
-		return mode
-	}
-	switch {
-	case os.Getenv("NOTIFY_SOCKET") != "":
-		return "systemd"
-	case os.Getenv("UPSTART_JOB") != "":
-		return "upstart"
-	}
-	return "no"
-}
-
-// notifySupervisor tells the supervisor the server is ready, as Redis does: systemd through
-// $NOTIFY_SOCKET, upstart by stopping itself (SIGSTOP), which upstart's "expect stop" waits for.
+// notifySupervisor tells the supervisor of mode (Config.SupervisedMode) the server is ready,
+// as Redis does: systemd through $NOTIFY_SOCKET, upstart by stopping itself (SIGSTOP), which
+// upstart's "expect stop" waits for.
 func notifySupervisor(mode string) error {
-	switch supervisorMode(mode) {
+	switch mode {
 	case "systemd":
 		addr := os.Getenv("NOTIFY_SOCKET")
 		if addr == "" {

@@ -146,7 +146,7 @@ func infoServer(c *Ctx, w *infoWriter) {
 	}
 	w.str("go_version", runtime.Version())
 	w.int("process_id", int64(os.Getpid()))
-	w.str("process_supervised", supervisedMode(srv.Config.Supervised()))
+	w.str("process_supervised", srv.Config.SupervisedMode())
 	w.str("run_id", srv.RunID)
 	w.int("tcp_port", int64(srv.Port))
 	w.int("server_time_usec", now.UnixMicro())
@@ -477,19 +477,4 @@ func infoShardis(c *Ctx, w *infoWriter) {
 		first, last := sh.BinlogRange()
 		w.str("shard_"+strconv.Itoa(i), fmt.Sprintf("keys=%d,binlog_first_seq=%d,binlog_last_seq=%d", keys, first, last))
 	}
-}
-
-// supervisedMode is INFO's process_supervised: the supervised mode, "auto" resolved from the
-// environment as main resolves it.
-func supervisedMode(mode string) string {
-	if mode != "auto" {
-		return mode
-	}
-	switch {
-	case os.Getenv("NOTIFY_SOCKET") != "":
-		return "systemd"
-	case os.Getenv("UPSTART_JOB") != "":
-		return "upstart"
-	}
-	return "no"
 }

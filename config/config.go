@@ -666,6 +666,22 @@ func (c *Config) Daemonize() bool { return c.cur.Load().daemonize }
 // Supervised returns the supervision mode: "no", "upstart", "systemd" or "auto" (supervised).
 func (c *Config) Supervised() string { return c.cur.Load().supervised }
 
+// SupervisedMode returns the supervised mode in effect: "auto" resolved from the environment
+// (systemd when NOTIFY_SOCKET is set, upstart when UPSTART_JOB is, else "no"), as Redis does.
+func (c *Config) SupervisedMode() string {
+	mode := c.Supervised()
+	if mode != "auto" {
+		return mode
+	}
+	switch {
+	case os.Getenv("NOTIFY_SOCKET") != "":
+		return "systemd"
+	case os.Getenv("UPSTART_JOB") != "":
+		return "upstart"
+	}
+	return "no"
+}
+
 // PidFile returns the path to write the process id to; "" means none
 // (pidfile).
 func (c *Config) PidFile() string { return c.cur.Load().pidFile }
