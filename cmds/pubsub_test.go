@@ -106,6 +106,10 @@ func TestPubSub_SubscribedModeMatchesRedis(t *testing.T) {
 	if got := testserver.Exchange(t, s.Addr, []byte(in), len(want)); string(got) != want {
 		t.Fatalf("got\n%q\nwant\n%q", got, want)
 	}
+	// The first connection's subscription to c ends when the server has seen it close, which
+	// the next connection's PUBSUB CHANNELS must not race.
+	c := s.Client(t)
+	waitFor(t, func() bool { return c.PubSubNumSub(context.Background(), "c").Val()["c"] == 0 })
 
 	in = "HELLO 3\r\nSUBSCRIBE a b\r\nPSUBSCRIBE a*\r\nPUBLISH a x\r\nPING\r\nUNSUBSCRIBE\r\nPUNSUBSCRIBE\r\n" +
 		"UNSUBSCRIBE\r\nSSUBSCRIBE s\r\nSPUBLISH s m\r\nPUBSUB NUMSUB a s\r\nPUBSUB SHARDNUMSUB s\r\nPUBSUB NUMPAT\r\n" +

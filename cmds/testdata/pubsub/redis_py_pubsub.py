@@ -2,6 +2,7 @@
 # subscriber thread with a handler, unsubscribing. Run by TestPubSub_RedisPy with the address.
 import sys
 import threading
+import time
 
 import redis
 
@@ -56,8 +57,10 @@ def handler(m):
 t = r.pubsub()
 t.subscribe(**{"jobs": handler})
 worker = t.run_in_thread(sleep_time=0.01, daemon=True)
+deadline = time.monotonic() + 30
 while r.pubsub_numsub("jobs") != [("jobs", 1)]:
-    pass
+    assert time.monotonic() < deadline, "the subscriber thread never subscribed"
+    time.sleep(0.01)
 for i in range(100):
     r.publish("jobs", str(i))
 assert done.wait(30), "the handler got %d of 100 messages" % len(seen)
@@ -70,5 +73,9 @@ t.close()
 p.unsubscribe()
 p.punsubscribe()
 p.close()
-assert r.pubsub_numsub("news") == [("news", 0)]
+# The server drops the subscriptions once it has seen the connection close.
+deadline = time.monotonic() + 30
+while r.pubsub_numsub("news") != [("news", 0)]:
+    assert time.monotonic() < deadline, "the closed subscriber still counts"
+    time.sleep(0.01)
 print("ok")
