@@ -391,17 +391,27 @@ func TestClient_IDHelpTracking(t *testing.T) {
 // clientLine returns the CLIENT LIST line of the client named name.
 func clientLine(t *testing.T, c *redis.Client, name string) string {
 	t.Helper()
+	line, list := findClient(t, c, name)
+	if line == "" {
+		t.Fatalf("no client named %q in %q", name, list)
+	}
+	return line
+}
+
+// findClient returns the CLIENT LIST line of the client named name ("" when there is none)
+// and the whole list.
+func findClient(t *testing.T, c *redis.Client, name string) (line, list string) {
+	t.Helper()
 	list, err := c.ClientList(context.Background()).Result()
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, line := range strings.Split(list, "\n") {
 		if strings.Contains(line, " name="+name+" ") {
-			return line
+			return line, list
 		}
 	}
-	t.Fatalf("no client named %q in %q", name, list)
-	return ""
+	return "", list
 }
 
 // CLIENT LIST's qbuf is the input a client sent that is not a whole command yet, omem the
@@ -432,8 +442,12 @@ func TestClientList_QbufAndOmemAreWhatTheServerHolds(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, func() bool { return c.PubSubNumSub(ctx, "ch").Val()["ch"] == 1 })
-	waitFor(t, func() bool {
-		q, _ := strconv.Atoi(clientField(t, clientLine(t, c, "partial"), "qbuf"))
+	waitFor(t, func() bool { // the server may not have read the partial command yet
+		line, _ := findClient(t, c, "partial")
+		if line == "" {
+			return false
+		}
+		q, _ := strconv.Atoi(clientField(t, line, "qbuf"))
 		return q > 0
 	})
 	line := clientLine(t, c, "partial")
