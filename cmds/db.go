@@ -46,14 +46,19 @@ func selectCommand(c *Ctx) {
 	c.W.OK()
 }
 
+// dbKeys returns how many keys logical database db holds, over every shard (committed state).
+func dbKeys(c *Ctx, db int) int64 {
+	var n int64
+	for i := range c.Srv.Store.NumShards() {
+		n += c.Srv.Store.Shard(i).Keys(db)
+	}
+	return n
+}
+
 // dbsizeCommand sums the shards' key counts, which every commit keeps exact. Like Redis's,
 // the count includes keys whose expire time has passed but that were not removed yet.
 func dbsizeCommand(c *Ctx) {
-	store := c.Srv.Store
-	var n int64
-	for i := range store.NumShards() {
-		n += store.Shard(i).Keys(c.DB)
-	}
+	n := dbKeys(c, c.DB)
 	if c.Tx != nil { // inside EXEC: what the transaction added and removed so far
 		n += c.Tx.PendingKeys(c.DB)
 	}

@@ -160,15 +160,6 @@ func takeMemory(c *Ctx) memoryFigures {
 	return m
 }
 
-// dbKeys returns how many keys logical database db holds, over every shard.
-func dbKeys(c *Ctx, db int) int64 {
-	var n int64
-	for i := range c.Srv.Store.NumShards() {
-		n += c.Srv.Store.Shard(i).Keys(db)
-	}
-	return n
-}
-
 // ratio is a/b, or 0 when b is 0.
 func ratio(a, b int64) float64 {
 	if b == 0 {
