@@ -11,7 +11,7 @@ func init() {
 			Complexity: "O(1)", Syntax: "index", Exec: ExecConn, Run: selectCommand},
 		&Command{Name: "dbsize", Arity: 1, Flags: []string{"readonly", "fast"}, ACL: []string{"keyspace", "read", "fast"},
 			Group: "server", Since: "1.0.0", Summary: "Return the number of keys in the selected database",
-			Complexity: "O(1)", Exec: ExecServer, Run: dbsizeCommand},
+			Complexity: "O(1)", Exec: ExecServer, Run: dbsizeCommand, Traits: TraitUnconfined},
 		&Command{Name: "flushdb", Arity: -1, Flags: []string{"write"}, ACL: []string{"keyspace", "write", "slow", "dangerous"},
 			Group: "server", Since: "1.0.0", Summary: "Remove all keys from the current database",
 			Complexity: "O(N) where N is the number of keys in the selected database",

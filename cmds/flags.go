@@ -71,6 +71,16 @@ const (
 	// TraitKeepsCaching: CLIENT CACHING's flag survives it (every CLIENT subcommand, as in
 	// Redis); any other command outside MULTI uses the flag up.
 	TraitKeepsCaching
+	// TraitNarrowRoute: its Route is a guess (a script's declared keys' shards), and while it
+	// runs it may find it needs more: it then fails its transaction with ErrStrayed, having
+	// done nothing outside it, and its step runs again holding every shard. It always runs
+	// coordinated (even in one shard), in a step shared only with commands of its kind, so
+	// that running the step again repeats nothing else (EVAL, FCALL and their _RO forms).
+	TraitNarrowRoute
+	// TraitUnconfined: an ExecServer command whose effect is not confined to the shards its
+	// caller holds: it reads every shard's state (DBSIZE, INFO) or acts at once, outside the
+	// transaction (PUBLISH). A script holding only its keys' shards strays before running it.
+	TraitUnconfined
 )
 
 // flagNames maps Redis's flag names to bits.

@@ -19,7 +19,7 @@ import (
 // libraries' code under its state keys: they write it in their transaction and log what a
 // replica must apply (FUNCTION LOAD REPLACE <code>, FUNCTION DELETE <name>, FUNCTION FLUSH),
 // so the change, on disk and in the binlog, commits in one WriteBatch. FCALL routes as EVAL
-// does (every shard; see scriptRoute).
+// does (its declared keys' shards, every shard once it strayed; see scriptRoute).
 
 func init() {
 	acl := []string{"slow", "scripting"}
@@ -28,7 +28,7 @@ func init() {
 		return &Command{Name: name, Arity: -3, Flags: flags, ACL: acl, Group: "scripting",
 			Since: "7.0.0", Summary: summary, Complexity: "Depends on the function that is executed.",
 			Syntax: "function numkeys [key [key ...]] [arg [arg ...]]", Exec: ExecKeyed,
-			Keys: fcallKeys, Route: fcallRoute, Run: fcallCommand, Traits: traits}
+			Keys: fcallKeys, Route: fcallRoute, Run: fcallCommand, Traits: traits | TraitNarrowRoute}
 	}
 	fcallFlags := []string{"noscript", "stale", "skip_monitor", "no_mandatory_keys", "movablekeys"}
 	// Changes go to shard 0, which keeps the libraries; reads run outside the shards.
@@ -102,16 +102,23 @@ func fcallKeys(args [][]byte) [][]byte {
 	return args[3 : 3+n]
 }
 
-// fcallRoute is scriptRoute for FCALL: every shard, or none when numkeys is invalid (the
-// command then only replies an error).
+// fcallRoute is scriptRoute for FCALL: the declared keys' shards, every shard for a function
+// that strayed before (luaFunction.wide), or none when numkeys is invalid (the command then
+// only replies an error).
 func fcallRoute(c *Ctx, nShards int) []int {
 	if len(c.Args) < 3 {
 		return nil
 	}
-	if _, errText := fcallNumKeys(c.Args); errText != "" {
+	n, errText := fcallNumKeys(c.Args)
+	if errText != "" {
 		return nil
 	}
-	return scriptRoute(&Ctx{Args: [][]byte{nil, nil, []byte("0")}}, nShards)
+	wide := false
+	if c.Tx != nil || c.Srv != nil && c.Srv.Store != nil {
+		f := functionsOf(c).current().lookup(c.Args[1])
+		wide = f != nil && f.wide.Load()
+	}
+	return narrowRoute(c, c.Args[3:3+n], nShards, wide)
 }
 
 // fcallCommand is FCALL and FCALL_RO.
@@ -135,7 +142,7 @@ func fcallCommand(c *Ctx) {
 	eng.mu.Lock()
 	defer eng.mu.Unlock()
 	L := eng.vm.L
-	call := luaCall{fn: f.fn, name: f.name, source: functionErrorSource, function: true,
+	call := luaCall{fn: f.fn, name: f.name, source: functionErrorSource, function: true, wide: &f.wide,
 		args: []lua.LValue{argTable(L, c.Args[3:3+n]), argTable(L, c.Args[3+n:])}}
 	runLua(c, eng.vm, call, ro || f.flags&scriptNoWrites != 0)
 }

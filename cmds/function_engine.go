@@ -46,6 +46,9 @@ type luaFunction struct {
 	flags   scriptFlags
 	fn      *lua.LFunction // lives in its engine's Lua state
 	lib     *funcLibrary
+	// wide: a call strayed beyond its declared keys' shards (ErrStrayed), so later calls
+	// hold every shard from the start (fcallRoute).
+	wide atomic.Bool
 }
 
 // funcSet is every library of a store. Immutable: a change makes a new set.

@@ -3,6 +3,7 @@ package cmds_test
 import (
 	"encoding/hex"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -263,6 +264,7 @@ func TestScript_BusyAndKill(t *testing.T) {
 		"callback=function() local i = 0 while true do i = i + 1 end end, flags={'no-writes'}}").Err(); err != nil {
 		t.Fatal(err)
 	}
+	other := keyInAnotherShard(t, s, "k")
 	const busyScript = "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE."
 	const busyFunction = "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE."
 	for _, tc := range []struct {
@@ -273,10 +275,10 @@ func TestScript_BusyAndKill(t *testing.T) {
 		killed                 string
 	}{
 		{"EVAL", func(r *redis.Client) error {
-			return r.Eval(testCtx, "local i = 0 while true do i = i + 1 end", nil).Err()
+			return r.Eval(testCtx, "local i = 0 while true do i = i + 1 end", []string{"k"}).Err()
 		}, busyScript, busyScript, []any{"SCRIPT", "KILL"}, []any{"FUNCTION", "KILL"},
 			"ERR Script killed by user with SCRIPT KILL... script: 3fcf51a9b854b8f66cb8685600b0d7df968f4398, on @user_script:1."},
-		{"FCALL", func(r *redis.Client) error { return r.FCall(testCtx, "spin", nil).Err() },
+		{"FCALL", func(r *redis.Client) error { return r.FCall(testCtx, "spin", []string{"k"}).Err() },
 			busyFunction, busyFunction, []any{"FUNCTION", "KILL"}, []any{"SCRIPT", "KILL"},
 			"ERR Script killed by user with SCRIPT KILL... script: spin, on @user_function:2."},
 	} {
@@ -290,7 +292,7 @@ func TestScript_BusyAndKill(t *testing.T) {
 			switch {
 			case tc.name == "EVAL" && err != nil && err.Error() == busyScript:
 				busy = true
-			case tc.name == "FCALL" && err == nil && strings.Contains(strings.ToLower(fmt.Sprint(reply)), "command [fcall spin 0] duration_ms"):
+			case tc.name == "FCALL" && err == nil && strings.Contains(strings.ToLower(fmt.Sprint(reply)), "command [fcall spin 1 k] duration_ms"):
 				busy = true
 			default:
 				time.Sleep(10 * time.Millisecond)
@@ -301,6 +303,13 @@ func TestScript_BusyAndKill(t *testing.T) {
 		}
 		if err := c.Get(testCtx, "k").Err(); err == nil || err.Error() != tc.busy {
 			t.Fatalf("%s: GET while busy: %v, want %s", tc.name, err, tc.busy)
+		}
+		// The script holds only its key's shard: clients of the others go on.
+		if err := c.Set(testCtx, other, tc.name, 0).Err(); err != nil {
+			t.Fatalf("%s: SET of a key in another shard while busy: %v", tc.name, err)
+		}
+		if v, err := c.Get(testCtx, other).Result(); err != nil || v != tc.name {
+			t.Fatalf("%s: GET of a key in another shard while busy: %q %v", tc.name, v, err)
 		}
 		if err := c.Ping(testCtx).Err(); err != nil {
 			t.Fatalf("%s: PING while busy: %v", tc.name, err)
@@ -318,4 +327,17 @@ func TestScript_BusyAndKill(t *testing.T) {
 			t.Fatalf("%s: GET after the kill: %v", tc.name, err)
 		}
 	}
+}
+
+// keyInAnotherShard returns a key whose shard is not key's.
+func keyInAnotherShard(t *testing.T, s *testserver.Server, key string) string {
+	t.Helper()
+	for i := range 1000 {
+		k := "other:" + strconv.Itoa(i)
+		if s.Store.ShardOf([]byte(k)) != s.Store.ShardOf([]byte(key)) {
+			return k
+		}
+	}
+	t.Fatal("no key in another shard")
+	return ""
 }

@@ -23,7 +23,7 @@ import (
 func init() {
 	register(&Command{Name: "info", Arity: -1, Flags: []string{"loading", "stale"}, ACL: []string{"slow", "dangerous"},
 		Group: "server", Since: "1.0.0", Summary: "Get information and statistics about the server",
-		Complexity: "O(1)", Syntax: "[section [section ...]]", Exec: ExecServer, Run: infoCommand})
+		Complexity: "O(1)", Syntax: "[section [section ...]]", Exec: ExecServer, Run: infoCommand, Traits: TraitUnconfined})
 }
 
 // infoSection is one "# Title" block of INFO.

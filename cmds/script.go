@@ -1,6 +1,7 @@
 package cmds
 
 import (
+	"errors"
 	"slices"
 	"strings"
 )
@@ -11,17 +12,17 @@ import (
 // A script is a unit like EXEC: it routes to shards (scriptRoute)
 // and runs holding them, so its writes commit in one WriteBatch across those shards (logged to
 // the binlog as one unit) and no client sees part of it. redis.call runs each command through
-// the executor in that transaction (script_redis.go). Today every script holds every shard
-// (see scriptRoute for why).
+// the executor in that transaction (script_redis.go). A script holds its declared keys'
+// shards; one that strays beyond them runs again holding every shard (TraitNarrowRoute).
 
 func init() {
 	evalFlags := []string{"noscript", "stale", "skip_monitor", "no_mandatory_keys", "movablekeys"}
 	roFlags := append([]string{"readonly"}, evalFlags...)
 	acl := []string{"slow", "scripting"}
 	evalCmd := func(name string, flags []string, since, summary, syntax string, run func(*Ctx)) *Command {
-		traits := TraitNotTracked
+		traits := TraitNotTracked | TraitNarrowRoute
 		if !slices.Contains(flags, "readonly") {
-			traits = TraitRunsScript
+			traits = TraitRunsScript | TraitNarrowRoute
 		}
 		return &Command{Name: name, Arity: -3, Flags: flags, ACL: acl, Group: "scripting",
 			Since: since, Summary: summary, Complexity: "Depends on the script that is executed.",
@@ -89,23 +90,58 @@ func scriptKeys(args [][]byte) [][]byte {
 	return args[3 : 3+n]
 }
 
-// scriptRoute returns the shards a script holds: every shard. A script may touch keys it did
-// not declare (Redis standalone allows it, and client libraries do it), and which ones is only
-// known as it runs; holding every shard is the one choice that never has to undo or re-run a
-// script half done (docs/ARCHITECTURE.md, Scripts). nil (no shard: the command only replies
-// an error) when numkeys is invalid.
+// ErrStrayed fails the transaction of a script that needs a shard its route did not give it:
+// it touched a key it did not declare, or ran a command with an effect beyond its shards
+// (TraitUnconfined). Nothing of the attempt is committed and nothing was done outside its
+// transaction; the step runs again holding every shard (TraitNarrowRoute).
+var ErrStrayed = errors.New("script strayed beyond its declared keys' shards")
+
+// scriptRoute returns the shards a script holds: those of the keys it declares (shard 0 when
+// it declares none), or every shard for a script that strayed before (wasWide) and inside
+// MULTI (EXEC cannot run its queue again). A script may touch keys it did not declare (Redis
+// standalone allows it, and client libraries do it), and which ones is only known as it runs:
+// such a run fails with ErrStrayed and runs again holding every shard (docs/ARCHITECTURE.md,
+// Scripts). nil (no shard: the command only replies an error) when numkeys is invalid.
 func scriptRoute(c *Ctx, nShards int) []int {
 	if len(c.Args) < 3 {
 		return nil
 	}
-	if _, errText := scriptNumKeys(c.Args); errText != "" {
+	n, errText := scriptNumKeys(c.Args)
+	if errText != "" {
 		return nil
 	}
-	ids := make([]int, nShards)
-	for i := range ids {
-		ids[i] = i
+	return narrowRoute(c, c.Args[3:3+n], nShards, wasWide(c))
+}
+
+// wasWide reports whether EVAL's script strayed in an earlier run (cachedScript.wide).
+func wasWide(c *Ctx) bool {
+	var s *cachedScript
+	if c.Cmd != nil && strings.HasPrefix(c.Cmd.Name, "evalsha") {
+		s = scripts.get(c.Args[1])
+	} else {
+		s = scripts.peek(c.Args[1])
 	}
-	return ids
+	return s != nil && s.wide.Load()
+}
+
+// narrowRoute returns the shards of keys, or every shard when wide or inside MULTI.
+func narrowRoute(c *Ctx, keys [][]byte, nShards int, wide bool) []int {
+	if wide || c.InTransaction || c.Srv == nil || c.Srv.Store == nil || nShards == 1 {
+		ids := make([]int, nShards)
+		for i := range ids {
+			ids[i] = i
+		}
+		return ids
+	}
+	if len(keys) == 0 {
+		return []int{0}
+	}
+	ids := make([]int, 0, len(keys))
+	for _, k := range keys {
+		ids = append(ids, c.Srv.Store.ShardOf(k))
+	}
+	slices.Sort(ids)
+	return slices.Compact(ids)
 }
 
 // evalCommand is EVAL, EVALSHA, EVAL_RO and EVALSHA_RO.

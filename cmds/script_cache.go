@@ -5,13 +5,15 @@ import (
 	"encoding/hex"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	lua "github.com/yuin/gopher-lua"
 	"github.com/yuin/gopher-lua/parse"
 )
 
 // The script cache: every script EVAL or SCRIPT LOAD compiled, by SHA1, for EVALSHA. It is
-// shared by every goroutine (guarded by its mutex); a cachedScript is immutable once made, and its compiled proto is shared by every VM (gopher-lua protos are
+// shared by every goroutine (guarded by its mutex); a cachedScript is immutable once made but
+// for its wide mark, and its compiled proto is shared by every VM (gopher-lua protos are
 // read-only once compiled).
 //
 // The cache is bounded: past scriptCacheMaxBytes of script text, the oldest scripts are
@@ -25,6 +27,9 @@ type cachedScript struct {
 	body  string
 	proto *lua.FunctionProto
 	flags scriptFlags
+	// wide: a run strayed beyond its declared keys' shards (ErrStrayed), so later runs hold
+	// every shard from the start (scriptRoute).
+	wide atomic.Bool
 }
 
 type scriptCache struct {
@@ -52,6 +57,14 @@ func (sc *scriptCache) get(sha []byte) *cachedScript {
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
 	return sc.bySHA[key]
+}
+
+// peek returns the cached script whose body is body, or nil.
+func (sc *scriptCache) peek(body []byte) *cachedScript {
+	sha := scriptSHA(body)
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	return sc.bySHA[sha]
 }
 
 // load compiles body and caches it (or returns the cached script). The error is the reply

@@ -13,8 +13,8 @@ import (
 // SCRIPT KILL, FUNCTION KILL and the busy state. A running script is registered here with the
 // cancel function of the context its Lua state watches (gopher-lua checks it between
 // instructions, so even a loop that calls nothing stops), and with its server's
-// server.ScriptBusy, which the reactor reads to refuse commands needing a shard once the
-// script runs past busy-reply-threshold. As in Redis, the kill commands act on a script that
+// server.ScriptBusy, which the reactor reads to refuse commands needing one of its shards once
+// the script runs past busy-reply-threshold. As in Redis, the kill commands act on a script that
 // has run for the busy threshold: sent earlier, they wait until then (in Redis the server
 // reads them only then); a script that has written is UNKILLABLE, since shardis, like Redis,
 // cannot undo its writes.
@@ -32,6 +32,7 @@ type runningScript struct {
 	name     string        // the script's SHA1 or the function's name
 	command  [][]byte      // the FCALL command (a copy), for FUNCTION STATS
 	function bool          // FCALL: FUNCTION KILL stops it, SCRIPT KILL refuses
+	shards   []int         // the shards it holds, whose clients get BUSY past busyAt
 	done     chan struct{} // closed when the script returned
 	wrote    atomic.Bool   // it ran a write command: the kill commands refuse
 	killed   atomic.Bool   // a kill command stopped it
@@ -51,13 +52,14 @@ func busyThreshold(srv *server.Server) time.Duration {
 	return srv.Config.BusyReplyThreshold()
 }
 
-// startScript registers a script run of srv and returns it with the context its VM must watch.
-func startScript(srv *server.Server, name string, command [][]byte, function bool) (*runningScript, context.Context) {
+// startScript registers a script run of srv holding shards and returns it with the context its
+// VM must watch.
+func startScript(srv *server.Server, name string, command [][]byte, function bool, shards []int) (*runningScript, context.Context) {
 	ctx, cancel := context.WithCancel(context.Background())
 	threshold := busyThreshold(srv)
 	now := time.Now()
 	rs := &runningScript{srv: srv, start: now, busyAt: now.Add(threshold), name: name,
-		function: function, done: make(chan struct{}), cancel: cancel}
+		function: function, shards: shards, done: make(chan struct{}), cancel: cancel}
 	if function {
 		for _, a := range command {
 			rs.command = append(rs.command, bytes.Clone(a))
@@ -70,7 +72,7 @@ func startScript(srv *server.Server, name string, command [][]byte, function boo
 	runningScripts.set[rs] = struct{}{}
 	runningScripts.mu.Unlock()
 	if srv != nil {
-		srv.Busy.Start(threshold, function)
+		srv.Busy.Start(shards, threshold, function)
 	}
 	return rs, ctx
 }
@@ -78,7 +80,7 @@ func startScript(srv *server.Server, name string, command [][]byte, function boo
 // finish unregisters the run.
 func (rs *runningScript) finish() {
 	if rs.srv != nil {
-		rs.srv.Busy.Stop()
+		rs.srv.Busy.Stop(rs.shards)
 	}
 	runningScripts.mu.Lock()
 	delete(runningScripts.set, rs)

@@ -7,9 +7,9 @@ import (
 
 // The registry of running scripts: oldest first, empty once they finished.
 func TestRunningScripts_Registry(t *testing.T) {
-	a, _ := startScript(nil, "test", nil, false)
+	a, _ := startScript(nil, "test", nil, false, nil)
 	time.Sleep(time.Millisecond) // distinct start times; the order is what is checked
-	b, ctxB := startScript(nil, "test", nil, false)
+	b, ctxB := startScript(nil, "test", nil, false, nil)
 	if oldestScript(nil) != a {
 		t.Fatal("oldest is not the first started")
 	}

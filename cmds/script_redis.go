@@ -3,6 +3,7 @@ package cmds
 import (
 	"crypto/sha1"
 	"encoding/hex"
+	"errors"
 	"slices"
 	"strconv"
 
@@ -243,7 +244,10 @@ func (vm *scriptVM) call(L *lua.LState, raise bool) int {
 	case run.readOnly && cmd.IsWrite():
 		return fail(errScriptReadOnly)
 	}
-	if !run.holds(cmd, args) { // never while scripts hold every shard (scriptRoute)
+	if !run.holds(cmd, args) {
+		if run.stray() {
+			return fail(errScriptStrayed)
+		}
 		return fail(errScriptUndeclared)
 	}
 	if cmd.IsWrite() {
@@ -275,10 +279,31 @@ func (vm *scriptVM) call(L *lua.LState, raise bool) int {
 	return 1
 }
 
-// errScriptUndeclared is the error of a command on a key whose shard the script does not hold.
-// It cannot happen while scripts hold every shard (scriptRoute); it guards the transaction,
-// which would fail whole on a key outside its shards.
+// errScriptUndeclared is the error of a command on a key whose shard the script does not hold
+// when it cannot stray (it holds every shard, or runs without a coordinator). It guards the
+// transaction, which would fail whole on a key outside its shards.
 const errScriptUndeclared = "Script accessed a key in a shard it does not hold"
+
+// errScriptStrayed ends a script that strayed (the reply is never sent: the script runs again).
+const errScriptStrayed = "Script strayed beyond its declared keys' shards"
+
+// stray fails the script's transaction with ErrStrayed, marks the script wide and stops it,
+// when it runs narrowed (holding fewer than every shard): its step then runs again holding
+// every shard. It reports false when the script holds every shard.
+func (run *scriptRun) stray() bool {
+	tx := run.c.Tx
+	if tx == nil || len(run.held) == tx.Store().NumShards() {
+		return false
+	}
+	tx.Fail(ErrStrayed)
+	if run.wide != nil {
+		run.wide.Store(true)
+	}
+	// Stop the script between instructions, whatever pcall it is in: nothing it does now
+	// counts, and a command it ran could act in a transaction that is already failed.
+	run.running.cancel()
+	return true
+}
 
 // holds reports whether the script's transaction holds every shard cmd needs with args.
 func (run *scriptRun) holds(cmd *Command, args [][]byte) bool {
@@ -286,17 +311,20 @@ func (run *scriptRun) holds(cmd *Command, args [][]byte) bool {
 	if tx == nil {
 		return cmd.Exec == ExecConn || cmd.Exec == ExecServer
 	}
-	if run.held == nil {
-		run.held = tx.Shards()
-	}
 	held := run.held
 	store := tx.Store()
 	has := func(id int) bool { return slices.Contains(held, id) }
+	all := len(held) == store.NumShards()
+	if tx.Err() != nil && errors.Is(tx.Err(), ErrStrayed) {
+		return false // strayed already: run nothing more (only a pcall could get here)
+	}
 	switch cmd.Exec {
-	case ExecConn, ExecServer:
+	case ExecConn:
 		return true
+	case ExecServer:
+		return all || !cmd.Has(TraitUnconfined)
 	case ExecAll:
-		return len(held) == store.NumShards()
+		return all
 	}
 	if cmd.Route != nil {
 		sub := Ctx{Args: args, DB: run.db, Client: run.client, Srv: run.c.Srv, Cmd: cmd}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"sync/atomic"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -21,7 +22,8 @@ type scriptRun struct {
 	running  *runningScript
 	scratch  [][]byte
 	keyBuf   [][]byte
-	held     []int // the shards the transaction holds, read at the first redis.call
+	held     []int        // the shards the transaction holds, read at the first redis.call
+	wide     *atomic.Bool // the script's mark that it strayed (cachedScript.wide, luaFunction.wide)
 }
 
 // scriptErrorSource is the chunk name Redis gives scripts, as it shows in error positions;
@@ -39,7 +41,7 @@ func runScript(c *Ctx, s *cachedScript, keys, argv [][]byte, readOnly bool) {
 	vm.globals.RawSetString("ARGV", argTable(vm.L, argv))
 	fn := vm.L.NewFunctionFromProto(s.proto)
 	fn.Env = vm.env
-	runLua(c, vm, luaCall{fn: fn, name: s.sha, source: scriptErrorSource}, readOnly)
+	runLua(c, vm, luaCall{fn: fn, name: s.sha, source: scriptErrorSource, wide: &s.wide}, readOnly)
 }
 
 // luaCall is what runLua calls: fn, with args (a function's KEYS and ARGV tables; none for
@@ -50,6 +52,7 @@ type luaCall struct {
 	name     string
 	source   string
 	function bool // FCALL: FUNCTION KILL stops it, SCRIPT KILL refuses
+	wide     *atomic.Bool
 }
 
 // runLua runs call in vm (owned by the caller's goroutine for the run) and writes its reply
@@ -60,8 +63,13 @@ func runLua(c *Ctx, vm *scriptVM, call luaCall, readOnly bool) {
 		cl = &server.Client{}
 	}
 	savedDB := cl.DB
-	running, ctx := startScript(c.Srv, call.name, c.Args, call.function)
-	run := &scriptRun{c: c, readOnly: readOnly, db: c.DB, client: cl, running: running}
+	var shards []int
+	if c.Tx != nil {
+		shards = c.Tx.Shards()
+	}
+	running, ctx := startScript(c.Srv, call.name, c.Args, call.function, shards)
+	run := &scriptRun{c: c, readOnly: readOnly, db: c.DB, client: cl, running: running,
+		wide: call.wide, held: shards}
 	vm.run = run
 	L := vm.L
 	L.SetContext(ctx)

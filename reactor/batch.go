@@ -1,6 +1,7 @@
 package reactor
 
 import (
+	"errors"
 	"slices"
 	"sync/atomic"
 	"time"
@@ -93,6 +94,9 @@ type step struct {
 	from, to    int
 	coordinated bool  // one slot that runs in a coordinator goroutine
 	shards      []int // shards a coordinated step holds
+	// narrow: a coordinated step of commands with narrow routes (cmds.TraitNarrowRoute),
+	// which runs again holding every shard when one of them strays.
+	narrow bool
 }
 
 // shardJob is the part of a fanout step that runs in one shard (shard.Job).
@@ -166,7 +170,9 @@ func (b *batch) addSlot(start int) *slot {
 
 // plan groups the slots into steps. Consecutive commands that each need several shards
 // share one coordinated step holding the union of their shards: a pipeline of MSETs acquires
-// the shards once and commits once, and each command is still atomic (the step is). A command
+// the shards once and commits once, and each command is still atomic (the step is). Commands
+// with narrow routes (scripts) share steps only with each other, since such a step may run
+// again. A command
 // that holds no shard (ExecServer) always has a step of its own. A command that may block
 // ends its step: what follows it waits until it is answered, as in Redis.
 func (b *batch) plan(nShards int) {
@@ -189,12 +195,14 @@ func (b *batch) plan(nShards int) {
 			continue
 		}
 		shards := srv.shardsOf(b, s)
-		if open && b.steps[last].coordinated && b.steps[last].shards != nil && shards != nil {
+		narrow := s.cmd.Has(cmds.TraitNarrowRoute)
+		if open && b.steps[last].coordinated && b.steps[last].shards != nil && shards != nil &&
+			b.steps[last].narrow == narrow {
 			b.steps[last].to = i + 1
 			b.steps[last].shards = append(b.steps[last].shards, shards...)
 			continue
 		}
-		b.steps = append(b.steps, step{from: i, to: i + 1, coordinated: true, shards: shards})
+		b.steps = append(b.steps, step{from: i, to: i + 1, coordinated: true, shards: shards, narrow: narrow})
 	}
 }
 
@@ -404,28 +412,45 @@ func (b *batch) failSlot(s *slot, err error) {
 }
 
 // runCoordinated runs a coordinated step's commands holding its shards (none for
-// ExecServer), and commits them as one atomic batch.
+// ExecServer), and commits them as one atomic batch. A narrow step whose script strayed
+// (cmds.ErrStrayed) committed nothing: it runs again holding every shard.
 func (b *batch) runCoordinated(st *step) {
 	var ctx cmds.Ctx
 	if st.shards == nil {
 		b.exec(&ctx, &b.slots[st.from], nil)
 		return
 	}
-	held := b.conn.srv.store.Acquire(st.shards)
-	tx := held.Tx()
-	for i := st.from; i < st.to; i++ {
-		if s := &b.slots[i]; !s.finished {
-			tx.StartCommand()
-			b.exec(&ctx, s, tx)
+	store := b.conn.srv.store
+	err := b.runHeld(&ctx, st, store.Acquire(st.shards))
+	if st.narrow && errors.Is(err, cmds.ErrStrayed) {
+		for i := st.from; i < st.to; i++ {
+			b.slots[i].closeStream()
 		}
+		err = b.runHeld(&ctx, st, store.AcquireAll())
 	}
-	if err := held.Release(); err != nil {
+	if err != nil {
 		for i := st.from; i < st.to; i++ {
 			if s := &b.slots[i]; !s.finished && !s.blocked {
 				b.failSlot(s, err)
 			}
 		}
 	}
+}
+
+// runHeld runs the step's commands in held's transaction and releases it, returning the
+// commit's error. It stops at a command that strayed: the attempt is lost anyway.
+func (b *batch) runHeld(ctx *cmds.Ctx, st *step, held *shard.Held) error {
+	tx := held.Tx()
+	for i := st.from; i < st.to; i++ {
+		if s := &b.slots[i]; !s.finished {
+			tx.StartCommand()
+			b.exec(ctx, s, tx)
+			if st.narrow && errors.Is(tx.Err(), cmds.ErrStrayed) {
+				break
+			}
+		}
+	}
+	return held.Release()
 }
 
 // peek tries to answer slot s in the loop from committed state (Command.Peek). Its

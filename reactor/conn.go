@@ -377,11 +377,13 @@ func (cn *conn) dispatch(start int) bool {
 		srv.exec.Refused(cmd)
 		return refuse("ERR Can't execute '" + cmd.Name + "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context")
 	}
-	// A script past busy-reply-threshold holds every shard: what needs one is refused, as
-	// Redis refuses all but allow_busy commands then (one atomic load when no script runs).
-	if msg := srv.state.Busy.Error(); msg != "" && cmd.NeedsShard() && !cmd.Has(cmds.FlagAllowBusy) {
-		srv.exec.Refused(cmd)
-		return refuse(msg)
+	// A script past busy-reply-threshold holds its shards: what needs one of them is refused,
+	// as Redis refuses all but allow_busy commands then (one atomic load when no script runs).
+	if srv.state.Busy.Running() && cmd.NeedsShard() && !cmd.Has(cmds.FlagAllowBusy) {
+		if msg := srv.busyError(cmd, args, cl); msg != "" {
+			srv.exec.Refused(cmd)
+			return refuse(msg)
+		}
 	}
 	s.cmd = cmd
 	cl.Touch(&cmd.Name, now)
@@ -457,7 +459,10 @@ func (cn *conn) dispatch(start int) bool {
 	case cmds.ExecKeyed:
 		if cmd.Route != nil {
 			ctx := cmds.Ctx{Args: args, DB: s.db, Client: cl, Srv: srv.state, Cmd: cmd, Multi: s.multi}
-			if ids := cmd.Route(&ctx, srv.store.NumShards()); len(ids) == 1 {
+			// A narrow route's command (a script) may stray from its one shard: it runs
+			// coordinated, where its step can run again holding every shard.
+			n := srv.store.NumShards()
+			if ids := cmd.Route(&ctx, n); len(ids) == 1 && (n == 1 || !cmd.Has(cmds.TraitNarrowRoute)) {
 				s.shard = ids[0]
 			}
 			break

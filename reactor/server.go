@@ -306,6 +306,33 @@ func (s *Server) shardsOf(b *batch, sl *slot) []int {
 	return ids
 }
 
+// busyError returns the BUSY error when a shard cmd needs with args is held by a script past
+// busy-reply-threshold, else "". It runs only while a script runs.
+func (s *Server) busyError(cmd *cmds.Command, args [][]byte, cl *server.Client) string {
+	busy := &s.state.Busy
+	var ids []int
+	switch {
+	case cmd.Exec == cmds.ExecAll:
+		return busy.Error(-1)
+	case cmd.Route != nil:
+		ctx := cmds.Ctx{Args: args, DB: cl.DB, Client: cl, Srv: s.state, Cmd: cmd, Multi: cl.Multi}
+		ids = cmd.Route(&ctx, s.store.NumShards())
+	default:
+		for _, k := range cmd.KeyArgs(args) {
+			ids = append(ids, s.store.ShardOf(k))
+		}
+		if len(ids) == 0 {
+			ids = append(ids, 0) // a keyless keyed command runs in shard 0 (singleShard)
+		}
+	}
+	for _, id := range ids {
+		if msg := busy.Error(id); msg != "" {
+			return msg
+		}
+	}
+	return ""
+}
+
 // noCommand is what CLIENT LIST shows as the last command of a client that has sent none.
 var noCommand = "NULL"
 

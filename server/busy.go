@@ -1,6 +1,7 @@
 package server
 
 import (
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -11,33 +12,88 @@ const (
 	ErrBusyFunction = "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE."
 )
 
-// ScriptBusy says whether a script runs past busy-reply-threshold, for the reactor to refuse
-// the commands that would wait for its shards. A script holds every shard, so at most one
-// runs at a time: the running script sets it when it starts and clears it when it ends
-// (Start, Stop, from the goroutine running it); any goroutine reads it (Error).
+// ScriptBusy says which shards are held by a script running past busy-reply-threshold, for the
+// reactor to refuse the commands that would wait for them; clients of other shards go on. A
+// shard is held by one script at most (a script runs holding its shards), so each shard has
+// one mark: the running script sets its shards' marks when it starts and clears them when it
+// ends (Start, Stop, from the goroutine running it); any goroutine reads them (Error).
 type ScriptBusy struct {
-	busyAt atomic.Int64 // unix ns the running script becomes busy; 0: no script runs
-	fn     atomic.Bool  // the running script is a function
+	running atomic.Int32 // scripts running now; 0 makes Running one atomic load
+	mu      sync.Mutex   // serializes growing marks
+	marks   atomic.Pointer[[]*busyMark]
 }
 
-// Start records a script starting now that becomes busy after threshold.
-func (b *ScriptBusy) Start(threshold time.Duration, function bool) {
-	b.fn.Store(function)
-	b.busyAt.Store(time.Now().Add(max(threshold, 1)).UnixNano())
+// busyMark is one shard's: when the script holding it becomes busy, and whether it is a
+// function.
+type busyMark struct {
+	at atomic.Int64 // unix ns; 0: no script holds the shard
+	fn atomic.Bool
 }
 
-// Stop records that the script ended.
-func (b *ScriptBusy) Stop() { b.busyAt.Store(0) }
+// mark returns shard id's mark, making room for it.
+func (b *ScriptBusy) mark(id int) *busyMark {
+	if m := b.marks.Load(); m != nil && id < len(*m) {
+		return (*m)[id]
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var grown []*busyMark
+	if m := b.marks.Load(); m != nil {
+		if id < len(*m) {
+			return (*m)[id]
+		}
+		grown = append(grown, *m...)
+	}
+	for len(grown) <= id {
+		grown = append(grown, &busyMark{})
+	}
+	b.marks.Store(&grown)
+	return grown[id]
+}
 
-// Error returns the BUSY error when a script runs past the threshold, else "". It costs one
-// atomic load when no script runs.
-func (b *ScriptBusy) Error() string {
-	at := b.busyAt.Load()
-	if at == 0 || time.Now().UnixNano() < at {
+// Start records a script starting now, holding shards, that becomes busy after threshold.
+func (b *ScriptBusy) Start(shards []int, threshold time.Duration, function bool) {
+	at := time.Now().Add(max(threshold, 1)).UnixNano()
+	for _, id := range shards {
+		m := b.mark(id)
+		m.fn.Store(function)
+		m.at.Store(at)
+	}
+	b.running.Add(1)
+}
+
+// Stop records that the script started with shards ended.
+func (b *ScriptBusy) Stop(shards []int) {
+	for _, id := range shards {
+		b.mark(id).at.Store(0)
+	}
+	b.running.Add(-1)
+}
+
+// Running reports whether any script runs (one atomic load).
+func (b *ScriptBusy) Running() bool { return b.running.Load() > 0 }
+
+// Error returns the BUSY error when the script holding shard id runs past the threshold, else
+// "". A negative id asks about every shard.
+func (b *ScriptBusy) Error(id int) string {
+	if !b.Running() {
 		return ""
 	}
-	if b.fn.Load() {
-		return ErrBusyFunction
+	m := b.marks.Load()
+	if m == nil {
+		return ""
 	}
-	return ErrBusyScript
+	now := time.Now().UnixNano()
+	for i, mk := range *m {
+		if id >= 0 && i != id {
+			continue
+		}
+		if at := mk.at.Load(); at != 0 && now >= at {
+			if mk.fn.Load() {
+				return ErrBusyFunction
+			}
+			return ErrBusyScript
+		}
+	}
+	return ""
 }

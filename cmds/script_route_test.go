@@ -1,0 +1,140 @@
+package cmds_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/redis/go-redis/v9"
+
+	"shardis/internal/testserver"
+)
+
+// A script holds its declared keys' shards. One that strays to another shard after it wrote
+// runs again holding every shard, and its first attempt leaves nothing behind: the counter it
+// increments counts each run once, and so does INFO commandstats.
+func TestScriptRoute_StrayAfterWrite_RunsOnce(t *testing.T) {
+	s := testserver.Start(t)
+	c := s.Client(t)
+	other := keyInAnotherShard(t, s, "counter")
+	const script = `
+local n = redis.call('INCR', KEYS[1])
+redis.call('SET', ARGV[1], n)
+return n`
+	for want := int64(1); want <= 3; want++ { // the first run strays; later ones start wide
+		n, err := c.Eval(testCtx, script, []string{"counter"}, other).Int64()
+		if err != nil || n != want {
+			t.Fatalf("run %d: %d, %v", want, n, err)
+		}
+		if v, err := c.Get(testCtx, other).Int64(); err != nil || v != want {
+			t.Fatalf("run %d: undeclared key = %d, %v", want, v, err)
+		}
+	}
+	info, err := c.Info(testCtx, "commandstats").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, f := infoParse(t, info)
+	if v := f["cmdstat_eval"]; !strings.HasPrefix(v, "calls=3,") {
+		t.Fatalf("cmdstat_eval = %q, want 3 calls", v)
+	}
+}
+
+// Pipelined scripts share a step; when one of them strays, the whole step runs again and each
+// script's effect still lands once, in order.
+func TestScriptRoute_PipelinedStray_EachOnce(t *testing.T) {
+	s := testserver.Start(t)
+	c := s.Client(t)
+	other := keyInAnotherShard(t, s, "seq")
+	const incr = "return redis.call('INCR', KEYS[1])"
+	const stray = "redis.call('SET', ARGV[1], 'x') return redis.call('INCR', KEYS[1])"
+	pipe := c.Pipeline()
+	var cmds []*redis.Cmd
+	for i := range 6 {
+		body := incr
+		if i == 2 {
+			body = stray
+		}
+		cmds = append(cmds, pipe.Eval(testCtx, body, []string{"seq"}, other))
+	}
+	if _, err := pipe.Exec(testCtx); err != nil {
+		t.Fatal(err)
+	}
+	for i, cmd := range cmds {
+		if n, err := cmd.Int64(); err != nil || n != int64(i+1) {
+			t.Fatalf("script %d: %d, %v", i, n, err)
+		}
+	}
+	if v, err := c.Get(testCtx, "seq").Int64(); err != nil || v != 6 {
+		t.Fatalf("seq = %d, %v", v, err)
+	}
+}
+
+// A client blocked on the script's key is served by the run that counts: it gets the element
+// once, and the list is empty after.
+func TestScriptRoute_StrayServesBlockedClientOnce(t *testing.T) {
+	s := testserver.Start(t)
+	c := s.Client(t)
+	other := keyInAnotherShard(t, s, "jobs")
+	popped := make(chan []string, 1)
+	errs := make(chan error, 1)
+	bc := s.Client(t)
+	go func() {
+		v, err := bc.BLPop(testCtx, 0, "jobs").Result()
+		if err != nil {
+			errs <- err
+			return
+		}
+		popped <- v
+	}()
+	waitFor(t, func() bool {
+		n, _ := c.Info(testCtx, "clients").Result()
+		return strings.Contains(n, "blocked_clients:1")
+	})
+	if err := c.Eval(testCtx, "redis.call('LPUSH', KEYS[1], 'job1') redis.call('SET', ARGV[1], 'x') return 1",
+		[]string{"jobs"}, other).Err(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case v := <-popped:
+		if strings.Join(v, " ") != "jobs job1" {
+			t.Fatalf("BLPOP got %v", v)
+		}
+	case err := <-errs:
+		t.Fatal(err)
+	}
+	if n, err := c.LLen(testCtx, "jobs").Result(); err != nil || n != 0 {
+		t.Fatalf("LLEN after the pop: %d, %v", n, err)
+	}
+}
+
+// PUBLISH acts at once, outside the transaction: a script narrowed to its keys strays before
+// it publishes, so the message goes out once, from the run that counts.
+func TestScriptRoute_PublishInScript_DeliveredOnce(t *testing.T) {
+	s := testserver.Start(t)
+	c := s.Client(t)
+	sub := s.Client(t).Subscribe(testCtx, "news")
+	if _, err := sub.Receive(testCtx); err != nil { // the subscription's confirmation
+		t.Fatal(err)
+	}
+	ch := sub.Channel()
+	if err := c.Eval(testCtx, "redis.call('INCR', KEYS[1]) return redis.call('PUBLISH', 'news', 'hello')",
+		[]string{"pubkey"}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Publish(testCtx, "news", "end").Err(); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for m := range ch {
+		got = append(got, m.Payload)
+		if m.Payload == "end" {
+			break
+		}
+	}
+	if strings.Join(got, " ") != "hello end" {
+		t.Fatalf("subscriber got %v", got)
+	}
+	if v, err := c.Get(testCtx, "pubkey").Int64(); err != nil || v != 1 {
+		t.Fatalf("pubkey = %d, %v", v, err)
+	}
+}
