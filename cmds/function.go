@@ -124,7 +124,8 @@ func fcallRoute(c *Ctx, nShards int) []int {
 // fcallCommand is FCALL and FCALL_RO.
 func fcallCommand(c *Ctx) {
 	eng := functionsOf(c)
-	f := eng.current().lookup(c.Args[1])
+	set := eng.current()
+	f := set.lookup(c.Args[1])
 	if f == nil {
 		c.Error("ERR Function not found")
 		return
@@ -139,12 +140,17 @@ func fcallCommand(c *Ctx) {
 		c.Error("ERR Can not execute a script with write flag using *_ro command.")
 		return
 	}
-	eng.mu.Lock()
-	defer eng.mu.Unlock()
-	L := eng.vm.L
-	call := luaCall{fn: f.fn, name: f.name, source: functionErrorSource, function: true, wide: &f.wide,
+	r := eng.takeRunner(set)
+	defer eng.putRunner(r)
+	fn := r.fns[strings.ToLower(f.name)]
+	if fn == nil { // its library failed to load in this state (logged)
+		c.Error("ERR Function not found")
+		return
+	}
+	L := r.vm.L
+	call := luaCall{fn: fn, name: f.name, source: functionErrorSource, function: true, wide: &f.wide,
 		args: []lua.LValue{argTable(L, c.Args[3:3+n]), argTable(L, c.Args[3+n:])}}
-	runLua(c, eng.vm, call, ro || f.flags&scriptNoWrites != 0)
+	runLua(c, r.vm, call, ro || f.flags&scriptNoWrites != 0)
 }
 
 // functionLoad is FUNCTION LOAD [REPLACE] code.

@@ -21,15 +21,15 @@ import (
 // Libraries are data: each one's code is kept in shard 0 under the state key 's' 'f' · name
 // (shard/state.go, docs/ENCODING.md), written in the FUNCTION command's WriteBatch with its
 // binlog record, so they survive a restart and replicate. In memory, each store has one
-// funcEngine: one Lua state (Redis too runs every library in one state) in which every
-// library was loaded, and an immutable funcSet of the libraries and their functions,
-// replaced whole on every change, which FUNCTION LIST, DUMP and STATS read without a lock.
+// funcEngine: one Lua state in which FUNCTION LOAD checks and registers libraries, an
+// immutable funcSet of the libraries and their functions, replaced whole on every change,
+// which FUNCTION LIST, DUMP and STATS read without a lock, and the runners FCALL takes (Lua
+// states with every library loaded, function_runner.go), so that functions holding disjoint
+// shards run at the same time.
 //
-// Ownership: funcEngine.mu owns the Lua state. Loading a library and running a function take
-// it; both run holding shards (FUNCTION LOAD holds shard 0, FCALL every shard), and the
-// engine lock is always taken after the shards and never held while waiting for one, so it
-// cannot deadlock. Since a function runs holding every shard, functions run one at a time
-// anyway.
+// Ownership: funcEngine.mu owns the engine's Lua state. Loading a library takes it, holding
+// shard 0, and never waits for a shard while holding it. FCALL takes a runner, owned by its
+// goroutine until it gives it back; it takes no lock while the function runs.
 
 // funcLibrary is one loaded library. Immutable once loaded.
 type funcLibrary struct {
@@ -44,7 +44,7 @@ type luaFunction struct {
 	desc    string
 	hasDesc bool
 	flags   scriptFlags
-	fn      *lua.LFunction // lives in its engine's Lua state
+	fn      *lua.LFunction // lives in the engine's Lua state; FCALL runs its runner's copy
 	lib     *funcLibrary
 	// wide: a call strayed beyond its declared keys' shards (ErrStrayed), so later calls
 	// hold every shard from the start (fcallRoute).
@@ -124,10 +124,11 @@ func (s *funcSet) sortedLibs() []*funcLibrary {
 
 // funcEngine is one store's libraries and the Lua state they live in.
 type funcEngine struct {
-	mu     sync.Mutex // owns vm
-	vm     *scriptVM
-	set    atomic.Pointer[funcSet]
-	loaded sync.Once // the store's libraries were read back (load)
+	mu      sync.Mutex // owns vm
+	vm      *scriptVM  // where FUNCTION LOAD checks and registers libraries
+	set     atomic.Pointer[funcSet]
+	loaded  sync.Once  // the store's libraries were read back (load)
+	runners runnerPool // the states FCALL runs functions in (function_runner.go)
 }
 
 // engines maps each store (by a weak pointer, so a closed store can go: tests open many) to
@@ -274,11 +275,16 @@ func (e *funcEngine) compile(code string, timeout time.Duration) (*funcLibrary, 
 }
 
 func (e *funcEngine) run(md libraryMeta, code string, timeout time.Duration) (*funcLibrary, string) {
+	return loadLibrary(e.vm, md, code, timeout)
+}
+
+// loadLibrary compiles a library's code and runs it in vm, which registers its functions.
+// The caller owns vm.
+func loadLibrary(vm *scriptVM, md libraryMeta, code string, timeout time.Duration) (*funcLibrary, string) {
 	proto, err := compileChunk(md.body, functionErrorSource)
 	if err != nil {
 		return nil, "Error compiling function: " + err.Error()
 	}
-	vm := e.vm
 	L := vm.L
 	lib := &funcLibrary{name: md.name, code: code}
 	vm.loading = lib

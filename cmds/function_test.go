@@ -341,3 +341,42 @@ func keyInAnotherShard(t *testing.T, s *testserver.Server, key string) string {
 	t.Fatal("no key in another shard")
 	return ""
 }
+
+// Functions hold their declared keys' shards and each call runs in a Lua state of its own: a
+// function on another shard runs to its end while a slow one is still running.
+func TestFunction_CallsOnOtherShardsRunBeside(t *testing.T) {
+	s := testserver.Start(t)
+	c := s.Client(t)
+	if err := c.FunctionLoad(testCtx, "#!lua name=beside\n"+
+		"redis.register_function{function_name='spin', callback=function() while true do end end, flags={'no-writes'}}\n"+
+		"redis.register_function('bump', function(keys) return redis.call('INCR', keys[1]) end)").Err(); err != nil {
+		t.Fatal(err)
+	}
+	other := keyInAnotherShard(t, s, "slow")
+	// FUNCTION STATS shows the function once it is busy; past the threshold, clients of
+	// other shards still go on.
+	if err := c.ConfigSet(testCtx, "busy-reply-threshold", "50").Err(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- s.Client(t).FCall(testCtx, "spin", []string{"slow"}).Err() }()
+	waitFor(t, func() bool {
+		reply, err := c.Do(testCtx, "FUNCTION", "STATS").Result()
+		return err == nil && strings.Contains(strings.ToLower(fmt.Sprint(reply)), "command [fcall spin 1 slow]")
+	})
+	for want := int64(1); want <= 3; want++ {
+		if n, err := c.FCall(testCtx, "bump", []string{other}).Int64(); err != nil || n != want {
+			t.Fatalf("FCALL bump on another shard while spin runs: %d, %v", n, err)
+		}
+	}
+	if reply, err := c.Do(testCtx, "FUNCTION", "STATS").Result(); err != nil ||
+		!strings.Contains(strings.ToLower(fmt.Sprint(reply)), "command [fcall spin 1 slow]") {
+		t.Fatalf("spin no longer running: %v %v", reply, err)
+	}
+	if err := c.Do(testCtx, "FUNCTION", "KILL").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err == nil || !strings.HasPrefix(err.Error(), "ERR Script killed by user") {
+		t.Fatalf("spin after FUNCTION KILL: %v", err)
+	}
+}
