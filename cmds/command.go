@@ -167,6 +167,11 @@ type Ctx struct {
 	// otherwise: CLIENT TRACKING remembers the caller's declared keys for a read run by a
 	// script, as Redis 7.0 does.
 	Caller *Ctx
+	// Strayed is set by a command with a narrow route (TraitNarrowRoute: a script) that
+	// needed a shard its transaction does not hold: its writes were rolled back, its reply
+	// is to be dropped, and it must run again holding every shard. The executor records
+	// nothing for it.
+	Strayed bool
 }
 
 // BlockHost receives the outcome of a command that blocked. The reactor's slot implements it.

@@ -72,10 +72,12 @@ const (
 	// Redis); any other command outside MULTI uses the flag up.
 	TraitKeepsCaching
 	// TraitNarrowRoute: its Route is a guess (a script's declared keys' shards), and while it
-	// runs it may find it needs more: it then fails its transaction with ErrStrayed, having
-	// done nothing outside it, and its step runs again holding every shard. It always runs
-	// coordinated (even in one shard), in a step shared only with commands of its kind, so
-	// that running the step again repeats nothing else (EVAL, FCALL and their _RO forms).
+	// runs it may find it needs more: it then rolls back its writes (shard.Savepoint), having
+	// done nothing outside its transaction, sets Ctx.Strayed, and runs again holding every
+	// shard, with the commands after it in its step (EVAL, FCALL and their _RO forms). The
+	// planner keeps the steps it is in such that none of those has run yet: in a shard's step
+	// only commands of the same shard follow it; a coordinated one shares its step only with
+	// commands of its kind.
 	TraitNarrowRoute
 	// TraitUnconfined: an ExecServer command whose effect is not confined to the shards its
 	// caller holds: it reads every shard's state (DBSIZE, INFO) or acts at once, outside the

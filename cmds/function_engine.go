@@ -46,7 +46,7 @@ type luaFunction struct {
 	flags   scriptFlags
 	fn      *lua.LFunction // lives in the engine's Lua state; FCALL runs its runner's copy
 	lib     *funcLibrary
-	// wide: a call strayed beyond its declared keys' shards (ErrStrayed), so later calls
+	// wide: a call strayed beyond its declared keys' shards (Ctx.Strayed), so later calls
 	// hold every shard from the start (fcallRoute).
 	wide atomic.Bool
 }

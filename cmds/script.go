@@ -1,7 +1,6 @@
 package cmds
 
 import (
-	"errors"
 	"slices"
 	"strings"
 )
@@ -90,17 +89,11 @@ func scriptKeys(args [][]byte) [][]byte {
 	return args[3 : 3+n]
 }
 
-// ErrStrayed fails the transaction of a script that needs a shard its route did not give it:
-// it touched a key it did not declare, or ran a command with an effect beyond its shards
-// (TraitUnconfined). Nothing of the attempt is committed and nothing was done outside its
-// transaction; the step runs again holding every shard (TraitNarrowRoute).
-var ErrStrayed = errors.New("script strayed beyond its declared keys' shards")
-
 // scriptRoute returns the shards a script holds: those of the keys it declares (shard 0 when
 // it declares none), or every shard for a script that strayed before (wasWide) and inside
 // MULTI (EXEC cannot run its queue again). A script may touch keys it did not declare (Redis
 // standalone allows it, and client libraries do it), and which ones is only known as it runs:
-// such a run fails with ErrStrayed and runs again holding every shard (docs/ARCHITECTURE.md,
+// such a run strays (Ctx.Strayed) and runs again holding every shard (docs/ARCHITECTURE.md,
 // Scripts). nil (no shard: the command only replies an error) when numkeys is invalid.
 func scriptRoute(c *Ctx, nShards int) []int {
 	if len(c.Args) < 3 {

@@ -27,7 +27,7 @@ type cachedScript struct {
 	body  string
 	proto *lua.FunctionProto
 	flags scriptFlags
-	// wide: a run strayed beyond its declared keys' shards (ErrStrayed), so later runs hold
+	// wide: a run strayed beyond its declared keys' shards (Ctx.Strayed), so later runs hold
 	// every shard from the start (scriptRoute).
 	wide atomic.Bool
 }

@@ -3,7 +3,6 @@ package cmds
 import (
 	"crypto/sha1"
 	"encoding/hex"
-	"errors"
 	"slices"
 	"strconv"
 
@@ -287,20 +286,19 @@ const errScriptUndeclared = "Script accessed a key in a shard it does not hold"
 // errScriptStrayed ends a script that strayed (the reply is never sent: the script runs again).
 const errScriptStrayed = "Script strayed beyond its declared keys' shards"
 
-// stray fails the script's transaction with ErrStrayed, marks the script wide and stops it,
-// when it runs narrowed (holding fewer than every shard): its step then runs again holding
-// every shard. It reports false when the script holds every shard.
+// stray marks the run strayed and the script wide, and stops it, when it runs narrowed (with
+// a savepoint, holding fewer than every shard): runLua then rolls its writes back and it runs
+// again holding every shard. It reports false when the script holds every shard.
 func (run *scriptRun) stray() bool {
-	tx := run.c.Tx
-	if tx == nil || len(run.held) == tx.Store().NumShards() {
+	if run.savepoint == nil {
 		return false
 	}
-	tx.Fail(ErrStrayed)
+	run.strayed = true
 	if run.wide != nil {
 		run.wide.Store(true)
 	}
 	// Stop the script between instructions, whatever pcall it is in: nothing it does now
-	// counts, and a command it ran could act in a transaction that is already failed.
+	// counts.
 	run.running.cancel()
 	return true
 }
@@ -315,7 +313,7 @@ func (run *scriptRun) holds(cmd *Command, args [][]byte) bool {
 	store := tx.Store()
 	has := func(id int) bool { return slices.Contains(held, id) }
 	all := len(held) == store.NumShards()
-	if tx.Err() != nil && errors.Is(tx.Err(), ErrStrayed) {
+	if run.strayed {
 		return false // strayed already: run nothing more (only a pcall could get here)
 	}
 	switch cmd.Exec {

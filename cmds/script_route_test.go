@@ -149,3 +149,68 @@ func TestScriptRoute_PublishInScript_DeliveredOnce(t *testing.T) {
 		t.Fatalf("pubkey = %d, %v", v, err)
 	}
 }
+
+// A script declaring keys of two shards runs coordinated; when it strays to a third shard,
+// the scripts before it in the pipeline keep their effect, and it and those after it run
+// again holding every shard, each once.
+func TestScriptRoute_CoordinatedStray_EachOnce(t *testing.T) {
+	s := testserver.Start(t)
+	c := s.Client(t)
+	a := "multi:a"
+	b := keyInAnotherShard(t, s, a)
+	var third string
+	for i := range 1000 {
+		k := "third:" + strconv.Itoa(i)
+		if sh := s.Store.ShardOf([]byte(k)); sh != s.Store.ShardOf([]byte(a)) && sh != s.Store.ShardOf([]byte(b)) {
+			third = k
+			break
+		}
+	}
+	const move = "redis.call('INCR', KEYS[1]) return redis.call('INCR', KEYS[2])"
+	const stray = "redis.call('INCR', KEYS[1]) redis.call('INCR', ARGV[1]) return redis.call('INCR', KEYS[2])"
+	pipe := c.Pipeline()
+	var replies []*redis.Cmd
+	for i := range 5 {
+		body := move
+		if i == 2 {
+			body = stray + " -- coordinated" // this test's own script: no other test marks it wide
+		}
+		replies = append(replies, pipe.Eval(testCtx, body, []string{a, b}, third))
+	}
+	if _, err := pipe.Exec(testCtx); err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range replies {
+		if n, err := r.Int64(); err != nil || n != int64(i+1) {
+			t.Fatalf("script %d: %d, %v", i, n, err)
+		}
+	}
+	for key, want := range map[string]int64{a: 5, b: 5, third: 1} {
+		if v, err := c.Get(testCtx, key).Int64(); err != nil || v != want {
+			t.Fatalf("%s = %d, %v; want %d", key, v, err, want)
+		}
+	}
+}
+
+// Commands pipelined after a script that strays run after it ran again, and once: APPENDs
+// to the key it strayed to land after its own, and a GET between them sees its write.
+func TestScriptRoute_StrayKeepsPipelineOrder(t *testing.T) {
+	s := testserver.Start(t)
+	c := s.Client(t)
+	x := keyInAnotherShard(t, s, "order:k")
+	pipe := c.Pipeline()
+	pipe.Eval(testCtx, "redis.call('APPEND', ARGV[1], 's') return redis.call('INCR', KEYS[1]) -- order 1",
+		[]string{"order:k"}, x)
+	get := pipe.Get(testCtx, x)
+	pipe.Append(testCtx, x, "p")
+	pipe.Eval(testCtx, "redis.call('APPEND', ARGV[1], 't') return redis.call('INCR', KEYS[1]) -- order 2",
+		[]string{"order:k"}, x)
+	pipe.Append(testCtx, x, "q")
+	last := pipe.Get(testCtx, x)
+	if _, err := pipe.Exec(testCtx); err != nil {
+		t.Fatal(err)
+	}
+	if get.Val() != "s" || last.Val() != "sptq" {
+		t.Fatalf("GET after the first script %q (want s), GET at the end %q (want sptq)", get.Val(), last.Val())
+	}
+}

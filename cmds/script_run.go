@@ -9,6 +9,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"shardis/server"
+	"shardis/shard"
 )
 
 // scriptRun is one run of a script or a function: what redis.call needs to run commands on
@@ -24,6 +25,10 @@ type scriptRun struct {
 	keyBuf   [][]byte
 	held     []int        // the shards the transaction holds, read at the first redis.call
 	wide     *atomic.Bool // the script's mark that it strayed (cachedScript.wide, luaFunction.wide)
+	// savepoint is set when the run holds fewer than every shard, so it may stray: its
+	// writes are undone to it (shard.Savepoint). strayed says it did.
+	savepoint *shard.Savepoint
+	strayed   bool
 }
 
 // scriptErrorSource is the chunk name Redis gives scripts, as it shows in error positions;
@@ -63,6 +68,7 @@ func runLua(c *Ctx, vm *scriptVM, call luaCall, readOnly bool) {
 		cl = &server.Client{}
 	}
 	savedDB := cl.DB
+	mark := len(c.W.Buf)
 	var shards []int
 	if c.Tx != nil {
 		shards = c.Tx.Shards()
@@ -70,6 +76,10 @@ func runLua(c *Ctx, vm *scriptVM, call luaCall, readOnly bool) {
 	running, ctx := startScript(c.Srv, call.name, c.Args, call.function, shards)
 	run := &scriptRun{c: c, readOnly: readOnly, db: c.DB, client: cl, running: running,
 		wide: call.wide, held: shards}
+	if c.Tx != nil && len(shards) < c.Tx.Store().NumShards() {
+		run.savepoint = &vm.savepoint
+		c.Tx.Save(run.savepoint)
+	}
 	vm.run = run
 	L := vm.L
 	L.SetContext(ctx)
@@ -79,6 +89,14 @@ func runLua(c *Ctx, vm *scriptVM, call luaCall, readOnly bool) {
 		vm.run = nil
 		cl.DB = savedDB
 		L.SetTop(0)
+		switch {
+		case run.strayed:
+			c.Tx.RollbackTo(run.savepoint)
+			c.Strayed = true
+			c.W.Buf = c.W.Buf[:mark]
+		case run.savepoint != nil:
+			c.Tx.Forget(run.savepoint)
+		}
 	}()
 	L.Push(call.fn)
 	for _, a := range call.args {

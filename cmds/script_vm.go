@@ -8,6 +8,8 @@ import (
 	"sync"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"shardis/shard"
 )
 
 // The Lua sandbox scripts run in, as Redis 7.0 builds it: the base library (less what touches
@@ -39,6 +41,10 @@ type scriptVM struct {
 	// redis.register_function adds to.
 	fenv    *lua.LTable
 	loading *funcLibrary
+
+	// savepoint is the one a narrowed run of this state marks its transaction with (kept
+	// here to reuse its buffers).
+	savepoint shard.Savepoint
 }
 
 var vmPool = sync.Pool{New: func() any { return newScriptVM() }}

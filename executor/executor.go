@@ -6,7 +6,6 @@
 package executor
 
 import (
-	"errors"
 	"fmt"
 	"log"
 	"runtime/debug"
@@ -44,7 +43,7 @@ func (e *Executor) Server() *server.Server { return e.srv }
 // A command that blocks (c.Block) is registered as a waiter and recorded only once it is
 // woken, as Redis does; c.Host then gets its reply. After a command outside a transaction,
 // Run serves the blocked commands waiting for the keys it wrote, in the same transaction.
-// A script that strayed (cmds.ErrStrayed) is not recorded: it runs again.
+// A script that strayed (Ctx.Strayed) is not recorded: it runs again.
 func (e *Executor) Run(c *cmds.Ctx) {
 	c.Srv, c.Exec = e.srv, e
 	start := time.Now()
@@ -67,7 +66,7 @@ func (e *Executor) Run(c *cmds.Ctx) {
 	runGuarded(c)
 	if top {
 		c.Tx.SetWriter(0, nil)
-		if errors.Is(c.Tx.Err(), cmds.ErrStrayed) {
+		if c.Strayed {
 			return // a script that strayed runs again, holding every shard: that run counts
 		}
 	}

@@ -1,7 +1,6 @@
 package reactor
 
 import (
-	"errors"
 	"slices"
 	"sync/atomic"
 	"time"
@@ -58,6 +57,11 @@ type batch struct {
 	// batch is dropped unrun, as Redis never reads what followed it. Written before pending
 	// is decremented, read by whoever brings it to zero.
 	abandon bool
+	// strayedAt is the slot whose command strayed (Ctx.Strayed) in the current step, -1 for
+	// none: it and the step's slots after it, which did not run, run again holding every
+	// shard (rerunWide). Written by the one goroutine running that slot before pending is
+	// decremented, read by whoever brings it to zero.
+	strayedAt int
 }
 
 // slot is one command of a batch and its reply.
@@ -95,8 +99,12 @@ type step struct {
 	coordinated bool  // one slot that runs in a coordinator goroutine
 	shards      []int // shards a coordinated step holds
 	// narrow: a coordinated step of commands with narrow routes (cmds.TraitNarrowRoute),
-	// which runs again holding every shard when one of them strays.
-	narrow bool
+	// which it shares with no other kind. narrowShard: a fanout step holds a command with a
+	// narrow route in this shard (-1: none), so only commands of that shard may follow it
+	// in the step. Either way, when such a command strays, none of those after it ran yet:
+	// they run again with it, holding every shard (rerunWide).
+	narrow      bool
+	narrowShard int
 }
 
 // shardJob is the part of a fanout step that runs in one shard (shard.Job).
@@ -133,6 +141,7 @@ func (b *batch) reset() {
 	b.steps = b.steps[:0]
 	b.flushed = 0
 	b.queued, b.hasLate, b.abandon = false, false, false
+	b.strayedAt = -1
 	b.step = 0
 	b.done.Store(false)
 }
@@ -187,11 +196,23 @@ func (b *batch) plan(nShards int) {
 		open := last >= 0 && !sealed
 		sealed = !s.finished && s.cmd.Has(cmds.FlagBlocking)
 		if s.finished || s.shard >= 0 {
-			if open && (!b.steps[last].coordinated || s.finished && b.steps[last].shards != nil) {
+			narrowShard := -1
+			if !s.finished && s.cmd.Has(cmds.TraitNarrowRoute) {
+				narrowShard = s.shard
+			}
+			if open && !b.steps[last].coordinated &&
+				(s.finished || b.steps[last].narrowShard < 0 || b.steps[last].narrowShard == s.shard) {
+				b.steps[last].to = i + 1
+				if narrowShard >= 0 {
+					b.steps[last].narrowShard = narrowShard
+				}
+				continue
+			}
+			if open && s.finished && b.steps[last].shards != nil {
 				b.steps[last].to = i + 1
 				continue
 			}
-			b.steps = append(b.steps, step{from: i, to: i + 1})
+			b.steps = append(b.steps, step{from: i, to: i + 1, narrowShard: narrowShard})
 			continue
 		}
 		shards := srv.shardsOf(b, s)
@@ -202,7 +223,8 @@ func (b *batch) plan(nShards int) {
 			b.steps[last].shards = append(b.steps[last].shards, shards...)
 			continue
 		}
-		b.steps = append(b.steps, step{from: i, to: i + 1, coordinated: true, shards: shards, narrow: narrow})
+		b.steps = append(b.steps, step{from: i, to: i + 1, coordinated: true, shards: shards, narrow: narrow,
+			narrowShard: -1})
 	}
 }
 
@@ -228,7 +250,7 @@ func (b *batch) planLate(nShards int) {
 				s.finished = true
 			}
 		case s.finished:
-		case s.shard < 0:
+		case s.shard < 0 || s.cmd.Has(cmds.TraitNarrowRoute): // a script may write anywhere
 			laterAll = true
 		case !s.cmd.IsReadOnly():
 			b.laterWrite[s.shard] = true
@@ -335,7 +357,8 @@ func (b *batch) postFanout(st *step, fromShard bool) bool {
 	return true
 }
 
-// Run executes the job's commands in its shard (shard.Job).
+// Run executes the job's commands in its shard (shard.Job). It stops at a command that
+// strayed: the rest of the job follows it in the step and runs again with it (rerunWide).
 func (j *shardJob) Run(tx *shard.Tx) {
 	b := j.b
 	for n, i := range j.slots {
@@ -343,6 +366,10 @@ func (j *shardJob) Run(tx *shard.Tx) {
 			tx.StartCommand()
 		}
 		b.exec(&j.ctx, &b.slots[i], tx)
+		if j.ctx.Strayed {
+			b.strayedAt = i
+			return
+		}
 	}
 }
 
@@ -369,7 +396,24 @@ func (b *batch) nextStep() {
 		b.step = len(b.steps)
 		return
 	}
+	if b.strayedAt >= 0 {
+		b.rerunWide()
+	}
 	b.step++
+}
+
+// rerunWide ends the current step at the slot that strayed and puts that slot and the rest
+// of the step, none of which ran, in a step of their own after it, holding every shard.
+func (b *batch) rerunWide() {
+	st := &b.steps[b.step]
+	all := make([]int, b.conn.srv.store.NumShards())
+	for i := range all {
+		all[i] = i
+	}
+	rerun := step{from: b.strayedAt, to: st.to, coordinated: true, shards: all, narrow: true, narrowShard: -1}
+	st.to = b.strayedAt
+	b.steps = slices.Insert(b.steps, b.step+1, rerun)
+	b.strayedAt = -1
 }
 
 // AfterReply queues frame to follow the slot's reply (shard.ReplyTail), from the goroutine
@@ -412,45 +456,34 @@ func (b *batch) failSlot(s *slot, err error) {
 }
 
 // runCoordinated runs a coordinated step's commands holding its shards (none for
-// ExecServer), and commits them as one atomic batch. A narrow step whose script strayed
-// (cmds.ErrStrayed) committed nothing: it runs again holding every shard.
+// ExecServer), and commits them as one atomic batch. It stops at a command that strayed
+// (Ctx.Strayed), whose writes were rolled back: what ran before it commits, and it runs
+// again with the rest of the step holding every shard (rerunWide).
 func (b *batch) runCoordinated(st *step) {
 	var ctx cmds.Ctx
 	if st.shards == nil {
 		b.exec(&ctx, &b.slots[st.from], nil)
 		return
 	}
-	store := b.conn.srv.store
-	err := b.runHeld(&ctx, st, store.Acquire(st.shards))
-	if st.narrow && errors.Is(err, cmds.ErrStrayed) {
-		for i := st.from; i < st.to; i++ {
-			b.slots[i].closeStream()
+	held := b.conn.srv.store.Acquire(st.shards)
+	tx := held.Tx()
+	for i := st.from; i < st.to; i++ {
+		if s := &b.slots[i]; !s.finished {
+			tx.StartCommand()
+			b.exec(&ctx, s, tx)
+			if ctx.Strayed {
+				b.strayedAt = i
+				break
+			}
 		}
-		err = b.runHeld(&ctx, st, store.AcquireAll())
 	}
-	if err != nil {
+	if err := held.Release(); err != nil {
 		for i := st.from; i < st.to; i++ {
 			if s := &b.slots[i]; !s.finished && !s.blocked {
 				b.failSlot(s, err)
 			}
 		}
 	}
-}
-
-// runHeld runs the step's commands in held's transaction and releases it, returning the
-// commit's error. It stops at a command that strayed: the attempt is lost anyway.
-func (b *batch) runHeld(ctx *cmds.Ctx, st *step, held *shard.Held) error {
-	tx := held.Tx()
-	for i := st.from; i < st.to; i++ {
-		if s := &b.slots[i]; !s.finished {
-			tx.StartCommand()
-			b.exec(ctx, s, tx)
-			if st.narrow && errors.Is(tx.Err(), cmds.ErrStrayed) {
-				break
-			}
-		}
-	}
-	return held.Release()
 }
 
 // peek tries to answer slot s in the loop from committed state (Command.Peek). Its

@@ -459,10 +459,7 @@ func (cn *conn) dispatch(start int) bool {
 	case cmds.ExecKeyed:
 		if cmd.Route != nil {
 			ctx := cmds.Ctx{Args: args, DB: s.db, Client: cl, Srv: srv.state, Cmd: cmd, Multi: s.multi}
-			// A narrow route's command (a script) may stray from its one shard: it runs
-			// coordinated, where its step can run again holding every shard.
-			n := srv.store.NumShards()
-			if ids := cmd.Route(&ctx, n); len(ids) == 1 && (n == 1 || !cmd.Has(cmds.TraitNarrowRoute)) {
+			if ids := cmd.Route(&ctx, srv.store.NumShards()); len(ids) == 1 {
 				s.shard = ids[0]
 			}
 			break

@@ -184,6 +184,7 @@ func (s *Server) OnOpen(c gnet.Conn) ([]byte, gnet.Action) {
 	cl.Touch(&noCommand, time.Now().UnixMilli())
 	cn := &conn{srv: s, gc: c, client: cl}
 	cn.b.conn = cn
+	cn.b.strayedAt = -1
 	cn.b.jobs = make([]shardJob, s.store.NumShards())
 	for i := range cn.b.jobs {
 		cn.b.jobs[i] = shardJob{b: &cn.b, shard: i}

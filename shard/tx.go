@@ -49,6 +49,10 @@ type Tx struct {
 	confined int // Shards reports only held shard confined-1 (0: all); see Confine
 
 	touched []touch // user keys written while their shard had waiters (see noteWrite)
+	// saving: a savepoint is active (savepoint.go), and undo holds the overlay's state of each
+	// key before the writes made since.
+	saving bool
+	undo   []undoEntry
 	// events are the keyspace events of the transaction's commands, published at commit;
 	// eventKeys holds their keys (see events.go).
 	events    []Event
@@ -255,7 +259,11 @@ func (tx *Tx) putRaw(p int, raw, val []byte) {
 	}
 	start := len(tx.arena)
 	tx.arena = append(tx.arena, val...)
-	tx.overlay[string(tx.overlayKey(p, raw))] = entry{val: tx.arena[start:len(tx.arena):len(tx.arena)], exists: true, dirty: true}
+	k := string(tx.overlayKey(p, raw))
+	if tx.saving {
+		tx.noteUndo(k)
+	}
+	tx.overlay[k] = entry{val: tx.arena[start:len(tx.arena):len(tx.arena)], exists: true, dirty: true}
 	tx.noteWrite(p, raw, false)
 }
 
@@ -263,7 +271,11 @@ func (tx *Tx) deleteRaw(p int, raw []byte) {
 	if tx.needsShard() {
 		return
 	}
-	tx.overlay[string(tx.overlayKey(p, raw))] = entry{dirty: true}
+	k := string(tx.overlayKey(p, raw))
+	if tx.saving {
+		tx.noteUndo(k)
+	}
+	tx.overlay[k] = entry{dirty: true}
 	tx.noteWrite(p, raw, true)
 }
 
@@ -277,6 +289,9 @@ func (tx *Tx) deleteRange(p int, lower, upper []byte) {
 	tx.wb.DeleteRangeCF(tx.shards[p].cf, lower, upper)
 	for k, e := range tx.overlay {
 		if int(k[0])<<8|int(k[1]) == p && k[2:] >= string(lower) && k[2:] < string(upper) {
+			if tx.saving {
+				tx.noteUndo(k)
+			}
 			e.val, e.exists, e.dirty = nil, false, true
 			tx.overlay[k] = e
 		}
@@ -646,6 +661,9 @@ func (tx *Tx) reset() {
 	tx.resetUnit()
 	clear(tx.touched)
 	tx.touched = tx.touched[:0]
+	tx.saving = false
+	clear(tx.undo)
+	tx.undo = tx.undo[:0]
 	tx.resetTracked()
 	tx.readyNext = 0
 	if cap(tx.arena) > 1<<20 {
