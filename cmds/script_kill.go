@@ -3,6 +3,7 @@ package cmds
 import (
 	"bytes"
 	"context"
+	"errors"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -36,6 +37,7 @@ type runningScript struct {
 	done     chan struct{} // closed when the script returned
 	wrote    atomic.Bool   // it ran a write command: the kill commands refuse
 	killed   atomic.Bool   // a kill command stopped it
+	stopped  atomic.Bool   // the server is stopping (StopScripts): nothing of it may commit
 	cancel   context.CancelFunc
 }
 
@@ -73,6 +75,11 @@ func startScript(srv *server.Server, name string, command [][]byte, function boo
 	runningScripts.mu.Unlock()
 	if srv != nil {
 		srv.Busy.Start(shards, threshold, function)
+		if srv.Busy.Halted() { // the server stopped: StopScripts came before this script
+			rs.stopped.Store(true)
+			rs.killed.Store(true)
+			cancel()
+		}
 	}
 	return rs, ctx
 }
@@ -150,3 +157,22 @@ func killScript(c *Ctx, function bool) {
 		return
 	}
 }
+
+// StopScripts stops every script srv runs, as the server stops (SHUTDOWN NOSAVE, SIGTERM):
+// each ends at its next instruction and fails its transaction, so that none of a script that
+// had written commits half done; the server can then wait for its commands to end.
+func StopScripts(srv *server.Server) {
+	srv.Busy.Halt()
+	runningScripts.mu.Lock()
+	defer runningScripts.mu.Unlock()
+	for rs := range runningScripts.set {
+		if rs.srv == srv {
+			rs.stopped.Store(true)
+			rs.killed.Store(true)
+			rs.cancel()
+		}
+	}
+}
+
+// errServerStopping fails the transaction of a script the stopping server ended.
+var errServerStopping = errors.New("server is shutting down")

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -212,5 +213,38 @@ func TestScriptRoute_StrayKeepsPipelineOrder(t *testing.T) {
 	}
 	if get.Val() != "s" || last.Val() != "sptq" {
 		t.Fatalf("GET after the first script %q (want s), GET at the end %q (want sptq)", get.Val(), last.Val())
+	}
+}
+
+// A busy script stops a SHUTDOWN (BUSY, as Redis) but not a SHUTDOWN NOSAVE: the server then
+// stops the script and nothing of it commits. Before, the server waited for the script
+// forever.
+func TestScript_ShutdownNosaveStopsBusyScript(t *testing.T) {
+	dir := t.TempDir()
+	s := testserver.StartIn(t, dir)
+	c := s.Client(t)
+	if err := c.ConfigSet(testCtx, "busy-reply-threshold", "50").Err(); err != nil {
+		t.Fatal(err)
+	}
+	go s.Client(t).Eval(testCtx, "redis.call('SET', KEYS[1], 'half') while true do end", []string{"sk"})
+	const busy = "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE."
+	waitFor(t, func() bool {
+		err := c.Get(testCtx, "sk").Err()
+		return err != nil && err.Error() == busy
+	})
+	if err := c.Do(testCtx, "SHUTDOWN").Err(); err == nil || err.Error() != busy {
+		t.Fatalf("SHUTDOWN while a script is busy: %v, want %s", err, busy)
+	}
+	c.Do(testCtx, "SHUTDOWN", "NOSAVE") // the connection closes
+	stopped := make(chan struct{})
+	go func() { s.Stop(); close(stopped) }()
+	select {
+	case <-stopped:
+	case <-time.After(60 * time.Second): // a hang, not a speed check
+		t.Fatal("the server did not stop while a script ran")
+	}
+	s = testserver.StartIn(t, dir)
+	if err := s.Client(t).Get(testCtx, "sk").Err(); err != redis.Nil {
+		t.Fatalf("the stopped script's write: %v, want none", err)
 	}
 }

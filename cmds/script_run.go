@@ -90,6 +90,11 @@ func runLua(c *Ctx, vm *scriptVM, call luaCall, readOnly bool) {
 		cl.DB = savedDB
 		L.SetTop(0)
 		switch {
+		case running.stopped.Load() && c.Tx != nil:
+			c.Tx.Fail(errServerStopping) // as if the server had stopped before the script
+			if run.savepoint != nil {
+				c.Tx.Forget(run.savepoint)
+			}
 		case run.strayed:
 			c.Tx.RollbackTo(run.savepoint)
 			c.Strayed = true

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"shardis/config"
+	"shardis/server"
 )
 
 // Server administration: CONFIG, TIME, LASTSAVE, SAVE, BGSAVE, SHUTDOWN, SLOWLOG, MONITOR and
@@ -261,6 +262,15 @@ func shutdownCommand(c *Ctx) {
 		return
 	}
 	srv := c.Srv
+	// As Redis: a busy script stops only a SHUTDOWN NOSAVE (which then kills it, StopScripts).
+	if rs := busyScript(srv); rs != nil && !nosave {
+		if rs.function {
+			c.Error(server.ErrBusyFunction)
+		} else {
+			c.Error(server.ErrBusyScript)
+		}
+		return
+	}
 	// Wait for a running BGSAVE: the store must not close under its checkpoint.
 	srv.Saves.Mu.Lock()
 	if save {

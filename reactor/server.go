@@ -133,6 +133,7 @@ func (s *Server) Stop() {
 		_ = s.eng.Stop(ctx)
 	})
 	<-s.stopped
+	cmds.StopScripts(s.state) // a script that never ends would hold its batch forever
 	s.batches.Wait()
 }
 

@@ -19,6 +19,7 @@ const (
 // ends (Start, Stop, from the goroutine running it); any goroutine reads them (Error).
 type ScriptBusy struct {
 	running atomic.Int32 // scripts running now; 0 makes Running one atomic load
+	halted  atomic.Bool  // the server is stopping: scripts that start now end at once
 	mu      sync.Mutex   // serializes growing marks
 	marks   atomic.Pointer[[]*busyMark]
 }
@@ -69,6 +70,12 @@ func (b *ScriptBusy) Stop(shards []int) {
 	}
 	b.running.Add(-1)
 }
+
+// Halt records that the server is stopping (see Halted).
+func (b *ScriptBusy) Halt() { b.halted.Store(true) }
+
+// Halted reports whether the server is stopping: a script starting now must end at once.
+func (b *ScriptBusy) Halted() bool { return b.halted.Load() }
 
 // Running reports whether any script runs (one atomic load).
 func (b *ScriptBusy) Running() bool { return b.running.Load() > 0 }
