@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"strings"
 
+	"shardis/acl"
 	"shardis/codec"
 	"shardis/pubsub"
 	"shardis/server"
@@ -60,10 +61,13 @@ type Command struct {
 	// c.LatePeek it must answer (an expired key is absent; it is left to the TTL worker).
 	Peek func(c *Ctx) bool
 	Subs map[string]*Command // subcommands by lower-case name; Run of the parent is unused
+	// Channels says which arguments are pub/sub channels, for ACL's channel permissions.
+	Channels ChannelArgs
 	// Traits are shardis's own flags (the Trait* bits), which COMMAND does not show.
 	Traits Flag
 
 	parent *Command
+	acl    *acl.Command // the command in ACL's table (see aclCommand)
 	stats  *cmdStats
 	flags  Flag // Flags parsed, with Traits (set by register)
 }
