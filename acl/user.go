@@ -208,7 +208,9 @@ func splitArgs(s string) []string {
 	}
 }
 
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f' }
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
+}
 
 // MergeSelectors joins the selector rules spread over several arguments ("(~a", "+get)")
 // into one, as Redis does. bad is the index of an unmatched '(' argument, or -1.

@@ -2,9 +2,9 @@ package server
 
 import (
 	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
-	"encoding/hex"
 	"sync"
 	"sync/atomic"
 	"time"
