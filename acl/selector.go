@@ -138,7 +138,7 @@ func (s *selector) apply(t *Table, op string) string {
 		perm, rest := PermAll, op[1:]
 		if op[0] == '%' {
 			perm = 0
-			i, tilde := 1, false
+			i, tilde := 1, false // the flags, up to '~'
 			for ; i < len(op) && !tilde; i++ {
 				switch c := op[i]; {
 				case (c == 'R' || c == 'r') && perm&PermRead == 0:
@@ -151,10 +151,10 @@ func (s *selector) apply(t *Table, op string) string {
 					return errRuleSyntax
 				}
 			}
-			if perm == 0 || !tilde {
+			if perm == 0 {
 				return errRuleSyntax
 			}
-			rest = op[i:]
+			rest = op[i:] // "%R" alone is the empty pattern, as Redis takes it
 		}
 		if hasSpace(rest) {
 			return errRuleSyntax

@@ -24,13 +24,12 @@ func init() {
 		plain    = []string{"noscript", "loading", "stale"}
 		aclAdmin = []string{"admin", "slow", "dangerous"}
 		aclSlow  = []string{"slow"}
-		sub      = func(arity int, flags, cats []string, since, summary, complexity, syntax string, run func(*Ctx), traits ...Flag) *Command {
-			cmd := &Command{Arity: arity, Flags: flags, ACL: cats, Since: since, Summary: summary,
-				Complexity: complexity, Syntax: syntax, Exec: ExecConn, Run: run}
-			for _, t := range traits {
-				cmd.Traits |= t
-			}
-			return cmd
+		sub      = func(arity int, flags, cats []string, since, summary, complexity, syntax string, run func(*Ctx)) *Command {
+			// Run in the loop, but in order with the pipeline: a change of users must not
+			// overtake a script or EXEC queued before it, nor a read overtake a change
+			// (CONFIG SET requirepass) queued before it.
+			return &Command{Arity: arity, Flags: flags, ACL: cats, Since: since, Summary: summary,
+				Complexity: complexity, Syntax: syntax, Exec: ExecConn, Run: run, Traits: TraitAfterPending}
 		}
 	)
 	register(&Command{Name: "acl", Arity: -2, ACL: aclSlow, Group: "server", Since: "6.0.0",
@@ -40,7 +39,7 @@ func init() {
 			"cat": sub(-2, plain, aclSlow, "6.0.0", "List the ACL categories or the commands inside a category",
 				"O(1) since the categories and commands are a fixed set.", "[categoryname]", aclCat),
 			"deluser": sub(-3, admin, aclAdmin, "6.0.0", "Remove the specified ACL users and the associated rules",
-				"O(1) amortized time considering the typical user.", "username [username ...]", aclDelUser, TraitAfterPending),
+				"O(1) amortized time considering the typical user.", "username [username ...]", aclDelUser),
 			"dryrun": sub(-4, admin, aclAdmin, "7.0.0", "Returns whether the user can execute the given command without executing the command.",
 				"O(1).", "username command [arg [arg ...]]", aclDryRun),
 			"genpass": sub(-2, plain, aclSlow, "6.0.0", "Generate a pseudorandom secure password to use for ACL users",
@@ -52,13 +51,13 @@ func init() {
 			"list": sub(2, admin, aclAdmin, "6.0.0", "List the current ACL rules in ACL config file format",
 				"O(N). Where N is the number of configured users.", "", aclList),
 			"load": sub(2, admin, aclAdmin, "6.0.0", "Reload the ACLs from the configured ACL file",
-				"O(N). Where N is the number of configured users.", "", aclLoad, TraitAfterPending),
+				"O(N). Where N is the number of configured users.", "", aclLoad),
 			"log": sub(-2, admin, aclAdmin, "6.0.0", "List latest events denied because of ACLs in place",
 				"O(N) with N being the number of entries shown.", "[count | RESET]", aclLog),
 			"save": sub(2, admin, aclAdmin, "6.0.0", "Save the current ACL rules in the configured ACL file",
 				"O(N). Where N is the number of configured users.", "", aclSave),
 			"setuser": sub(-3, admin, aclAdmin, "6.0.0", "Modify or create the rules for a specific ACL user",
-				"O(N). Where N is the number of rules provided.", "username [rule [rule ...]]", aclSetUser, TraitAfterPending),
+				"O(N). Where N is the number of rules provided.", "username [rule [rule ...]]", aclSetUser),
 			"users": sub(2, admin, aclAdmin, "6.0.0", "List the username of all the configured ACL rules",
 				"O(N). Where N is the number of configured users.", "", aclUsers),
 			"whoami": sub(2, plain, aclSlow, "6.0.0", "Return the name of the user associated to the current connection",

@@ -52,8 +52,8 @@ const (
 	TraitRunsQueue
 	// TraitAfterPending: dispatched only once every earlier command of the pipeline ran, as
 	// it resets state they may still use (RESET drops the WATCHes of a WATCH still running
-	// in its shard; AUTH, HELLO and ACL SETUSER/DELUSER/LOAD change the user whose
-	// permissions a script or EXEC still pending checks).
+	// in its shard; AUTH, HELLO and ACL's subcommands change or read the users, which a
+	// script, EXEC or CONFIG SET requirepass still pending uses or changes).
 	TraitAfterPending
 	// TraitSubscribedMode: allowed while a RESP2 connection is in subscribed mode ((P|S)
 	// SUBSCRIBE, (P|S)UNSUBSCRIBE, PING, QUIT, RESET); the reactor refuses the others.
