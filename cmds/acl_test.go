@@ -180,3 +180,128 @@ func toStrings(v any) []string {
 	}
 	return out
 }
+
+// "user" lines in the config file (or --user on the command line) define users at start;
+// requirepass then gives the default user its password, and CONFIG SET requirepass changes
+// it, as Redis does.
+func TestACL_UserDirectivesAndRequirePass(t *testing.T) {
+	s := testserver.Start(t, "--requirepass", "adminpw", "--user", "svc", "on", ">svcpw", "~svc:*", "+@read", "+@write")
+	ctx := aclCtx(t)
+	anon := s.Client(t)
+	if err := anon.Ping(ctx).Err(); err == nil || err.Error() != "NOAUTH Authentication required." {
+		t.Fatalf("PING before AUTH: %v", err)
+	}
+	svc := s.Client(t, func(o *redis.Options) { o.Username, o.Password = "svc", "svcpw" })
+	if err := svc.Set(ctx, "svc:1", "v", 0).Err(); err != nil {
+		t.Fatalf("SET as svc: %v", err)
+	}
+	if err := svc.Do(ctx, "config", "get", "port").Err(); err == nil ||
+		err.Error() != "NOPERM this user has no permissions to run the 'config|get' command" {
+		t.Fatalf("CONFIG GET as svc: %v", err)
+	}
+	admin := s.Client(t, func(o *redis.Options) { o.Password = "adminpw" })
+	mustDo(t, ctx, admin, "config", "set", "requirepass", "newpw")
+	if err := s.Client(t, func(o *redis.Options) { o.Password = "adminpw" }).Ping(ctx).Err(); err == nil ||
+		!strings.HasPrefix(err.Error(), "WRONGPASS") {
+		t.Fatalf("the old requirepass still works: %v", err)
+	}
+	if err := s.Client(t, func(o *redis.Options) { o.Password = "newpw" }).Ping(ctx).Err(); err != nil {
+		t.Fatalf("the new requirepass: %v", err)
+	}
+	mustDo(t, ctx, admin, "config", "set", "requirepass", "")
+	if err := s.Client(t).Ping(ctx).Err(); err != nil {
+		t.Fatalf("no requirepass: %v", err)
+	}
+}
+
+// Denials land in ACL LOG with Redis's fields, like ones grouped into one entry with a count.
+func TestACL_LogEntries(t *testing.T) {
+	s := testserver.Start(t)
+	ctx := aclCtx(t)
+	admin := s.Client(t)
+	mustDo(t, ctx, admin, "acl", "setuser", "eve", "on", ">pw", "~e:*", "+get")
+	eve := s.Client(t, func(o *redis.Options) { o.Username, o.Password = "eve", "pw" })
+	for range 2 {
+		_ = eve.Get(ctx, "secret").Err()
+	}
+	_ = eve.Set(ctx, "e:1", "v", 0).Err()
+	_ = admin.Do(ctx, "auth", "eve", "wrong").Err()
+	entries := mustDo(t, ctx, admin, "acl", "log").([]any)
+	if len(entries) != 3 {
+		t.Fatalf("ACL LOG has %d entries, want 3: %v", len(entries), entries)
+	}
+	want := []map[string]any{
+		{"count": int64(1), "reason": "auth", "context": "toplevel", "object": "auth", "username": "eve"},
+		{"count": int64(1), "reason": "command", "context": "toplevel", "object": "set", "username": "eve"},
+		{"count": int64(2), "reason": "key", "context": "toplevel", "object": "secret", "username": "eve"},
+	}
+	for i, e := range entries {
+		fields := e.([]any)
+		got := map[string]any{}
+		for j := 0; j+1 < len(fields); j += 2 {
+			got[fields[j].(string)] = fields[j+1]
+		}
+		for k, v := range want[i] {
+			if got[k] != v {
+				t.Errorf("entry %d: %s = %v, want %v", i, k, got[k], v)
+			}
+		}
+		if ci, _ := got["client-info"].(string); !strings.HasPrefix(ci, "id=") {
+			t.Errorf("entry %d: client-info %q", i, ci)
+		}
+	}
+	if n := len(mustDo(t, ctx, admin, "acl", "log", "1").([]any)); n != 1 {
+		t.Fatalf("ACL LOG 1 gave %d entries", n)
+	}
+	mustDo(t, ctx, admin, "acl", "log", "reset")
+	if n := len(mustDo(t, ctx, admin, "acl", "log").([]any)); n != 0 {
+		t.Fatalf("ACL LOG after RESET has %d entries", n)
+	}
+}
+
+// Taking a channel away from a user closes its connections subscribed to it; a queued
+// command no longer allowed at EXEC fails with Redis's NOPERM text; AUTH pipelined after a
+// script runs after it, so the script is checked against the user it was sent as.
+func TestACL_ChangesWhileConnected(t *testing.T) {
+	s := testserver.Start(t)
+	ctx := aclCtx(t)
+	admin := s.Client(t)
+	mustDo(t, ctx, admin, "acl", "setuser", "sub", "on", ">pw", "~*", "&news*", "+@all")
+
+	rc := dialResp(t, s.Addr, false)
+	rc.do("auth", "sub", "pw")
+	rc.send("subscribe", "news1")
+	rc.next()
+	mustDo(t, ctx, admin, "acl", "setuser", "sub", "resetchannels", "&other")
+	_ = rc.c.SetReadDeadline(time.Now().Add(20 * time.Second))
+	buf := make([]byte, 64)
+	if n, err := rc.c.Read(buf); err == nil {
+		t.Fatalf("subscriber still open after its channel was taken away: read %q", buf[:n])
+	}
+
+	tx := dialResp(t, s.Addr, false)
+	tx.do("auth", "sub", "pw")
+	tx.do("multi")
+	tx.do("incr", "n")
+	mustDo(t, ctx, admin, "acl", "setuser", "sub", "-incr")
+	got := tx.do("exec")
+	reply, ok := got.([]any)
+	want := "NOPERM ACLs rules changed between the moment the transaction was accumulated and the EXEC call. This command is no longer allowed for the following reason: no permission to execute the command or subcommand"
+	if !ok || len(reply) != 1 || !strings.Contains(fmtAny(reply[0]), want) {
+		t.Fatalf("EXEC after the permission was taken away: %#v", got)
+	}
+
+	mustDo(t, ctx, admin, "acl", "setuser", "sub", "-@scripting", "+eval")
+	pipe := dialResp(t, s.Addr, false)
+	pipe.do("auth", "sub", "pw")
+	pipe.send("eval", "return redis.call('incr', 'n')", "0")
+	pipe.send("auth", "default", "x")
+	if r1, r2 := pipe.read(), pipe.read(); !strings.Contains(fmtAny(r1), "can't run this command or subcommand") || r2 != "OK" {
+		t.Fatalf("a script pipelined before AUTH ran as the next user: %#v, %#v", r1, r2)
+	}
+}
+
+func fmtAny(v any) string {
+	s, _ := v.(string)
+	return s
+}
