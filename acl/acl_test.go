@@ -224,3 +224,32 @@ func TestLogGroupsAndTrims(t *testing.T) {
 		t.Fatalf("trimmed log: %+v", got)
 	}
 }
+
+// BenchmarkUnrestricted is what a connection of the default user pays per command: one
+// atomic load and a bool.
+func BenchmarkUnrestricted(b *testing.B) {
+	var r Registry
+	u := r.Default()
+	n := 0
+	for range b.N {
+		if !u.Unrestricted() {
+			n++
+		}
+	}
+	if n != 0 {
+		b.Fatal("the default user is restricted")
+	}
+}
+
+// BenchmarkCheck_KeyPattern is a restricted user's check of a one-key read.
+func BenchmarkCheck_KeyPattern(b *testing.B) {
+	var r Registry
+	u, _, _ := r.SetUser("u", []string{"on", "+get", "~app:*"})
+	req := &Request{Cmd: Commands().Lookup("get"), Args: args("get app:42"), HasKeys: true,
+		Keys: []KeyRef{{Pos: 1, Perm: PermRead}}}
+	for range b.N {
+		if why, _ := u.Check(req); why != Allowed {
+			b.Fatal(why)
+		}
+	}
+}

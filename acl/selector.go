@@ -19,6 +19,7 @@ const (
 
 type keyPattern struct {
 	pattern string
+	raw     []byte // pattern's bytes, for matching without a conversion per key
 	perm    Perm
 }
 
@@ -165,7 +166,7 @@ func (s *selector) apply(t *Table, op string) string {
 				return ""
 			}
 		}
-		s.keys = append(s.keys, keyPattern{rest, perm})
+		s.keys = append(s.keys, keyPattern{rest, []byte(rest), perm})
 	case op[0] == '&':
 		if s.allChans {
 			return errChanAfterAll
@@ -436,7 +437,7 @@ func (s *selector) check(r *Request) (Reason, int) {
 
 func (s *selector) keyAllowed(key []byte, need Perm) bool {
 	for _, p := range s.keys {
-		if p.perm&need == need && glob.Match([]byte(p.pattern), key, false) {
+		if p.perm&need == need && glob.Match(p.raw, key, false) {
 			return true
 		}
 	}
