@@ -53,6 +53,8 @@ type Config struct {
 	// users are the "user" directives of the file and command line, each as its words
 	// ("user", name, rules...), in order.
 	users [][]string
+	// userLines gives the "user" lines CONFIG REWRITE writes (see SetUserLines).
+	userLines func() []string
 }
 
 // LoadError reports a configuration directive that Load rejected, naming
@@ -557,6 +559,11 @@ func (c *Config) CPUPin() bool { return c.cur.Load().cpuPin }
 // Users returns the "user" directives of the config file and the command line, each as its
 // words ("user", name, rules...), for the ACL registry to load at start-up.
 func (c *Config) Users() [][]string { return c.users }
+
+// SetUserLines registers what CONFIG REWRITE writes as "user" lines: the ACL users, as
+// Redis writes them when there is no aclfile (none when there is one). Call it before the
+// server serves.
+func (c *Config) SetUserLines(fn func() []string) { c.userLines = fn }
 
 // ACLFile returns aclfile: the ACL file ACL LOAD and ACL SAVE use, "" for none.
 func (c *Config) ACLFile() string { return c.cur.Load().kept["aclfile"] }

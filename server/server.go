@@ -139,6 +139,16 @@ func New(cfg *config.Config, store *shard.Store) *Server {
 		s.ACL.PubsubAll = cfg.ACLPubsubAllChannels
 		s.ACL.SetRequirePass(cfg.RequirePass())
 		cfg.OnChange("requirepass", func() { s.ACL.SetRequirePass(cfg.RequirePass()) })
+		cfg.SetUserLines(func() []string {
+			if cfg.ACLFile() != "" {
+				return nil // the users live in the aclfile (ACL SAVE)
+			}
+			var lines []string
+			for _, u := range s.ACL.Users() {
+				lines = append(lines, "user "+u.Name+" "+u.Describe())
+			}
+			return lines
+		})
 	}
 	return s
 }
