@@ -63,6 +63,8 @@ func init() {
 			"whoami": sub(2, plain, aclSlow, "6.0.0", "Return the name of the user associated to the current connection",
 				"O(1)", "", aclWhoAmI),
 		}})
+	// The user name and rules (passwords) of ACL SETUSER are not kept by SLOWLOG.
+	table["acl"].Subs["setuser"].Secret = func(_ [][]byte, i int) bool { return i >= 2 }
 }
 
 // buildACLTable makes package acl's view of the command table, once every command is

@@ -305,3 +305,35 @@ func fmtAny(v any) string {
 	s, _ := v.(string)
 	return s
 }
+
+// SLOWLOG keeps no password: ACL SETUSER's user and rules, AUTH's arguments and HELLO AUTH's
+// user and password are "(redacted)", as Redis keeps them.
+func TestACL_SlowlogRedactsSecrets(t *testing.T) {
+	s := testserver.Start(t)
+	ctx := aclCtx(t)
+	c := s.Client(t)
+	mustDo(t, ctx, c, "config", "set", "slowlog-log-slower-than", "0")
+	mustDo(t, ctx, c, "acl", "setuser", "x", "on", ">hunter2", "+@all")
+	mustDo(t, ctx, c, "auth", "x", "hunter2")
+	mustDo(t, ctx, c, "hello", "2", "auth", "x", "hunter2")
+	mustDo(t, ctx, c, "config", "set", "slowlog-log-slower-than", "-1")
+	entries := mustDo(t, ctx, c, "slowlog", "get", "-1").([]any)
+	var seen []string
+	for _, e := range entries {
+		var words []string
+		for _, a := range e.([]any)[3].([]any) {
+			words = append(words, a.(string))
+		}
+		seen = append(seen, strings.Join(words, " "))
+	}
+	all := strings.Join(seen, "\n")
+	if strings.Contains(all, "hunter2") {
+		t.Fatalf("SLOWLOG shows a password:\n%s", all)
+	}
+	for _, want := range []string{"acl setuser (redacted) (redacted) (redacted) (redacted)", "auth (redacted) (redacted)",
+		"hello 2 auth (redacted) (redacted)"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("SLOWLOG has no %q:\n%s", want, all)
+		}
+	}
+}

@@ -35,6 +35,18 @@ func init() {
 			Complexity: "O(N) where N is the number of passwords defined for the user",
 			Syntax:     "[username] password", Exec: ExecConn, Run: authCommand, Traits: TraitHiddenFromMonitor | TraitAfterPending},
 	)
+	table["auth"].Secret = func(_ [][]byte, i int) bool { return i >= 1 }
+	table["hello"].Secret = helloSecret
+}
+
+// helloSecret: the user and password after HELLO's AUTH.
+func helloSecret(args [][]byte, i int) bool {
+	for j := 2; j+2 < len(args); j++ {
+		if equalFold(args[j], "auth") {
+			return i == j+1 || i == j+2
+		}
+	}
+	return false
 }
 
 func ping(c *Ctx) {

@@ -194,7 +194,7 @@ func (e *Executor) Account(cmd *cmds.Command, args [][]byte, d time.Duration, re
 		return
 	}
 	if limit := srv.Config.SlowlogSlowerThan(); limit >= 0 && d.Microseconds() >= limit {
-		srv.Slowlog.Add(args, d, cl, srv.Config.SlowlogMaxLen())
+		srv.Slowlog.Add(cmd.LoggedArgs(args), d, cl, srv.Config.SlowlogMaxLen())
 	}
 }
 
