@@ -337,3 +337,22 @@ func TestACL_SlowlogRedactsSecrets(t *testing.T) {
 		}
 	}
 }
+
+// CLIENT KILL USER closes the connections of a user (and refuses a user that does not exist).
+func TestACL_ClientKillUser(t *testing.T) {
+	s := testserver.Start(t)
+	ctx := aclCtx(t)
+	admin := s.Client(t)
+	mustDo(t, ctx, admin, "acl", "setuser", "k", "on", "nopass", "+@all", "~*")
+	rc := dialResp(t, s.Addr, false)
+	rc.do("auth", "k", "x")
+	if got := mustDo(t, ctx, admin, "client", "kill", "user", "k"); got != int64(1) {
+		t.Fatalf("CLIENT KILL USER k = %v", got)
+	}
+	if err := admin.Do(ctx, "client", "kill", "user", "nosuch").Err(); err == nil || err.Error() != "ERR No such user 'nosuch'" {
+		t.Fatalf("CLIENT KILL USER nosuch: %v", err)
+	}
+	if err := admin.Ping(ctx).Err(); err != nil {
+		t.Fatalf("the default user's connection was killed: %v", err)
+	}
+}

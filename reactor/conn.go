@@ -238,7 +238,7 @@ func (cn *conn) read() bool {
 	cn.holdRest = false
 	cn.need = 0
 	for len(b.slots) < maxBatchCommands && off < len(buf) && off < maxBatchBytes && !cn.closeAfterFlush {
-		lim.Unauthenticated = !cn.client.Authed
+		lim.Unauthenticated = !cn.client.Authed && srv.state.ACL.AuthRequired()
 		args, used, need, err := cn.parser.Parse(buf[off:], cn.argv[:0], lim)
 		if err != nil {
 			var pe *codec.ProtocolError
