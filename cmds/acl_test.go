@@ -356,3 +356,35 @@ func TestACL_ClientKillUser(t *testing.T) {
 		t.Fatalf("the default user's connection was killed: %v", err)
 	}
 }
+
+// MONITOR shows AUTH and HELLO with their secrets redacted, as Redis does, and no admin
+// command (ACL SETUSER).
+func TestACL_MonitorRedactsSecrets(t *testing.T) {
+	s := testserver.Start(t)
+	ctx := aclCtx(t)
+	mon := testserver.Monitor(t, s.Addr)
+	c := s.Client(t)
+	mustDo(t, ctx, c, "acl", "setuser", "m", "on", ">hunter2", "+@all")
+	mustDo(t, ctx, c, "auth", "m", "hunter2")
+	mustDo(t, ctx, c, "hello", "2", "auth", "m", "hunter2")
+	mustDo(t, ctx, c, "echo", "last")
+	_ = mon.SetReadDeadline(time.Now().Add(20 * time.Second))
+	var got strings.Builder
+	buf := make([]byte, 4096)
+	for !strings.Contains(got.String(), `"echo" "last"`) {
+		n, err := mon.Read(buf)
+		if err != nil {
+			t.Fatalf("reading MONITOR: %v (so far %q)", err, got.String())
+		}
+		got.Write(buf[:n])
+	}
+	out := got.String()
+	for _, want := range []string{`"auth" "(redacted)" "(redacted)"`, `"hello" "2" "auth" "(redacted)" "(redacted)"`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("MONITOR has no %s:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "hunter2") || strings.Contains(out, "setuser") {
+		t.Errorf("MONITOR shows a secret or an admin command:\n%s", out)
+	}
+}

@@ -62,7 +62,7 @@ type Command struct {
 	Peek func(c *Ctx) bool
 	Subs map[string]*Command // subcommands by lower-case name; Run of the parent is unused
 	// Secret, when set, reports whether argument i of args carries a secret (a password, an
-	// ACL rule): SLOWLOG keeps it as "(redacted)", as Redis does.
+	// ACL rule): SLOWLOG and MONITOR show it as "(redacted)", as Redis does.
 	Secret func(args [][]byte, i int) bool
 	// Channels says which arguments are pub/sub channels, for ACL's channel permissions.
 	Channels ChannelArgs
@@ -77,7 +77,7 @@ type Command struct {
 
 var redacted = []byte("(redacted)")
 
-// LoggedArgs returns args as SLOWLOG keeps them: the secret arguments (see Secret) replaced
+// LoggedArgs returns args as SLOWLOG and MONITOR show them: the secret arguments (see Secret) replaced
 // by "(redacted)". args itself when the command has none.
 func (cmd *Command) LoggedArgs(args [][]byte) [][]byte {
 	if cmd.Secret == nil {

@@ -29,11 +29,11 @@ func init() {
 		&Command{Name: "hello", Arity: -1, Flags: connFlags, ACL: connACL,
 			Group: "connection", Since: "6.0.0", Summary: "Handshake with Redis",
 			Complexity: "O(1)", Syntax: "[protover [AUTH username password] [SETNAME clientname]]",
-			Exec: ExecConn, Run: helloCommand, Traits: TraitHiddenFromMonitor | TraitAfterPending},
+			Exec: ExecConn, Run: helloCommand, Traits: TraitAfterPending},
 		&Command{Name: "auth", Arity: -2, Flags: connFlags, ACL: connACL,
 			Group: "connection", Since: "1.0.0", Summary: "Authenticate to the server",
 			Complexity: "O(N) where N is the number of passwords defined for the user",
-			Syntax:     "[username] password", Exec: ExecConn, Run: authCommand, Traits: TraitHiddenFromMonitor | TraitAfterPending},
+			Syntax:     "[username] password", Exec: ExecConn, Run: authCommand, Traits: TraitAfterPending},
 	)
 	table["auth"].Secret = func(_ [][]byte, i int) bool { return i >= 1 }
 	table["hello"].Secret = helloSecret

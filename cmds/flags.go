@@ -39,8 +39,6 @@ const (
 	// TraitReadsUndeclaredKeys: may read keys it does not declare (SORT_RO's BY and GET), so
 	// it is never answered from a one-shard view in the event loop.
 	TraitReadsUndeclaredKeys
-	// TraitHiddenFromMonitor: MONITOR never shows it (AUTH, HELLO: they carry passwords).
-	TraitHiddenFromMonitor
 	// TraitTakesQueue: ends the connection's MULTI (EXEC, DISCARD). The reactor hands it the
 	// queued transaction in Ctx.Multi when it is dispatched, and it runs in order with the
 	// rest of the pipeline.

@@ -439,7 +439,7 @@ func (cn *conn) dispatch(start int) bool {
 	}
 	feed := srv.state.Clients.HasMonitors() && executor.Monitored(cmd) && !cmd.Has(cmds.TraitRunsQueue)
 	if feed && exec != cmds.ExecConn {
-		srv.exec.FeedMonitors(cl, cl.DB, args)
+		srv.exec.FeedMonitors(cl, cl.DB, cmd.LoggedArgs(args))
 	}
 	switch exec {
 	case cmds.ExecConn:
@@ -461,7 +461,7 @@ func (cn *conn) dispatch(start int) bool {
 		}
 		s.finished = true
 		if feed {
-			srv.exec.FeedMonitors(cl, cl.DB, args)
+			srv.exec.FeedMonitors(cl, cl.DB, cmd.LoggedArgs(args))
 		}
 		if cl.Quitting {
 			cn.closeAfterFlush = true // QUIT: nothing after it runs
