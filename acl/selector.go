@@ -177,7 +177,7 @@ func (s *selector) apply(t *Table, op string) string {
 		if !slices.Contains(s.chans, op[1:]) {
 			s.chans = append(s.chans, op[1:])
 		}
-	case len(op) > 1 && op[0] == '+' && op[1] != '@':
+	case op[0] == '+' && !strings.HasPrefix(op, "+@"): // "+" alone names no command
 		name := op[1:]
 		cut := strings.LastIndexByte(name, '|')
 		if cut < 0 {
@@ -215,13 +215,13 @@ func (s *selector) apply(t *Table, op string) string {
 			}
 		}
 		s.firstArgs[cmd.ID] = append(s.firstArgs[cmd.ID], arg)
-	case len(op) > 1 && op[0] == '-' && op[1] != '@':
+	case op[0] == '-' && !strings.HasPrefix(op, "-@"):
 		cmd := t.Lookup(op[1:])
 		if cmd == nil {
 			return errUnknownCommand
 		}
 		s.change(cmd, false)
-	case len(op) > 1 && (op[0] == '+' || op[0] == '-') && op[1] == '@':
+	case strings.HasPrefix(op, "+@") || strings.HasPrefix(op, "-@"):
 		bit := CategoryBit(op[2:])
 		if bit == 0 {
 			return errUnknownCommand
