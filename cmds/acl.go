@@ -528,3 +528,20 @@ func aclHelp(c *Ctx) {
 		"WHOAMI",
 		"    Return the current connection username.")
 }
+
+// sensitiveParams are the parameters whose value CONFIG SET's SLOWLOG entry hides, as
+// redis-server 7.0.15 hides them.
+var sensitiveParams = []string{"requirepass", "masterauth", "masteruser"}
+
+// configSetSecret: the value of a sensitive parameter in CONFIG SET name value [name value ...].
+func configSetSecret(args [][]byte, i int) bool {
+	if i < 3 || i%2 == 0 {
+		return false
+	}
+	for _, p := range sensitiveParams {
+		if equalFold(args[i-1], p) {
+			return true
+		}
+	}
+	return false
+}

@@ -306,8 +306,9 @@ func fmtAny(v any) string {
 	return s
 }
 
-// SLOWLOG keeps no password: ACL SETUSER's user and rules, AUTH's arguments and HELLO AUTH's
-// user and password are "(redacted)", as Redis keeps them.
+// SLOWLOG keeps no password: ACL SETUSER's user and rules, AUTH's arguments, HELLO AUTH's
+// user and password and CONFIG SET's requirepass/masterauth/masteruser values are
+// "(redacted)", as Redis keeps them.
 func TestACL_SlowlogRedactsSecrets(t *testing.T) {
 	s := testserver.Start(t)
 	ctx := aclCtx(t)
@@ -316,6 +317,7 @@ func TestACL_SlowlogRedactsSecrets(t *testing.T) {
 	mustDo(t, ctx, c, "acl", "setuser", "x", "on", ">hunter2", "+@all")
 	mustDo(t, ctx, c, "auth", "x", "hunter2")
 	mustDo(t, ctx, c, "hello", "2", "auth", "x", "hunter2")
+	mustDo(t, ctx, c, "config", "set", "masterauth", "hunter2", "maxclients", "10000")
 	mustDo(t, ctx, c, "config", "set", "slowlog-log-slower-than", "-1")
 	entries := mustDo(t, ctx, c, "slowlog", "get", "-1").([]any)
 	var seen []string
@@ -331,7 +333,7 @@ func TestACL_SlowlogRedactsSecrets(t *testing.T) {
 		t.Fatalf("SLOWLOG shows a password:\n%s", all)
 	}
 	for _, want := range []string{"acl setuser (redacted) (redacted) (redacted) (redacted)", "auth (redacted) (redacted)",
-		"hello 2 auth (redacted) (redacted)"} {
+		"hello 2 auth (redacted) (redacted)", "config set masterauth (redacted) maxclients 10000"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("SLOWLOG has no %q:\n%s", want, all)
 		}
