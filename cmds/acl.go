@@ -136,25 +136,13 @@ func (cmd *Command) ACLCheck(u *acl.User, args [][]byte) (acl.Reason, int) {
 func aclKeyRefs(cmd *Command, args [][]byte) []acl.KeyRef {
 	keys := introKeysOf(cmd, args)
 	refs := make([]acl.KeyRef, 0, len(keys))
+	next := 1 // keys come in argument order: each search starts after the last key found
 	for _, k := range keys {
-		pos := -1
-		for i := 1; i < len(args); i++ {
-			if len(k.key) > 0 && len(args[i]) == len(k.key) && &args[i][0] == &k.key[0] {
-				pos = i
-				break
-			}
-		}
-		if pos < 0 {
-			for i := 1; i < len(args); i++ {
-				if string(args[i]) == string(k.key) {
-					pos = i
-					break
-				}
-			}
-		}
+		pos := argPosition(args, k.key, next)
 		if pos < 0 {
 			continue
 		}
+		next = pos + 1
 		var perm acl.Perm
 		for _, f := range k.flags {
 			switch f {
@@ -167,6 +155,19 @@ func aclKeyRefs(cmd *Command, args [][]byte) []acl.KeyRef {
 		refs = append(refs, acl.KeyRef{Pos: pos, Perm: perm})
 	}
 	return refs
+}
+
+// argPosition returns the index in args of key (the same bytes in memory, else the same
+// text), searching from 'from' to the end and then from 1, or -1.
+func argPosition(args [][]byte, key []byte, from int) int {
+	n := len(args) - 1
+	for step := 0; step < n; step++ {
+		i := 1 + (from-1+step)%n
+		if introSameArg(args[i], key) {
+			return i
+		}
+	}
+	return -1
 }
 
 // NoPermError is the error a client gets for a command its user may not run.
