@@ -90,11 +90,10 @@ func buildACLTable() *acl.Table {
 	return acl.NewTable(top)
 }
 
-// aclCommand returns cmd's entry in ACL's table.
+// aclCommand returns cmd's entry in ACL's table. acl.Commands builds the table (linking
+// every command) once; calling it first orders this read after those writes.
 func (cmd *Command) aclCommand() *acl.Command {
-	if cmd.acl == nil {
-		acl.Commands() // builds the table, which links every command
-	}
+	acl.Commands()
 	return cmd.acl
 }
 
