@@ -96,6 +96,10 @@ func run(args []string) error {
 	cfg.OnChange("block-cache-size", func() { store.SetBlockCacheSize(cfg.BlockCacheSize()) })
 	cfg.OnChange("key-cache-size", func() { store.SetKeyCacheSize(cfg.KeyCacheSize()) })
 	state := server.New(cfg, store)
+	if err := state.LoadUsers(); err != nil {
+		_ = store.Close()
+		return err
+	}
 	srv := reactor.New(state, executor.New(state))
 	logNotice(cfg, "data in %s opened in %v", cfg.Dir(), time.Since(started).Round(time.Millisecond))
 

@@ -1,6 +1,7 @@
 package cmds
 
 import (
+	"shardis/acl"
 	"shardis/server"
 	"strconv"
 	"strings"
@@ -235,7 +236,9 @@ func clientLine(b []byte, cl *server.Client, self bool, now time.Time) []byte {
 	b = strconv.AppendInt(b, int64(qbuf+omem), 10)
 	b = append(b, " events=r cmd="...)
 	b = append(b, cl.LastCommand()...)
-	b = append(b, " user=default redir="...)
+	b = append(b, " user="...)
+	b = append(b, cl.UserName()...)
+	b = append(b, " redir="...)
 	b = strconv.AppendInt(b, trackingRedirect(cl), 10)
 	b = append(b, " resp="...)
 	b = strconv.AppendInt(b, resp, 10)
@@ -295,6 +298,7 @@ func clientKill(c *Ctx) {
 	var addr, laddr string
 	var hasAddr, hasLAddr bool
 	var id int64
+	var user *acl.User
 	typ := -1
 	skipme := true
 	if len(c.Args) == 3 {
@@ -326,8 +330,7 @@ func clientKill(c *Ctx) {
 			case equalFold(opt, "laddr"):
 				laddr, hasLAddr = string(val), true
 			case equalFold(opt, "user"):
-				// "default" is the only user and every connection's, so it filters nothing.
-				if string(val) != "default" {
+				if user = c.Srv.ACL.Get(string(val)); user == nil {
 					c.Error("ERR No such user '" + string(val) + "'")
 					return
 				}
@@ -354,6 +357,7 @@ func clientKill(c *Ctx) {
 			hasLAddr && cl.LAddr != laddr,
 			typ >= 0 && clientTypeOf(cl) != typ,
 			id != 0 && cl.ID != id,
+			user != nil && cl.User() != user && !(cl.User() == nil && user == c.Srv.ACL.Default()),
 			cl == c.Client && skipme:
 			continue
 		}

@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"strings"
 
+	"shardis/acl"
 	"shardis/codec"
 	"shardis/pubsub"
 	"shardis/server"
@@ -60,12 +61,36 @@ type Command struct {
 	// c.LatePeek it must answer (an expired key is absent; it is left to the TTL worker).
 	Peek func(c *Ctx) bool
 	Subs map[string]*Command // subcommands by lower-case name; Run of the parent is unused
+	// Secret, when set, reports whether argument i of args carries a secret (a password, an
+	// ACL rule): SLOWLOG and MONITOR show it as "(redacted)", as Redis does.
+	Secret func(args [][]byte, i int) bool
+	// Channels says which arguments are pub/sub channels, for ACL's channel permissions.
+	Channels ChannelArgs
 	// Traits are shardis's own flags (the Trait* bits), which COMMAND does not show.
 	Traits Flag
 
 	parent *Command
+	acl    *acl.Command // the command in ACL's table (see aclCommand)
 	stats  *cmdStats
 	flags  Flag // Flags parsed, with Traits (set by register)
+}
+
+var redacted = []byte("(redacted)")
+
+// LoggedArgs returns args as SLOWLOG and MONITOR show them: the secret arguments (see Secret) replaced
+// by "(redacted)". args itself when the command has none.
+func (cmd *Command) LoggedArgs(args [][]byte) [][]byte {
+	if cmd.Secret == nil {
+		return args
+	}
+	out := make([][]byte, len(args))
+	for i, a := range args {
+		if cmd.Secret(args, i) {
+			a = redacted
+		}
+		out[i] = a
+	}
+	return out
 }
 
 // FullName is the name Redis puts in errors and statistics: "get", "config|get".

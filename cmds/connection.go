@@ -1,6 +1,9 @@
 package cmds
 
-import "shardis/server"
+import (
+	"shardis/acl"
+	"shardis/server"
+)
 
 // RedisVersion is the Redis version shardis reports (HELLO, INFO): clients that gate features
 // on the server version then use what Redis 7.0 offers.
@@ -26,12 +29,24 @@ func init() {
 		&Command{Name: "hello", Arity: -1, Flags: connFlags, ACL: connACL,
 			Group: "connection", Since: "6.0.0", Summary: "Handshake with Redis",
 			Complexity: "O(1)", Syntax: "[protover [AUTH username password] [SETNAME clientname]]",
-			Exec: ExecConn, Run: helloCommand, Traits: TraitHiddenFromMonitor},
+			Exec: ExecConn, Run: helloCommand, Traits: TraitAfterPending},
 		&Command{Name: "auth", Arity: -2, Flags: connFlags, ACL: connACL,
 			Group: "connection", Since: "1.0.0", Summary: "Authenticate to the server",
 			Complexity: "O(N) where N is the number of passwords defined for the user",
-			Syntax:     "[username] password", Exec: ExecConn, Run: authCommand, Traits: TraitHiddenFromMonitor},
+			Syntax:     "[username] password", Exec: ExecConn, Run: authCommand, Traits: TraitAfterPending},
 	)
+	table["auth"].Secret = func(_ [][]byte, i int) bool { return i >= 1 }
+	table["hello"].Secret = helloSecret
+}
+
+// helloSecret: the user and password after HELLO's AUTH.
+func helloSecret(args [][]byte, i int) bool {
+	for j := 2; j+2 < len(args); j++ {
+		if equalFold(args[j], "auth") {
+			return i == j+1 || i == j+2
+		}
+	}
+	return false
 }
 
 func ping(c *Ctx) {
@@ -92,7 +107,8 @@ func resetCommand(c *Ctx) {
 	cl.NoEvict = false
 	cl.NoTouch = false
 	cl.SetName("")
-	cl.Authed = c.Srv.Config.RequirePass() == ""
+	cl.SetUser(c.Srv.ACL.Default())
+	cl.Authed = !c.Srv.ACL.AuthRequired()
 	cl.Publish()
 	c.W.RESP3 = false
 	c.W.Simple("RESET")
@@ -106,22 +122,28 @@ const (
 	errClientName  = "ERR Client names cannot contain spaces, newlines or special characters."
 )
 
-// connCheckPassword reports whether user/pass authenticate as the only user there is,
-// "default": any password when requirepass is empty (Redis's nopass default user), else
-// requirepass itself.
-func connCheckPassword(c *Ctx, user, pass []byte) bool {
-	if string(user) != "default" {
+// connAuthenticate authenticates the connection as user with pass, as AUTH and HELLO AUTH
+// do; a failure is logged in the ACL log (the object is the command's name as sent).
+func connAuthenticate(c *Ctx, user, pass []byte) bool {
+	u := c.Srv.ACL.Authenticate(user, pass)
+	if u == nil {
+		ctx := acl.ContextToplevel
+		if c.Client.Multi != nil {
+			ctx = acl.ContextMulti
+		}
+		logACL(c.Srv, c.Client, acl.DeniedAuth, ctx, string(c.Args[0]), string(user), true)
 		return false
 	}
-	want := c.Srv.Config.RequirePass()
-	return want == "" || string(pass) == want
+	c.Client.SetUser(u)
+	c.Client.Authed = true
+	return true
 }
 
 func authCommand(c *Ctx) {
 	var user, pass []byte
 	switch len(c.Args) {
 	case 2:
-		if c.Srv.Config.RequirePass() == "" {
+		if c.Srv.ACL.Default().NoPass() {
 			c.Error(errAuthNoPass)
 			return
 		}
@@ -132,11 +154,10 @@ func authCommand(c *Ctx) {
 		c.Error(errSyntax)
 		return
 	}
-	if !connCheckPassword(c, user, pass) {
+	if !connAuthenticate(c, user, pass) {
 		c.Error(errWrongPass)
 		return
 	}
-	c.Client.Authed = true
 	c.W.OK()
 }
 
@@ -181,14 +202,11 @@ func helloCommand(c *Ctx) {
 			return
 		}
 	}
-	if user != nil {
-		if !connCheckPassword(c, user, pass) {
-			c.Error(errWrongPass)
-			return
-		}
-		cl.Authed = true
+	if user != nil && !connAuthenticate(c, user, pass) {
+		c.Error(errWrongPass)
+		return
 	}
-	if !cl.Authed {
+	if !cl.Authed && c.Srv.ACL.AuthRequired() {
 		c.Error(errHelloNoAuth)
 		return
 	}

@@ -39,8 +39,6 @@ const (
 	// TraitReadsUndeclaredKeys: may read keys it does not declare (SORT_RO's BY and GET), so
 	// it is never answered from a one-shard view in the event loop.
 	TraitReadsUndeclaredKeys
-	// TraitHiddenFromMonitor: MONITOR never shows it (AUTH, HELLO: they carry passwords).
-	TraitHiddenFromMonitor
 	// TraitTakesQueue: ends the connection's MULTI (EXEC, DISCARD). The reactor hands it the
 	// queued transaction in Ctx.Multi when it is dispatched, and it runs in order with the
 	// rest of the pipeline.
@@ -52,7 +50,8 @@ const (
 	TraitRunsQueue
 	// TraitAfterPending: dispatched only once every earlier command of the pipeline ran, as
 	// it resets state they may still use (RESET drops the WATCHes of a WATCH still running
-	// in its shard).
+	// in its shard; AUTH, HELLO and ACL's subcommands change or read the users, which a
+	// script, EXEC or CONFIG SET requirepass still pending uses or changes).
 	TraitAfterPending
 	// TraitSubscribedMode: allowed while a RESP2 connection is in subscribed mode ((P|S)
 	// SUBSCRIBE, (P|S)UNSUBSCRIBE, PING, QUIT, RESET); the reactor refuses the others.

@@ -493,11 +493,17 @@ func introKeysOf(cmd *Command, argv [][]byte) []introKey {
 			break
 		}
 	}
+	// Keys come in the order of the hits: each search starts after the last hit taken, so
+	// a command with many keys costs linear time (ACL checks every command of a restricted
+	// user with this).
+	next := 0
 	for i, k := range keys {
 		out[i] = introKey{k, unlocated}
-		for j, h := range hits {
-			if !used[j] && introSameArg(argv[h.pos], k) {
-				out[i].flags, used[j] = h.flags, true
+		for step := range len(hits) {
+			j := (next + step) % len(hits)
+			if !used[j] && introSameArg(argv[hits[j].pos], k) {
+				out[i].flags, used[j] = hits[j].flags, true
+				next = j + 1
 				break
 			}
 		}

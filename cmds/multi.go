@@ -4,6 +4,7 @@ import (
 	"slices"
 	"time"
 
+	"shardis/acl"
 	"shardis/codec"
 	"shardis/server"
 )
@@ -161,6 +162,10 @@ func execCommand(c *Ctx) {
 	db := c.DB
 	for _, args := range m.Commands {
 		cmd := Lookup(args)
+		if msg := execACLRefusal(c, cmd, args); msg != "" {
+			c.W.Error(msg)
+			continue
+		}
 		sub := Ctx{Args: args, DB: db, W: codec.Writer{Buf: c.W.Buf, RESP3: c.W.RESP3}, Tx: c.Tx,
 			Client: cl, Cmd: cmd, InTransaction: true, Origin: c.Origin, Caching: c.Caching}
 		if cmd.Exec == ExecConn {
@@ -175,4 +180,29 @@ func execCommand(c *Ctx) {
 			db = cl.DB
 		}
 	}
+}
+
+// execACLRefusal checks a queued command again against the connection's ACL user, as Redis
+// does at EXEC in case the user's permissions changed since it was queued; it returns
+// Redis's error (logged with context multi) or "".
+func execACLRefusal(c *Ctx, cmd *Command, args [][]byte) string {
+	u := c.Client.User()
+	if u == nil || u.Unrestricted() {
+		return ""
+	}
+	why, pos := cmd.ACLCheck(u, args)
+	if why == acl.Allowed {
+		return ""
+	}
+	LogDenial(c.Srv, c.Client, cmd, args, why, pos, acl.ContextMulti, false)
+	reason := "no permission"
+	switch why {
+	case acl.DeniedCommand:
+		reason = "no permission to execute the command or subcommand"
+	case acl.DeniedKey:
+		reason = "no permission to touch the specified keys"
+	case acl.DeniedChannel:
+		reason = "no permission to access one of the channels used as arguments"
+	}
+	return "NOPERM ACLs rules changed between the moment the transaction was accumulated and the EXEC call. This command is no longer allowed for the following reason: " + reason
 }

@@ -8,7 +8,9 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
+	"shardis/acl"
 	"shardis/codec"
+	"shardis/server"
 )
 
 // The redis library scripts see. redis.call and redis.pcall run a command the way EXEC runs
@@ -240,6 +242,11 @@ func (vm *scriptVM) call(L *lua.LState, raise bool) int {
 		return fail(errScriptArity)
 	case cmd.Has(FlagNoScript):
 		return fail(errScriptNoScript)
+	}
+	if msg := scriptACLRefusal(run.c, run.client, cmd, args); msg != "" {
+		return fail(msg)
+	}
+	switch {
 	case run.readOnly && cmd.IsWrite():
 		return fail(errScriptReadOnly)
 	}
@@ -276,6 +283,33 @@ func (vm *scriptVM) call(L *lua.LState, raise bool) int {
 	v, _ := respToLua(L, reply)
 	L.Push(v)
 	return 1
+}
+
+// scriptACLRefusal checks a command a script runs against the ACL user of the client that
+// runs the script, as Redis does in redis.call, and returns Redis's error (logged in the ACL
+// log with context lua) or "" when the user may run it.
+func scriptACLRefusal(c *Ctx, cl *server.Client, cmd *Command, args [][]byte) string {
+	if cl == nil {
+		return ""
+	}
+	u := cl.User()
+	if u == nil || u.Unrestricted() {
+		return ""
+	}
+	why, pos := cmd.ACLCheck(u, args)
+	if why == acl.Allowed {
+		return ""
+	}
+	LogDenial(c.Srv, cl, cmd, args, why, pos, acl.ContextLua, false)
+	switch why {
+	case acl.DeniedCommand:
+		return "The user executing the script can't run this command or subcommand"
+	case acl.DeniedKey:
+		return "The user executing the script can't access at least one of the keys mentioned in the command arguments"
+	case acl.DeniedChannel:
+		return "The user executing the script can't publish to the channel mentioned in the command"
+	}
+	return "The user executing the script is lacking the permissions for the command"
 }
 
 // errScriptUndeclared is the error of a command on a key whose shard the script does not hold

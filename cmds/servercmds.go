@@ -86,6 +86,7 @@ func init() {
 			Summary: "A container for debugging commands", Complexity: "Depends on subcommand.",
 			Exec: ExecServer, Run: debugCommand},
 	)
+	table["config"].Subs["set"].Secret = configSetSecret
 }
 
 // ---- CONFIG ----

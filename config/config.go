@@ -50,6 +50,11 @@ type Config struct {
 	// given lists the parameters the config file or the command line set, in order, each once
 	// (for the start-up log's list of parameters without effect). Written by Load only.
 	given []string
+	// users are the "user" directives of the file and command line, each as its words
+	// ("user", name, rules...), in order.
+	users [][]string
+	// userLines gives the "user" lines CONFIG REWRITE writes (see SetUserLines).
+	userLines func() []string
 }
 
 // LoadError reports a configuration directive that Load rejected, naming
@@ -137,6 +142,7 @@ func Load(args []string) (*Config, error) {
 		}
 	}
 	c.given = l.given
+	c.users = l.users
 	c.cur.Store(&v)
 	return c, nil
 }
@@ -148,6 +154,7 @@ type loader struct {
 	saveSeen  bool // a save directive was applied: later ones add to it, as in Redis
 	depth     int  // include nesting
 	seenGiven map[string]bool
+	users     [][]string // "user" directives, each as its words
 }
 
 // file applies the directives of a config file's content.
@@ -210,6 +217,14 @@ func (l *loader) include(pattern string) error {
 
 // apply sets one parameter from a file line or flag, returning "" or the error text.
 func (l *loader) apply(name string, args []string) string {
+	if strings.EqualFold(name, "user") {
+		// ACL users: kept in order for the ACL registry, which checks their rules at start.
+		if len(args) < 1 {
+			return errWrongArgs
+		}
+		l.users = append(l.users, append([]string{"user"}, args...))
+		return ""
+	}
 	p, _ := lookupParam(name)
 	if p == nil {
 		return msgBadDirective
@@ -540,6 +555,30 @@ func (c *Config) ShardsSet() bool { return c.cur.Load().shards > 0 }
 // CPUPin reports whether event loops are locked to their OS threads and pinned to CPUs
 // (cpu-pin).
 func (c *Config) CPUPin() bool { return c.cur.Load().cpuPin }
+
+// Users returns the "user" directives of the config file and the command line, each as its
+// words ("user", name, rules...), for the ACL registry to load at start-up.
+func (c *Config) Users() [][]string { return c.users }
+
+// SetUserLines registers what CONFIG REWRITE writes as "user" lines: the ACL users, as
+// Redis writes them when there is no aclfile (none when there is one). Call it before the
+// server serves.
+func (c *Config) SetUserLines(fn func() []string) { c.userLines = fn }
+
+// ACLFile returns aclfile: the ACL file ACL LOAD and ACL SAVE use, "" for none.
+func (c *Config) ACLFile() string { return c.cur.Load().kept["aclfile"] }
+
+// ACLLogMaxLen returns acllog-max-len, the number of ACL LOG entries kept.
+func (c *Config) ACLLogMaxLen() int {
+	n, _ := strconv.Atoi(c.cur.Load().kept["acllog-max-len"])
+	return n
+}
+
+// ACLPubsubAllChannels reports acl-pubsub-default allchannels: new users may use every
+// channel (else none, resetchannels).
+func (c *Config) ACLPubsubAllChannels() bool {
+	return c.cur.Load().kept["acl-pubsub-default"] == "allchannels"
+}
 
 // RequirePass returns the password clients must AUTH with, or "" when no
 // authentication is required (requirepass).

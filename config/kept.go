@@ -15,9 +15,11 @@ import (
 // Redis-typed builders below mirror Redis's numeric types: Redis's unsigned and size_t types
 // compare a negative value as a huge one, so they fail the bounds check, not the parse.
 var keptParams = []*param{
-	keptEnum("acl-pubsub-default", true, "resetchannels", "allchannels", "resetchannels"),
-	keptStr("aclfile", "", false, "", nil),
-	keptNum("acllog-max-len", "", true, 128, uSpec(0, longMax)),
+	// The ACL parameters are kept here for their Redis types, but shardis acts on them
+	// (Config.ACLFile, ACLLogMaxLen, ACLPubsubAllChannels).
+	withEffect(keptEnum("acl-pubsub-default", true, "resetchannels", "allchannels", "resetchannels")),
+	withEffect(keptStr("aclfile", "", false, "", nil)),
+	withEffect(keptNum("acllog-max-len", "", true, 128, uSpec(0, longMax))),
 	keptNum("active-defrag-cycle-max", "", true, 25, iSpec(1, 99)),
 	keptNum("active-defrag-cycle-min", "", true, 1, iSpec(1, 99)),
 	keptNum("active-defrag-ignore-bytes", "", true, 100*mb, uMemSpec(1, llMax)),
@@ -254,6 +256,9 @@ func keptSpecial(name string, mutable bool, def string, parse func(args []string
 		get: func(v *values) string { return v.kept[name] },
 	}
 }
+
+// withEffect marks a kept parameter as one shardis acts on (not named in the start-up log).
+func withEffect(p *param) *param { p.noEffect = false; return p }
 
 func keptNum(name, alias string, mutable bool, def int64, sp numSpec) *param {
 	p := keptSpecial(name, mutable, sp.format(def), func(args []string) (string, string) {

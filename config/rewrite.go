@@ -34,7 +34,11 @@ func (c *Config) Rewrite() error {
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return rewriteErr(err)
 	}
-	content := rewriteContent(string(old), c.cur.Load())
+	var users []string
+	if c.userLines != nil {
+		users = c.userLines()
+	}
+	content := rewriteContent(string(old), c.cur.Load(), users)
 	if err := replaceFile(c.file, content); err != nil {
 		return rewriteErr(err)
 	}
@@ -84,8 +88,10 @@ func replaceFile(path, content string) error {
 	return nil
 }
 
-// rewriteContent is the new content of a config file whose current content is old.
-func rewriteContent(old string, v *values) string {
+// rewriteContent is the new content of a config file whose current content is old; users
+// are the "user" lines to write (see SetUserLines): they replace the file's, in place, and
+// the rest go at the end, after every parameter, as Redis writes them.
+func rewriteContent(old string, v *values, users []string) string {
 	var lines []string
 	at := map[string][]int{} // parameter name -> indexes of its lines in lines
 	hasTail := false
@@ -101,6 +107,11 @@ func rewriteContent(old string, v *values) string {
 			args, ok := splitArgs(line)
 			var p *param
 			if ok && len(args) > 0 {
+				if strings.EqualFold(args[0], "user") {
+					at["user"] = append(at["user"], len(lines))
+					lines = append(lines, line)
+					continue
+				}
 				p, _ = lookupParam(args[0])
 				if p == nil && strings.EqualFold(args[0], "include") {
 					lines = append(lines, line) // kept as it is, as Redis keeps it
@@ -137,6 +148,21 @@ func rewriteContent(old string, v *values) string {
 		for _, i := range idx[min(len(now), len(idx)):] {
 			lines[i] = "" // a line the parameter no longer needs
 		}
+	}
+	idx := at["user"]
+	for i, line := range users {
+		if i < len(idx) {
+			lines[idx[i]] = line
+			continue
+		}
+		if !hasTail {
+			lines = append(lines, "", rewriteSignature)
+			hasTail = true
+		}
+		lines = append(lines, line)
+	}
+	for _, i := range idx[min(len(users), len(idx)):] {
+		lines[i] = ""
 	}
 	var b strings.Builder
 	blank := false

@@ -89,7 +89,7 @@ func (e *Executor) Run(c *cmds.Ctx) {
 	// The reactor feeds MONITOR when it dispatches a command; the commands of a transaction
 	// are shown as EXEC runs them, then EXEC itself, as Redis shows them.
 	if (c.InTransaction || c.Cmd.Has(cmds.TraitRunsQueue)) && e.srv.Clients.HasMonitors() && Monitored(c.Cmd) {
-		e.FeedMonitors(c.Client, c.DB, c.Args)
+		e.FeedMonitors(c.Client, c.DB, c.Cmd.LoggedArgs(c.Args))
 	}
 	// Blocked clients are served by the write that made their key ready, after the command
 	// (after the whole transaction for EXEC's commands), in its transaction.
@@ -198,7 +198,7 @@ func (e *Executor) Account(cmd *cmds.Command, args [][]byte, d time.Duration, re
 		return
 	}
 	if limit := srv.Config.SlowlogSlowerThan(); limit >= 0 && d.Microseconds() >= limit {
-		srv.Slowlog.Add(args, d, cl, srv.Config.SlowlogMaxLen())
+		srv.Slowlog.Add(cmd.LoggedArgs(args), d, cl, srv.Config.SlowlogMaxLen())
 	}
 }
 
@@ -235,10 +235,10 @@ func runGuarded(c *cmds.Ctx) {
 
 // ---- MONITOR ----
 
-// Monitored reports whether MONITOR shows cmd at all: admin commands and those carrying
-// secrets are never shown, as in Redis.
+// Monitored reports whether MONITOR shows cmd at all: admin commands are never shown, as in
+// Redis (secret arguments are shown redacted: Command.LoggedArgs).
 func Monitored(cmd *cmds.Command) bool {
-	return cmd != nil && !cmd.HasAny(cmds.FlagAdmin|cmds.FlagSkipMonitor|cmds.TraitHiddenFromMonitor)
+	return cmd != nil && !cmd.HasAny(cmds.FlagAdmin|cmds.FlagSkipMonitor)
 }
 
 // FeedMonitors sends the command args, run by cl in db, to every MONITOR client.

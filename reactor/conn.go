@@ -11,6 +11,7 @@ import (
 	"github.com/panjf2000/gnet/v2"
 	"github.com/valyala/bytebufferpool"
 
+	"shardis/acl"
 	"shardis/cmds"
 	"shardis/codec"
 	"shardis/config"
@@ -237,7 +238,7 @@ func (cn *conn) read() bool {
 	cn.holdRest = false
 	cn.need = 0
 	for len(b.slots) < maxBatchCommands && off < len(buf) && off < maxBatchBytes && !cn.closeAfterFlush {
-		lim.Unauthenticated = !cn.client.Authed
+		lim.Unauthenticated = !cn.client.Authed && srv.state.ACL.AuthRequired()
 		args, used, need, err := cn.parser.Parse(buf[off:], cn.argv[:0], lim)
 		if err != nil {
 			var pe *codec.ProtocolError
@@ -370,9 +371,20 @@ func (cn *conn) dispatch(start int) bool {
 	case cmd.Run == nil: // a container command with an unknown subcommand
 		srv.exec.Refused(nil)
 		return refuse(cmds.UnknownSubcommandError(args))
-	case !cl.Authed && !cmd.Has(cmds.FlagNoAuth):
+	case !cl.Authed && !cmd.Has(cmds.FlagNoAuth) && srv.state.ACL.AuthRequired():
 		srv.exec.Refused(cmd)
 		return refuse("NOAUTH Authentication required.")
+	}
+	// ACL: one load and a bool for a user with every permission (the default user). A
+	// command refused inside MULTI for its no_multi flag is refused below, as Redis checks
+	// that first.
+	if u := cl.User(); u != nil && !u.Unrestricted() && !(cl.Multi != nil && cmd.Has(cmds.FlagNoMulti)) {
+		if msg := cn.aclRefusal(u, cmd, args); msg != "" {
+			srv.exec.Refused(cmd)
+			return refuse(msg)
+		}
+	}
+	switch {
 	case !cl.RESP3 && !cmd.Has(cmds.TraitSubscribedMode) && cl.PubSub():
 		srv.exec.Refused(cmd)
 		return refuse("ERR Can't execute '" + cmd.Name + "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context")
@@ -429,7 +441,7 @@ func (cn *conn) dispatch(start int) bool {
 	}
 	feed := srv.state.Clients.HasMonitors() && executor.Monitored(cmd) && !cmd.Has(cmds.TraitRunsQueue)
 	if feed && exec != cmds.ExecConn {
-		srv.exec.FeedMonitors(cl, cl.DB, args)
+		srv.exec.FeedMonitors(cl, cl.DB, cmd.LoggedArgs(args))
 	}
 	switch exec {
 	case cmds.ExecConn:
@@ -451,7 +463,7 @@ func (cn *conn) dispatch(start int) bool {
 		}
 		s.finished = true
 		if feed {
-			srv.exec.FeedMonitors(cl, cl.DB, args)
+			srv.exec.FeedMonitors(cl, cl.DB, cmd.LoggedArgs(args))
 		}
 		if cl.Quitting {
 			cn.closeAfterFlush = true // QUIT: nothing after it runs
@@ -490,6 +502,23 @@ func (cn *conn) dispatch(start int) bool {
 		b.queued = true
 	}
 	return true
+}
+
+// aclRefusal checks cmd against the connection's user u (one that is not unrestricted) and
+// returns the NOPERM error, logged in the ACL log as Redis does, or "" when u may run it.
+func (cn *conn) aclRefusal(u *acl.User, cmd *cmds.Command, args [][]byte) string {
+	cl := cn.client
+	why, pos := cmd.ACLCheck(u, args)
+	if why == acl.Allowed {
+		return ""
+	}
+	cl.Touch(&cmd.Name, time.Now().UnixMilli()) // the log's client line names the command, as Redis's
+	ctx := acl.ContextToplevel
+	if cl.Multi != nil {
+		ctx = acl.ContextMulti
+	}
+	cmds.LogDenial(cn.srv.state, cl, cmd, args, why, pos, ctx, true)
+	return cmds.NoPermError(why, cmd)
 }
 
 // useCaching ends CLIENT CACHING's flag after cmd was dispatched, as Redis does after any

@@ -154,7 +154,13 @@ func (s *Server) OnShutdown(gnet.Engine) { close(s.stopped) }
 func (s *Server) OnOpen(c gnet.Conn) ([]byte, gnet.Action) {
 	s.pin.pinCurrentThread()
 	st := &s.state.Stats
-	if refusedByProtectedMode(s.cfg.ProtectedMode(), s.cfg.RequirePass(), c.RemoteAddr()) {
+	// As Redis 7.0: protected mode refuses remote clients while the default user takes no
+	// password.
+	pass := ""
+	if !s.state.ACL.Default().NoPass() {
+		pass = "set"
+	}
+	if refusedByProtectedMode(s.cfg.ProtectedMode(), pass, c.RemoteAddr()) {
 		st.RejectedConnections.Add(1)
 		return []byte(protectedModeRefusal), gnet.Close
 	}
@@ -169,7 +175,7 @@ func (s *Server) OnOpen(c gnet.Conn) ([]byte, gnet.Action) {
 		LAddr:   addrString(c.LocalAddr()),
 		FD:      c.Fd(),
 		Created: time.Now(),
-		Authed:  s.cfg.RequirePass() == "",
+		Authed:  !s.state.ACL.AuthRequired(),
 		// Made here, not on first WATCH: a WATCH running in a shard must not race OnClose.
 		Watch: &shard.Watcher{},
 	}
@@ -182,6 +188,7 @@ func (s *Server) OnOpen(c gnet.Conn) ([]byte, gnet.Action) {
 		// As Redis shows a unix socket client: the socket's path, port 0.
 		cl.Addr, cl.LAddr, cl.Unix = s.unixPath+":0", s.unixPath+":0", true
 	}
+	cl.SetUser(s.state.ACL.Default())
 	cl.Touch(&noCommand, time.Now().UnixMilli())
 	cn := &conn{srv: s, gc: c, client: cl}
 	cn.b.conn = cn

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"shardis/acl"
 	"shardis/pubsub"
 	"shardis/shard"
 	"shardis/tracking"
@@ -79,10 +80,28 @@ type Client struct {
 	// package tracking.
 	Track *tracking.Conn
 
+	// user is the ACL user the connection is authenticated as (nil: unrestricted, for
+	// clients made inside the server); AUTH and HELLO change it.
+	user atomic.Pointer[acl.User]
+
 	// Hooks set by the reactor, callable from any goroutine.
 	Kill    func()               // close the connection
 	Write   func(p []byte) error // queue bytes for the client (MONITOR feed); p is copied
 	Buffers func() (query, output int)
+}
+
+// User returns the connection's ACL user, nil for an internal client (no restriction).
+func (cl *Client) User() *acl.User { return cl.user.Load() }
+
+// SetUser makes u the connection's ACL user.
+func (cl *Client) SetUser(u *acl.User) { cl.user.Store(u) }
+
+// UserName is the name CLIENT LIST shows: the user's, "default" for an internal client.
+func (cl *Client) UserName() string {
+	if u := cl.user.Load(); u != nil {
+		return u.Name
+	}
+	return "default"
 }
 
 // Name returns CLIENT SETNAME's name.

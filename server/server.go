@@ -3,10 +3,13 @@ package server
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"shardis/acl"
 	"shardis/config"
 	"shardis/latency"
 	"shardis/pubsub"
@@ -36,6 +39,9 @@ type Server struct {
 	PubSub pubsub.Registry
 	// Tracking is the CLIENT TRACKING table (client-side caching); nil without a store.
 	Tracking *tracking.Table
+
+	// ACL is the server's users (ACL SETUSER, AUTH) and the ACL log.
+	ACL acl.Registry
 
 	// Busy says whether a script runs past busy-reply-threshold (the BUSY error).
 	Busy ScriptBusy
@@ -128,6 +134,21 @@ func New(cfg *config.Config, store *shard.Store) *Server {
 		})
 		s.Tracking = tracking.NewTable(store, s.trackingTarget, cfg.TrackingTableMaxKeys)
 		store.SetTracker(s.Tracking)
+	}
+	if cfg != nil {
+		s.ACL.PubsubAll = cfg.ACLPubsubAllChannels
+		s.ACL.SetRequirePass(cfg.RequirePass())
+		cfg.OnChange("requirepass", func() { s.ACL.SetRequirePass(cfg.RequirePass()) })
+		cfg.SetUserLines(func() []string {
+			if cfg.ACLFile() != "" {
+				return nil // the users live in the aclfile (ACL SAVE)
+			}
+			var lines []string
+			for _, u := range s.ACL.Users() {
+				lines = append(lines, "user "+u.Name+" "+u.Describe())
+			}
+			return lines
+		})
 	}
 	return s
 }
@@ -238,4 +259,23 @@ func (s *Server) WaitUnpause(wake func()) {
 	s.pauseMu.Lock()
 	s.pauseWaiters = append(s.pauseWaiters, wake)
 	s.pauseMu.Unlock()
+}
+
+// LoadUsers applies the config's "user" lines, then its aclfile, as Redis does at start-up
+// (after requirepass, which New applied to the default user). Defining users both ways is
+// refused, as in Redis.
+func (s *Server) LoadUsers() error {
+	cfg := s.Config
+	if cfg.ACLFile() != "" && len(cfg.Users()) > 0 {
+		return errors.New("Configuring Redis with users defined in redis.conf and at the same setting an ACL file path is invalid. This setup is very likely to lead to configuration errors and security holes, please define either an ACL file or declare users directly in your redis.conf, but not both.")
+	}
+	if err := s.ACL.LoadConfigured(cfg.Users()); err != nil {
+		return fmt.Errorf("Critical error while loading ACLs: %v", err)
+	}
+	if f := cfg.ACLFile(); f != "" {
+		if _, err := s.ACL.LoadFile(f); err != nil {
+			return fmt.Errorf("Aborting Redis startup because of ACL errors: %v", err)
+		}
+	}
+	return nil
 }

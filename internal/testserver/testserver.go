@@ -56,8 +56,13 @@ func StartIn(t testing.TB, dir string, flags ...string) *Server {
 	if err != nil {
 		t.Fatalf("open store: %v", err)
 	}
+	srv, err := newReactor(cfg, store)
+	if err != nil {
+		_ = store.Close()
+		t.Fatalf("start: %v", err)
+	}
 	s := &Server{Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), Dir: dir, Config: cfg,
-		Store: store, Srv: newReactor(cfg, store), done: make(chan error, 1), t: t}
+		Store: store, Srv: srv, done: make(chan error, 1), t: t}
 	go func() { s.done <- s.Srv.Serve() }()
 	select {
 	case <-s.Srv.Ready():
@@ -175,9 +180,12 @@ func OpenStore(t testing.TB, dir string, shards int) *shard.Store {
 }
 
 // newReactor wires a network server over store as main does.
-func newReactor(cfg *config.Config, store *shard.Store) *reactor.Server {
+func newReactor(cfg *config.Config, store *shard.Store) (*reactor.Server, error) {
 	state := server.New(cfg, store)
-	return reactor.New(state, executor.New(state))
+	if err := state.LoadUsers(); err != nil {
+		return nil, err
+	}
+	return reactor.New(state, executor.New(state)), nil
 }
 
 // ReplayTarget opens a fresh store of the given shard count and an executor over it, as the
