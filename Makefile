@@ -27,13 +27,14 @@ run: build
 	./bin/shardis --port $(PORT) --bind 127.0.0.1 --dir $(DIR)
 
 # The whole suite: gofmt, vet, unit and integration tests (crash and restart tests use bin/shardis),
-# the concurrent core again under the race detector, a short fuzz run of the RESP parser, and
+# the concurrent core (and scripts that stray and run again) under the race detector, a short fuzz run of the RESP parser, and
 # difftest against a real redis-server.
 test: build
 	@unformatted=$$(gofmt -l .); if [ -n "$$unformatted" ]; then echo "gofmt -w these:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 15m ./...
 	$(GO) test -race -count=1 -timeout 10m ./reactor ./shard
+	$(GO) test -race -count=1 -timeout 10m -run 'TestScriptRoute|TestFunction_CallsOnOtherShards' ./cmds
 	$(GO) test -run=NONE -fuzz=FuzzParseCommand -fuzztime=300000x ./codec
 	./.ci/difftest.sh
 
