@@ -269,7 +269,8 @@ func infoRSS() int64 {
 
 func infoPersistence(c *Ctx, w *infoWriter) {
 	srv := c.Srv
-	w.int("loading", 0)
+	loading := srv.Loading()
+	w.int("loading", infoBool(loading))
 	w.int("async_loading", 0)
 	w.int("rdb_changes_since_last_save", srv.Store.Dirty.Load())
 	running := srv.Saves.Running.Load()
@@ -299,6 +300,18 @@ func infoPersistence(c *Ctx, w *infoWriter) {
 	w.str("aof_last_bgrewrite_status", "ok")
 	w.int("aof_rewrites", 0)
 	w.str("aof_last_write_status", "ok")
+	if loading {
+		// What is loading is RocksDB's recovery: its write-ahead log is replayed, and RocksDB
+		// does not tell how far it got, so the loaded bytes are not known (0) and the ETA is
+		// Redis's placeholder for "not enough information".
+		startedAt, total := srv.LoadingProgress()
+		w.int("loading_start_time", startedAt)
+		w.int("loading_total_bytes", total)
+		w.int("loading_rdb_used_mem", 0)
+		w.int("loading_loaded_bytes", 0)
+		w.str("loading_loaded_perc", "0.00")
+		w.int("loading_eta_seconds", 1)
+	}
 }
 
 func infoBool(b bool) int64 {

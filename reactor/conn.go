@@ -331,6 +331,12 @@ func (cn *conn) dispatch(start int) bool {
 			}
 			return false
 		}
+		// While the store opens, a command allowed then (the loading flag) that needs a shard
+		// (WATCH, EXEC) waits for it in the input: the shards run once it is open.
+		if cmd.Has(cmds.FlagLoading) && cmd.NeedsShard() && srv.state.Loading() &&
+			(len(b.slots) > 0 || srv.state.WaitLoaded(cn.wake)) {
+			return false
+		}
 	}
 	s := b.addSlot(start)
 	s.db, s.resp3 = cl.DB, cl.RESP3
@@ -376,6 +382,11 @@ func (cn *conn) dispatch(start int) bool {
 	case !cl.RESP3 && !cmd.Has(cmds.TraitSubscribedMode) && cl.PubSub():
 		srv.exec.Refused(cmd)
 		return refuse("ERR Can't execute '" + cmd.Name + "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context")
+	}
+	// While the store opens, only commands with the loading flag run (one atomic load).
+	if srv.state.Loading() && !cmd.Has(cmds.FlagLoading) {
+		srv.exec.Refused(cmd)
+		return refuse(server.LoadingError)
 	}
 	// A script past busy-reply-threshold holds every shard: what needs one is refused, as
 	// Redis refuses all but allow_busy commands then (one atomic load when no script runs).

@@ -57,6 +57,8 @@ type Server struct {
 	// Rate samples INFO's counters for the instantaneous_* rates.
 	Rate RateSampler
 
+	load loadState
+
 	replID struct {
 		once sync.Once
 		id   string
@@ -121,6 +123,8 @@ func New(cfg *config.Config, store *shard.Store) *Server {
 	_, _ = rand.Read(id)
 	s := &Server{Store: store, Config: cfg, Started: time.Now(), RunID: hex.EncodeToString(id), Port: cfg.Port()}
 	if store != nil {
+		// A store not open yet is opened by Load, while the server answers LOADING.
+		s.load.loading.Store(!store.Opened())
 		store.SetExpirePass(s.expirePassed)
 		store.SetEvents(eventClasses(cfg.NotifyKeyspaceEvents()), s.publishEvents)
 		cfg.OnChange("notify-keyspace-events", func() {
