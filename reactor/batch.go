@@ -108,6 +108,7 @@ type shardJob struct {
 const (
 	maxKeptArena = 1 << 20
 	maxKeptReply = 64 << 10
+	maxKeptArgv  = 1 << 14 // arguments
 )
 
 func (b *batch) reset() {
@@ -115,7 +116,11 @@ func (b *batch) reset() {
 	if cap(b.arena) > maxKeptArena {
 		b.arena = nil
 	}
+	clear(b.argv) // let go of the input they point into (a partial buffer of the connection)
 	b.argv = b.argv[:0]
+	if cap(b.argv) > maxKeptArgv {
+		b.argv = nil
+	}
 	b.adopted = 0
 	for i := range b.slots {
 		if cap(b.slots[i].reply) > maxKeptReply {

@@ -255,6 +255,15 @@ func (tx *Tx) putRaw(p int, raw, val []byte) {
 	}
 	start := len(tx.arena)
 	tx.arena = append(tx.arena, val...)
+	tx.putArena(p, raw, start)
+}
+
+// putArena is putRaw of the value the caller appended to tx.arena from start on.
+func (tx *Tx) putArena(p int, raw []byte, start int) {
+	if tx.needsShard() {
+		tx.arena = tx.arena[:start]
+		return
+	}
 	tx.overlay[string(tx.overlayKey(p, raw))] = entry{val: tx.arena[start:len(tx.arena):len(tx.arena)], exists: true, dirty: true}
 	tx.noteWrite(p, raw, false)
 }
@@ -405,9 +414,11 @@ func (tx *Tx) SetMeta(db int, key []byte, m *codec.Meta) {
 		}
 		part.countsDirty = true
 	}
-	tx.scratch = codec.AppendMeta(tx.scratch[:0], m)
-	val := append([]byte(nil), tx.scratch...)
-	tx.putRaw(p, mk, val)
+	// Encoded straight into the arena the overlay points into: a big value is copied once
+	// here (and once more by RocksDB into the WriteBatch at commit).
+	start := len(tx.arena)
+	tx.arena = codec.AppendMeta(tx.arena, m)
+	tx.putArena(p, mk, start)
 }
 
 // Delete removes key from logical db and reports whether it was live.
@@ -650,6 +661,9 @@ func (tx *Tx) reset() {
 	tx.readyNext = 0
 	if cap(tx.arena) > 1<<20 {
 		tx.arena = nil // do not pin one huge value's memory forever
+	}
+	if cap(tx.scratch) > 1<<20 {
+		tx.scratch = nil // nor the binlog record of one
 	}
 	tx.arena = tx.arena[:0]
 }
