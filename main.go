@@ -155,6 +155,7 @@ func storeOptions(cfg *config.Config) shard.Options {
 		Fsync:           cfg.AppendFsync,
 		Binlog:          func() (int64, time.Duration) { return cfg.BinlogMaxEntries(), cfg.BinlogMaxAge() },
 		Hz:              cfg.Hz,
+		DiskReserve:     cfg.DiskReserve,
 	}
 }
 

@@ -71,6 +71,9 @@ const (
 	// TraitKeepsCaching: CLIENT CACHING's flag survives it (every CLIENT subcommand, as in
 	// Redis); any other command outside MULTI uses the flag up.
 	TraitKeepsCaching
+	// TraitDeniedOnDiskError: refused with MISCONF while the disk is full although it does
+	// not write (PING, as Redis 7.0 refuses it with the write commands).
+	TraitDeniedOnDiskError
 )
 
 // flagNames maps Redis's flag names to bits.

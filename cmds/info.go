@@ -299,7 +299,11 @@ func infoPersistence(c *Ctx, w *infoWriter) {
 	w.int("aof_current_rewrite_time_sec", -1)
 	w.str("aof_last_bgrewrite_status", "ok")
 	w.int("aof_rewrites", 0)
-	w.str("aof_last_write_status", "ok")
+	if srv.Store.DiskLow() {
+		w.str("aof_last_write_status", "err") // the disk guard turns writes away
+	} else {
+		w.str("aof_last_write_status", "ok")
+	}
 	if loading {
 		// What is loading is RocksDB's recovery: its write-ahead log is replayed, and RocksDB
 		// does not tell how far it got, so the loaded bytes are not known (0) and the ETA is

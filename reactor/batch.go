@@ -1,6 +1,7 @@
 package reactor
 
 import (
+	"errors"
 	"slices"
 	"sync/atomic"
 	"time"
@@ -404,7 +405,11 @@ func (s *slot) Unblocked(reply []byte) {
 func (b *batch) failSlot(s *slot, err error) {
 	s.closeStream()
 	w := codec.Writer{Buf: s.reply[:0], RESP3: s.resp3}
-	w.Error("ERR " + err.Error())
+	if errors.Is(err, shard.ErrNoSpace) || errors.Is(err, shard.ErrWriteFailed) {
+		w.Error(server.DiskError) // the disk guard refused the commit
+	} else {
+		w.Error("ERR " + err.Error())
+	}
 	s.reply = w.Buf
 }
 

@@ -481,6 +481,7 @@ func (cn *conn) dispatch(start int) bool {
 		s.reply, s.finished = w.Buf, true
 		return true
 	}
+	admission := srv.state.Admission() // loading, disk error: one atomic load
 	switch {
 	case cmd == nil:
 		srv.exec.Refused(nil)
@@ -494,12 +495,15 @@ func (cn *conn) dispatch(start int) bool {
 	case !cl.Authed && !cmd.Has(cmds.FlagNoAuth):
 		srv.exec.Refused(cmd)
 		return refuse("NOAUTH Authentication required.")
+	case admission&server.AdmitDiskError != 0 && deniedOnDiskError(cmd, cl):
+		srv.exec.Refused(cmd)
+		return refuse(server.DiskError)
 	case !cl.RESP3 && !cmd.Has(cmds.TraitSubscribedMode) && cl.PubSub():
 		srv.exec.Refused(cmd)
 		return refuse("ERR Can't execute '" + cmd.Name + "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context")
 	}
-	// While the store opens, only commands with the loading flag run (one atomic load).
-	if srv.state.Loading() && !cmd.Has(cmds.FlagLoading) {
+	// While the store opens, only commands with the loading flag run.
+	if admission&server.AdmitLoading != 0 && !cmd.Has(cmds.FlagLoading) {
 		srv.exec.Refused(cmd)
 		return refuse(server.LoadingError)
 	}
@@ -614,6 +618,14 @@ func (cn *conn) dispatch(start int) bool {
 		b.queued = true
 	}
 	return true
+}
+
+// deniedOnDiskError reports whether cmd is refused while the disk guard turns writes away:
+// what Redis refuses when it cannot write its AOF, write commands, EXEC of a transaction
+// that writes, and PING (TraitDeniedOnDiskError).
+func deniedOnDiskError(cmd *cmds.Command, cl *server.Client) bool {
+	return cmd.HasAny(cmds.FlagWrite|cmds.TraitDeniedOnDiskError) ||
+		cmd.Has(cmds.TraitRunsQueue) && cl.Multi != nil && cl.Multi.MayWrite
 }
 
 // useCaching ends CLIENT CACHING's flag after cmd was dispatched, as Redis does after any

@@ -6,14 +6,30 @@ import (
 	"time"
 )
 
+// Admission bits: states in which the reactor refuses some commands before they run. It
+// reads them with one atomic load per command (Admission); 0 is the normal state.
+const (
+	// AdmitLoading: the store is opening; only commands with the loading flag run.
+	AdmitLoading uint32 = 1 << iota
+	// AdmitDiskError: the disk is (nearly) full or RocksDB failed a write; write commands
+	// are refused with DiskError, as Redis refuses them when it cannot write its AOF.
+	AdmitDiskError
+)
+
+// DiskError is Redis's reply to a write command while it cannot write its AOF, with the
+// error of a full disk: shardis answers it while its disk guard turns writes away.
+const DiskError = "MISCONF Errors writing to the AOF file: No space left on device"
+
+// Admission returns the admission bits (one atomic load).
+func (s *Server) Admission() uint32 { return s.admission.Load() }
+
 // LoadingError is Redis's reply to a command without the loading flag while the dataset is
 // being loaded: shardis answers it while the store opens (Load).
 const LoadingError = "LOADING Redis is loading the dataset in memory"
 
-// loadState is the server's loading phase: from start until the store is open. The reactor
-// reads loading once per command; the rest is for INFO and for commands held until the end.
+// loadState is the server's loading phase: from start until the store is open (AdmitLoading);
+// this is for INFO and for commands held until the end.
 type loadState struct {
-	loading    atomic.Bool
 	startedAt  atomic.Int64 // unix seconds Load began
 	totalBytes atomic.Int64 // the write-ahead log to replay when Load began
 	mu         sync.Mutex   // guards waiters and the end of loading
@@ -22,7 +38,7 @@ type loadState struct {
 
 // Loading reports whether the store is still opening: the reactor answers LoadingError to
 // every command without the loading flag meanwhile. One atomic load.
-func (s *Server) Loading() bool { return s.load.loading.Load() }
+func (s *Server) Loading() bool { return s.admission.Load()&AdmitLoading != 0 }
 
 // LoadingProgress returns when loading began (unix seconds) and how many bytes of
 // write-ahead log it had to replay (INFO persistence's loading_* fields).
@@ -41,7 +57,7 @@ func (s *Server) Load() error {
 		return err
 	}
 	s.load.mu.Lock()
-	s.load.loading.Store(false)
+	s.admission.And(^AdmitLoading)
 	waiters := s.load.waiters
 	s.load.waiters = nil
 	s.load.mu.Unlock()
@@ -57,7 +73,7 @@ func (s *Server) Load() error {
 func (s *Server) WaitLoaded(wake func()) bool {
 	s.load.mu.Lock()
 	defer s.load.mu.Unlock()
-	if !s.load.loading.Load() {
+	if !s.Loading() {
 		return false
 	}
 	s.load.waiters = append(s.load.waiters, wake)

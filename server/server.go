@@ -58,6 +58,8 @@ type Server struct {
 	Rate RateSampler
 
 	load loadState
+	// admission holds the Admit* bits (Admission).
+	admission atomic.Uint32
 
 	replID struct {
 		once sync.Once
@@ -124,7 +126,19 @@ func New(cfg *config.Config, store *shard.Store) *Server {
 	s := &Server{Store: store, Config: cfg, Started: time.Now(), RunID: hex.EncodeToString(id), Port: cfg.Port()}
 	if store != nil {
 		// A store not open yet is opened by Load, while the server answers LOADING.
-		s.load.loading.Store(!store.Opened())
+		if !store.Opened() {
+			s.admission.Or(AdmitLoading)
+		}
+		store.SetDiskHook(func(low bool) {
+			if low {
+				s.admission.Or(AdmitDiskError)
+			} else {
+				s.admission.And(^AdmitDiskError)
+			}
+		})
+		if store.DiskLow() {
+			s.admission.Or(AdmitDiskError)
+		}
 		store.SetExpirePass(s.expirePassed)
 		store.SetEvents(eventClasses(cfg.NotifyKeyspaceEvents()), s.publishEvents)
 		cfg.OnChange("notify-keyspace-events", func() {

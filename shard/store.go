@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log"
 	"os"
 	"path/filepath"
 	"slices"
@@ -50,6 +51,9 @@ type Options struct {
 	Binlog binlog.Limits
 	// Hz returns how many times a second background workers run.
 	Hz func() int
+	// DiskReserve returns the free space (bytes) writes must leave on the data directory's
+	// disk, besides what the memtables will take (see disk.go); nil: no guard.
+	DiskReserve func() int64
 }
 
 // ErrLayout is wrapped by Open when the data directory was made with another shard count or
@@ -93,6 +97,7 @@ type Store struct {
 	// changes the caches in place before the shard goroutines run and through them after.
 	opened atomic.Bool
 	lifeMu sync.Mutex
+	disk   diskGuard
 
 	views sync.Pool // of *Tx, for View
 
@@ -218,6 +223,9 @@ func (s *Store) Open() error {
 			return err
 		}
 	}
+	if err := s.checkRoomToOpen(); err != nil {
+		return err
+	}
 	cfOpts := make([]*grocksdb.Options, len(names))
 	for i := range cfOpts {
 		cfOpts[i] = s.dbOpts
@@ -260,6 +268,7 @@ func (s *Store) Open() error {
 	s.start()
 	s.opened.Store(true)
 	s.lifeMu.Unlock()
+	s.lookAtDisk()
 	return nil
 }
 
@@ -365,8 +374,9 @@ func (s *Store) start() {
 		go func() { defer s.workers.Done(); ttl.Run(ctx, sh, interval, s.expirePassed) }()
 		go func() { defer s.workers.Done(); binlog.RunRetention(ctx, sh, time.Second, s.opts.Binlog) }()
 	}
-	s.workers.Add(1)
+	s.workers.Add(2)
 	go func() { defer s.workers.Done(); s.syncLoop(ctx) }()
+	go func() { defer s.workers.Done(); s.watchDisk(ctx) }()
 }
 
 // SetExpirePass sets the function told how long each TTL worker pass took (every shard's,
@@ -394,8 +404,10 @@ func (s *Store) syncLoop(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
-			if s.opts.Fsync() == "everysec" {
-				_ = s.db.FlushWAL(true)
+			if s.opts.Fsync() == "everysec" && !s.disk.low.Load() {
+				if err := s.db.FlushWAL(true); err != nil {
+					s.writeFailed(err)
+				}
 			}
 		}
 	}
@@ -477,6 +489,10 @@ func (s *Store) Checkpoint(dir string) error {
 	if !s.Opened() {
 		return errors.New("store is not open")
 	}
+	if s.disk.low.Load() {
+		// A checkpoint flushes the memtables first: not on a full disk (disk.go).
+		return ErrNoSpace
+	}
 	cp, err := s.db.NewCheckpoint()
 	if err != nil {
 		return err
@@ -494,7 +510,12 @@ func (s *Store) Checkpoint(dir string) error {
 }
 
 // SyncWAL forces the WAL to disk.
-func (s *Store) SyncWAL() error { return s.db.FlushWAL(true) }
+func (s *Store) SyncWAL() error {
+	if s.disk.low.Load() {
+		return ErrNoSpace
+	}
+	return s.db.FlushWAL(true)
+}
 
 // Close stops the workers, lets every shard finish what is queued, syncs the WAL and closes
 // RocksDB. Nothing may post to a shard once Close started (the reactor waits for its batches
@@ -519,6 +540,14 @@ func (s *Store) Close() error {
 	s.running.Wait()
 	s.closeWaiters()
 	s.closeStreams()
+	if s.lookAtDisk(); s.disk.low.Load() {
+		// A full disk (or a failed log write): flushing the memtables, syncing the log or
+		// even closing RocksDB writes, and Debian's build aborts when that fails (disk.go).
+		// RocksDB is left as after a crash, which it is made to survive: what was
+		// acknowledged is in its log files, which the next start replays.
+		log.Printf("disk: too little room to close RocksDB cleanly; leaving it as after a crash (the next start replays the write-ahead log)")
+		return nil
+	}
 	err := s.flushMemtables()
 	if werr := s.db.FlushWAL(true); err == nil {
 		err = werr
@@ -585,4 +614,10 @@ func (s *Store) LiveDataBytes(id int) int64 {
 		return v
 	}
 	return n("rocksdb.total-sst-files-size") + n("rocksdb.cur-size-all-mem-tables")
+}
+
+// propertyInt parses an integer RocksDB property (0 when it is not one).
+func propertyInt(v string) int64 {
+	n, _ := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+	return n
 }

@@ -34,6 +34,7 @@ type Tx struct {
 	ranges  []rangeDel       // DeleteRange tombstones written by this transaction
 	arena   []byte           // copies of values read from RocksDB, reset at commit
 	scratch []byte
+	wbBytes int64 // about what the WriteBatch holds (the disk guard's estimate)
 	nowMs   int64
 	err     error // first storage error; fails the commit
 	hits    int64 // Meta lookups that found / missed their key (see TakeLookups)
@@ -505,6 +506,7 @@ func (tx *Tx) logArgs(p, db int, args [][]byte) {
 	} else {
 		tx.wb.PutCF(tx.shards[p].logCF, k, tx.scratch)
 	}
+	tx.wbBytes += int64(len(k) + len(tx.scratch))
 	tx.store.Dirty.Add(1)
 }
 
@@ -535,6 +537,7 @@ func (tx *Tx) commitWrites() error {
 		}
 		cf := tx.shards[int(k[0])<<8|int(k[1])].cf
 		raw := unsafe.Slice(unsafe.StringData(k[2:]), len(k)-2) // read-only; RocksDB copies it
+		tx.wbBytes += int64(len(raw) + len(e.val))
 		if e.exists {
 			tx.wb.PutCF(cf, raw, e.val)
 		} else {
@@ -571,10 +574,16 @@ func (tx *Tx) commitWrites() error {
 		tx.reportTracked() // the reads of tracking clients
 		return nil
 	}
+	if err := tx.store.admitWrite(tx.wbBytes); err != nil {
+		return err
+	}
 	for _, sh := range tx.shards {
 		sh.commits.Add(1) // odd: views of these shards started from here on fail
 	}
 	err := tx.store.db.Write(tx.store.writeOptions(), tx.wb)
+	if err != nil {
+		tx.store.writeFailed(err)
+	}
 	if err == nil {
 		tx.writeThrough()
 		// Inside the commit window: a read answered in an event loop while the tracker runs
@@ -646,6 +655,7 @@ func (tx *Tx) reset() {
 	if tx.wb != nil { // views have none
 		tx.wb.Clear()
 	}
+	tx.wbBytes = 0
 	// Iterating a map costs its capacity, not its length, and commit iterates the overlay: a
 	// group that once held thousands of keys would tax every later one.
 	if len(tx.overlay) > maxKeptOverlay {
