@@ -52,7 +52,8 @@ type Options struct {
 	// Hz returns how many times a second background workers run.
 	Hz func() int
 	// DiskReserve returns the free space (bytes) writes must leave on the data directory's
-	// disk, besides what the memtables will take (see disk.go); nil: no guard.
+	// disk, besides what the memtables and a new log file will take (see disk.go); nil: no
+	// more than those, and Open does not check the room first.
 	DiskReserve func() int64
 }
 
@@ -527,8 +528,8 @@ func (s *Store) Close() error {
 	}
 	s.saving.Lock() // a SAVE/BGSAVE in progress finishes first
 	defer s.saving.Unlock()
-	defer s.destroyOptions()
 	if !s.opened.Load() {
+		s.destroyOptions()
 		return nil
 	}
 	s.cancel()
@@ -545,6 +546,7 @@ func (s *Store) Close() error {
 		// even closing RocksDB writes, and Debian's build aborts when that fails (disk.go).
 		// RocksDB is left as after a crash, which it is made to survive: what was
 		// acknowledged is in its log files, which the next start replays.
+		// Its options and caches stay allocated too: it still uses them.
 		log.Printf("disk: too little room to close RocksDB cleanly; leaving it as after a crash (the next start replays the write-ahead log)")
 		return nil
 	}
@@ -553,6 +555,7 @@ func (s *Store) Close() error {
 		err = werr
 	}
 	s.closeDB()
+	s.destroyOptions()
 	return err
 }
 
