@@ -652,7 +652,14 @@ func (tx *Tx) writeThrough() {
 const maxKeptOverlay = 512
 
 func (tx *Tx) reset() {
-	if tx.wb != nil { // views have none
+	switch {
+	case tx.wb == nil: // views have none
+	case tx.wbBytes > 1<<20:
+		// Clear keeps the batch's buffer (a std::string's capacity): one big value would stay
+		// pinned in C memory for the shard's life.
+		tx.wb.Destroy()
+		tx.wb = grocksdb.NewWriteBatch()
+	default:
 		tx.wb.Clear()
 	}
 	tx.wbBytes = 0
