@@ -305,16 +305,22 @@ func infoPersistence(c *Ctx, w *infoWriter) {
 		w.str("aof_last_write_status", "ok")
 	}
 	if loading {
-		// What is loading is RocksDB's recovery: its write-ahead log is replayed, and RocksDB
-		// does not tell how far it got, so the loaded bytes are not known (0) and the ETA is
-		// Redis's placeholder for "not enough information".
-		startedAt, total := srv.LoadingProgress()
+		// What is loading is RocksDB's recovery: the bytes are its write-ahead log's.
+		startedAt, loaded, total := srv.LoadingProgress()
+		perc, remaining := 0.0, int64(1)
+		if total > 0 {
+			perc, remaining = float64(loaded)*100/float64(total), total-loaded
+		}
+		eta := int64(1) // Redis's figure while there is not enough information
+		if elapsed := time.Now().Unix() - startedAt; elapsed > 0 {
+			eta = elapsed * remaining / (loaded + 1)
+		}
 		w.int("loading_start_time", startedAt)
 		w.int("loading_total_bytes", total)
 		w.int("loading_rdb_used_mem", 0)
-		w.int("loading_loaded_bytes", 0)
-		w.str("loading_loaded_perc", "0.00")
-		w.int("loading_eta_seconds", 1)
+		w.int("loading_loaded_bytes", loaded)
+		w.str("loading_loaded_perc", strconv.FormatFloat(perc, 'f', 2, 64))
+		w.int("loading_eta_seconds", eta)
 	}
 }
 

@@ -30,20 +30,21 @@ const LoadingError = "LOADING Redis is loading the dataset in memory"
 // loadState is the server's loading phase: from start until the store is open (AdmitLoading);
 // this is for INFO and for commands held until the end.
 type loadState struct {
-	startedAt  atomic.Int64 // unix seconds Load began
-	totalBytes atomic.Int64 // the write-ahead log to replay when Load began
-	mu         sync.Mutex   // guards waiters and the end of loading
-	waiters    []func()
+	startedAt atomic.Int64 // unix seconds Load began
+	mu        sync.Mutex   // guards waiters and the end of loading
+	waiters   []func()
 }
 
 // Loading reports whether the store is still opening: the reactor answers LoadingError to
 // every command without the loading flag meanwhile. One atomic load.
 func (s *Server) Loading() bool { return s.admission.Load()&AdmitLoading != 0 }
 
-// LoadingProgress returns when loading began (unix seconds) and how many bytes of
-// write-ahead log it had to replay (INFO persistence's loading_* fields).
-func (s *Server) LoadingProgress() (startedAt, totalBytes int64) {
-	return s.load.startedAt.Load(), s.load.totalBytes.Load()
+// LoadingProgress returns when loading began (unix seconds), and how many bytes of
+// write-ahead log were replayed so far and are to be in all (INFO persistence's loading_*
+// fields).
+func (s *Server) LoadingProgress() (startedAt, loaded, total int64) {
+	loaded, total = s.Store.ReplayProgress()
+	return s.load.startedAt.Load(), loaded, total
 }
 
 // Load opens the store (shard.Store.Open: RocksDB's recovery, then the shards and their
@@ -52,7 +53,6 @@ func (s *Server) LoadingProgress() (startedAt, totalBytes int64) {
 // loading; the caller stops it.
 func (s *Server) Load() error {
 	s.load.startedAt.Store(time.Now().Unix())
-	s.load.totalBytes.Store(s.Store.LogBytes())
 	if err := s.Store.Open(); err != nil {
 		return err
 	}

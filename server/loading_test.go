@@ -34,7 +34,7 @@ func TestLoad_EndsLoadingAndWakesWaiters(t *testing.T) {
 	if s.WaitLoaded(func() { woken++ }) || woken != 1 {
 		t.Fatal("WaitLoaded after loading registered a waiter")
 	}
-	if started, _ := s.LoadingProgress(); started == 0 {
+	if started, _, _ := s.LoadingProgress(); started == 0 {
 		t.Fatal("no loading start time")
 	}
 }

@@ -99,6 +99,11 @@ type Store struct {
 	opened atomic.Bool
 	lifeMu sync.Mutex
 	disk   diskGuard
+	// replay is what Open replays (ReplayProgress).
+	replay struct {
+		logs atomic.Pointer[[]walFile]
+		done atomic.Int64
+	}
 
 	views sync.Pool // of *Tx, for View
 
@@ -206,6 +211,7 @@ func New(opts Options) (*Store, error) {
 		s.shards = append(s.shards, newShard(s, i))
 	}
 	s.LastSave.Store(time.Now().Unix())
+	s.snapshotLogs()
 	return s, nil
 }
 
@@ -227,6 +233,7 @@ func (s *Store) Open() error {
 	if err := s.checkRoomToOpen(); err != nil {
 		return err
 	}
+	s.snapshotLogs()
 	cfOpts := make([]*grocksdb.Options, len(names))
 	for i := range cfOpts {
 		cfOpts[i] = s.dbOpts
