@@ -128,3 +128,45 @@ func TestMemory_BigValueFewCopies(t *testing.T) {
 		t.Fatalf("SET allocated %d bytes, GET %d, for a value of %d; want at most 3 and 2 copies", setAlloc, getAlloc, size)
 	}
 }
+
+// TestPartial_CompletedWhilePausedRunsAtUnpause: a command that arrived in two pieces (its
+// start moved out of gnet's buffer) and is complete while CLIENT PAUSE holds it runs when the
+// pause ends, though nothing new arrives to wake the connection's reads.
+func TestPartial_CompletedWhilePausedRunsAtUnpause(t *testing.T) {
+	s := testserver.Start(t)
+	admin, ar := dialReader(t, s.Addr)
+	ask := func(args ...string) string {
+		t.Helper()
+		if _, err := admin.Write(rtCommand(args...)); err != nil {
+			t.Fatal(err)
+		}
+		reply, err := rtReadReply(ar)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(reply)
+	}
+	c, r := dialReader(t, s.Addr)
+	id := clientID(t, c, r)
+	if got := ask("CLIENT", "PAUSE", "600000", "WRITE"); got != "+OK\r\n" {
+		t.Fatalf("CLIENT PAUSE = %q", got)
+	}
+	req := rtCommand("SET", "k", "v")
+	if _, err := c.Write(req[:len(req)-5]); err != nil {
+		t.Fatal(err)
+	}
+	waitQbuf(t, ask, id, len(req)-5)
+	if _, err := c.Write(req[len(req)-5:]); err != nil {
+		t.Fatal(err)
+	}
+	waitQbuf(t, ask, id, len(req)) // complete, and held by the pause
+	if got := ask("CLIENT", "UNPAUSE"); got != "+OK\r\n" {
+		t.Fatalf("CLIENT UNPAUSE = %q", got)
+	}
+	if got, err := rtReadReply(r); err != nil || string(got) != "+OK\r\n" {
+		t.Fatalf("the held SET after UNPAUSE: %q, %v", got, err)
+	}
+	if got := ask("GET", "k"); got != "$1\r\nv\r\n" {
+		t.Fatalf("GET k = %q", got)
+	}
+}
