@@ -123,8 +123,10 @@ func TestMemory_BigValueFewCopies(t *testing.T) {
 	// SET: the input, the value encoded into the transaction, its binlog record (RocksDB
 	// copies both into its WriteBatch, outside the Go heap). GET: the value read from RocksDB
 	// and the reply; the socket takes the reply in pieces (drainOut), so gnet holds at most
-	// about a MiB of it. A tenth more for what else a command allocates.
-	if setAlloc > size*33/10 || getAlloc > size*22/10 {
+	// about a MiB of it at a time (its buffers pooled; without the pieces it copied what the
+	// socket did not take, up to the whole reply: 3 copies). A margin for what else a command
+	// and the collector's emptying of pools cost.
+	if setAlloc > size*33/10 || getAlloc > size*25/10 {
 		t.Fatalf("SET allocated %d bytes, GET %d, for a value of %d; want at most 3 and 2 copies", setAlloc, getAlloc, size)
 	}
 }
