@@ -175,7 +175,7 @@ func parseAt(buf []byte, args [][]byte, lim Limits, st *Parser) ([][]byte, int, 
 			// than slice out of range.
 			st.Reset()
 		} else {
-			return parseElements(buf, args, lim, st, st.pos, st.remaining)
+			return parseElements(buf, args, lim, st, st.pos, st.remaining, true)
 		}
 	}
 	if len(buf) == 0 {
@@ -256,16 +256,25 @@ func parseMultibulk(buf []byte, args [][]byte, lim Limits, st *Parser) ([][]byte
 	if st != nil {
 		st.first, st.count = pos, int(count)
 	}
-	return parseElements(buf, args, lim, st, pos, int(count))
+	// Room for the elements at once, as many as the bytes at hand can hold (an element takes
+	// at least 6): never for the count a header merely announces.
+	if n := min(int(count), (len(buf)-pos)/6); cap(args)-len(args) < n {
+		args = slices.Grow(args, n)
+	}
+	return parseElements(buf, args, lim, st, pos, int(count), false)
 }
 
 // parseElements reads remaining "$<len>\r\n<payload>\r\n" elements starting at
 // pos; with a resumed Parser, the earlier elements were checked already.
 //
-// With a Parser, elements are only checked while the command is incomplete
-// and turned into args once it completes (collectArgs), so each call costs
-// O(newly parsed bytes) however much of the command came before.
-func parseElements(buf []byte, args [][]byte, lim Limits, st *Parser, pos, remaining int) ([][]byte, int, int, error) {
+// A call that starts a command appends its elements to args as it reads them
+// (an incomplete command drops them again: parse). A resumed call only checks
+// the new elements, and the command it completes gets its arguments from
+// collectArgs, which walks the headers checked by the earlier calls: each call
+// costs O(newly parsed bytes) however much of the command came before, and a
+// command that arrived whole is walked once.
+func parseElements(buf []byte, args [][]byte, lim Limits, st *Parser, pos, remaining int, resumed bool) ([][]byte, int, int, error) {
+	base := len(args)
 	maxBulk := lim.MaxBulkLen
 	if maxBulk <= 0 {
 		maxBulk = DefaultMaxBulkLen
@@ -306,14 +315,16 @@ func parseElements(buf []byte, args [][]byte, lim Limits, st *Parser, pos, remai
 			return incomplete(args, st, pos, remaining, need)
 		}
 		l := int(bl)
-		if st == nil {
+		if !resumed {
 			args = append(args, buf[start:start+l:start+l])
 		}
 		pos = start + l + 2 // the two bytes after the payload are not checked
 		remaining--
 	}
 	if st != nil {
-		args = collectArgs(buf, args, st.first, st.count)
+		if resumed {
+			args = collectArgs(buf, args[:base], st.first, st.count)
+		}
 		st.Reset()
 	}
 	return args, pos, 0, nil
