@@ -55,6 +55,15 @@ func TestLoading_AnswersLoadingUntilTheStoreIsOpen(t *testing.T) {
 	if got := ask("CLIENT", "SETNAME", "probe"); got != "+OK\r\n" {
 		t.Fatalf("CLIENT SETNAME while loading = %q", got)
 	}
+	// Every section answers before the store is open (nothing in it may touch RocksDB).
+	if all := ask("INFO", "everything"); !strings.Contains(all, "# Keyspace") || !strings.Contains(all, "\r\nloading:1\r\n") {
+		t.Fatalf("INFO everything while loading:\n%s", all)
+	}
+	for _, args := range [][]string{{"CONFIG", "SET", "key-cache-size", "32mb"}, {"CONFIG", "SET", "block-cache-size", "128mb"}} {
+		if got := ask(args...); got != "+OK\r\n" {
+			t.Fatalf("%v while loading = %q", args, got)
+		}
+	}
 	info := ask("INFO", "persistence")
 	for _, re := range []string{`\r\nloading:1\r\n`, `\r\nloading_start_time:\d+\r\n`, `\r\nloading_total_bytes:\d+\r\n`,
 		`\r\nloading_loaded_perc:0\.00\r\n`, `\r\nloading_eta_seconds:\d+\r\n`} {
