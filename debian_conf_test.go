@@ -140,8 +140,9 @@ func TestDebianStockRedisConf_Starts(t *testing.T) {
 	ctx := t.Context()
 	var pid int
 	for i := 0; ; i++ {
-		info, err := c.Info(ctx, "server").Result()
-		if err == nil {
+		// The server answers while it loads (LOADING to most commands): ready is loading:0.
+		info, err := c.Info(ctx, "server", "persistence").Result()
+		if err == nil && strings.Contains(info, "\r\nloading:0\r\n") {
 			m := regexp.MustCompile(`process_id:(\d+)`).FindStringSubmatch(info)
 			pid, _ = strconv.Atoi(m[1])
 			if !strings.Contains(info, "shardis_version:"+server.Version+"\r\n") {

@@ -88,20 +88,43 @@ func run(args []string) error {
 	if prof != "" {
 		defer startProfile(prof, cfg.Dir()).Stop()
 	}
-	started := time.Now()
-	store, err := shard.Open(storeOptions(cfg))
+	store, err := shard.New(storeOptions(cfg))
 	if err != nil {
 		return err
 	}
 	cfg.OnChange("block-cache-size", func() { store.SetBlockCacheSize(cfg.BlockCacheSize()) })
 	cfg.OnChange("key-cache-size", func() { store.SetKeyCacheSize(cfg.KeyCacheSize()) })
+	// The server listens at once and answers LOADING while the store opens (RocksDB replays
+	// its write-ahead log, seconds after a crash with millions of keys), as Redis does while
+	// it loads its dataset.
 	state := server.New(cfg, store)
 	if err := state.LoadUsers(); err != nil {
 		_ = store.Close()
 		return err
 	}
 	srv := reactor.New(state, executor.New(state))
-	logNotice(cfg, "data in %s opened in %v", cfg.Dir(), time.Since(started).Round(time.Millisecond))
+	loaded := make(chan error, 1)
+	go func() {
+		started := time.Now()
+		err := state.Load()
+		loaded <- err
+		if err != nil {
+			log.Printf("Fatal error loading the data in %s: %v", cfg.Dir(), err)
+			srv.Stop()
+			return
+		}
+		logNotice(cfg, "data in %s opened in %v", cfg.Dir(), time.Since(started).Round(time.Millisecond))
+		// Ready as Redis means it: listening and done loading.
+		select {
+		case <-srv.Ready():
+		case <-srv.Stopped():
+			return
+		}
+		logNotice(cfg, "%v ready to accept connections", srv)
+		if err := notifySupervisor(cfg.SupervisedMode()); err != nil {
+			log.Printf("supervised: %v", err)
+		}
+	}()
 
 	signal.Ignore(syscall.SIGHUP) // as Redis: closing the terminal does not stop the server
 	sigs := make(chan os.Signal, 1)
@@ -114,17 +137,13 @@ func run(args []string) error {
 		case <-srv.Stopped():
 		}
 	}()
-	go func() {
-		<-srv.Ready()
-		logNotice(cfg, "%v ready to accept connections", srv)
-		if err := notifySupervisor(cfg.SupervisedMode()); err != nil {
-			log.Printf("supervised: %v", err)
-		}
-	}()
 	serveErr := srv.Serve()
+	// A stop while loading (SIGTERM, SHUTDOWN, or Serve failing) waits for the store to open
+	// (RocksDB's recovery cannot be interrupted), then closes it as usual.
+	loadErr := <-loaded
 	closeErr := store.Close()
 	log.Printf("shardis stopped")
-	return errors.Join(serveErr, closeErr)
+	return errors.Join(loadErr, serveErr, closeErr)
 }
 
 // storeOptions derives the store's options from the configuration.
@@ -140,6 +159,7 @@ func storeOptions(cfg *config.Config) shard.Options {
 		Fsync:           cfg.AppendFsync,
 		Binlog:          func() (int64, time.Duration) { return cfg.BinlogMaxEntries(), cfg.BinlogMaxAge() },
 		Hz:              cfg.Hz,
+		DiskReserve:     cfg.DiskReserve,
 	}
 }
 

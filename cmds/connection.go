@@ -15,7 +15,7 @@ func init() {
 	register(
 		&Command{Name: "ping", Arity: -1, Flags: []string{"fast"}, ACL: connACL,
 			Group: "connection", Since: "1.0.0", Summary: "Ping the server",
-			Complexity: "O(1)", Syntax: "[message]", Exec: ExecConn, Run: ping, Traits: TraitSubscribedMode},
+			Complexity: "O(1)", Syntax: "[message]", Exec: ExecConn, Run: ping, Traits: TraitSubscribedMode | TraitDeniedOnDiskError},
 		&Command{Name: "echo", Arity: 2, Flags: []string{"loading", "stale", "fast"}, ACL: connACL,
 			Group: "connection", Since: "1.0.0", Summary: "Echo the given string",
 			Complexity: "O(1)", Syntax: "message", Exec: ExecConn, Run: echo},

@@ -82,6 +82,9 @@ const (
 	// caller holds: it reads every shard's state (DBSIZE, INFO) or acts at once, outside the
 	// transaction (PUBLISH). A script holding only its keys' shards strays before running it.
 	TraitUnconfined
+	// TraitDeniedOnDiskError: refused with MISCONF while the disk is full although it does
+	// not write (PING, as Redis 7.0 refuses it with the write commands).
+	TraitDeniedOnDiskError
 )
 
 // flagNames maps Redis's flag names to bits.

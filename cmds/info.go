@@ -269,7 +269,8 @@ func infoRSS() int64 {
 
 func infoPersistence(c *Ctx, w *infoWriter) {
 	srv := c.Srv
-	w.int("loading", 0)
+	loading := srv.Loading()
+	w.int("loading", infoBool(loading))
 	w.int("async_loading", 0)
 	w.int("rdb_changes_since_last_save", srv.Store.Dirty.Load())
 	running := srv.Saves.Running.Load()
@@ -298,7 +299,29 @@ func infoPersistence(c *Ctx, w *infoWriter) {
 	w.int("aof_current_rewrite_time_sec", -1)
 	w.str("aof_last_bgrewrite_status", "ok")
 	w.int("aof_rewrites", 0)
-	w.str("aof_last_write_status", "ok")
+	if srv.Store.DiskLow() {
+		w.str("aof_last_write_status", "err") // the disk guard turns writes away
+	} else {
+		w.str("aof_last_write_status", "ok")
+	}
+	if loading {
+		// What is loading is RocksDB's recovery: the bytes are its write-ahead log's.
+		startedAt, loaded, total := srv.LoadingProgress()
+		perc, remaining := 0.0, int64(1)
+		if total > 0 {
+			perc, remaining = float64(loaded)*100/float64(total), total-loaded
+		}
+		eta := int64(1) // Redis's figure while there is not enough information
+		if elapsed := time.Now().Unix() - startedAt; elapsed > 0 {
+			eta = elapsed * remaining / (loaded + 1)
+		}
+		w.int("loading_start_time", startedAt)
+		w.int("loading_total_bytes", total)
+		w.int("loading_rdb_used_mem", 0)
+		w.int("loading_loaded_bytes", loaded)
+		w.str("loading_loaded_perc", strconv.FormatFloat(perc, 'f', 2, 64))
+		w.int("loading_eta_seconds", eta)
+	}
 }
 
 func infoBool(b bool) int64 {

@@ -13,6 +13,7 @@ package codec
 import (
 	"bytes"
 	"math"
+	"slices"
 )
 
 // Limits bound what one request may make the server allocate.
@@ -126,30 +127,21 @@ func ParseCommand(buf []byte, argv [][]byte, lim Limits) (args [][]byte, n int, 
 // whatever buffer it is given. Call Reset when abandoning a partly received
 // command (e.g. when the connection is reused). A Parser is not safe for
 // concurrent use.
+//
+// A Parser keeps no per-element state: while a command is incomplete it
+// remembers where its elements start, how many there are and where the next
+// one begins; once the last one arrives it walks the (already checked)
+// headers again to make the arguments. What it holds for a command being
+// received is so a few integers, whatever its size.
 type Parser struct {
-	remaining int   // elements of the current multibulk still to read; 0: none in progress
-	pos       int   // offset in buf where the next element header starts
-	offs      []int // start, length of each element already read
+	remaining int // elements of the current multibulk still to read; 0: none in progress
+	pos       int // offset in buf where the next element header starts
+	first     int // offset in buf of the first element header
+	count     int // elements of the current multibulk
 }
 
 // Reset forgets any partly parsed command.
-func (p *Parser) Reset() {
-	p.remaining = 0
-	p.pos = 0
-	p.dropOffs()
-}
-
-// maxKeptOffs bounds the offset memory a Parser keeps between commands, so
-// one huge command does not pin its bookkeeping for the connection's life.
-const maxKeptOffs = 4096
-
-func (p *Parser) dropOffs() {
-	if cap(p.offs) > maxKeptOffs {
-		p.offs = nil
-	} else {
-		p.offs = p.offs[:0]
-	}
-}
+func (p *Parser) Reset() { *p = Parser{} }
 
 // Parse is ParseCommand with resumption; see Parser for the contract on buf.
 // The results, including need, and the aliasing rules are those of
@@ -158,14 +150,32 @@ func (p *Parser) Parse(buf []byte, argv [][]byte, lim Limits) (args [][]byte, n 
 	return parse(buf, argv[:0], lim, p)
 }
 
+// ParseAppend is Parse appending the arguments to argv (not to argv[:0]):
+// argv is returned unchanged when no command is complete. A caller that
+// collects the arguments of many commands in one slice so never copies them.
+func (p *Parser) ParseAppend(buf []byte, argv [][]byte, lim Limits) (args [][]byte, n int, need int, err error) {
+	return parse(buf, argv, lim, p)
+}
+
+// parse appends the first command of buf to args; on an incomplete command
+// or an error, args comes back as it was given.
 func parse(buf []byte, args [][]byte, lim Limits, st *Parser) ([][]byte, int, int, error) {
+	base := len(args)
+	a, n, need, err := parseAt(buf, args, lim, st)
+	if n == 0 || err != nil {
+		a = a[:base]
+	}
+	return a, n, need, err
+}
+
+func parseAt(buf []byte, args [][]byte, lim Limits, st *Parser) ([][]byte, int, int, error) {
 	if st != nil && st.remaining > 0 {
 		if st.pos > len(buf) {
 			// The caller broke the contract (buf shrank). Start over rather
 			// than slice out of range.
 			st.Reset()
 		} else {
-			return parseElements(buf, args, lim, st, st.pos, st.remaining)
+			return parseElements(buf, args, lim, st, st.pos, st.remaining, true)
 		}
 	}
 	if len(buf) == 0 {
@@ -215,7 +225,7 @@ func parseInline(buf []byte, args [][]byte) ([][]byte, int, int, error) {
 	}
 	args, ok := splitArgs(buf[:end], args)
 	if !ok {
-		return args[:0], 0, 0, errUnbalancedQuotes
+		return args, 0, 0, errUnbalancedQuotes
 	}
 	return args, nl + 1, 0, nil
 }
@@ -244,18 +254,27 @@ func parseMultibulk(buf []byte, args [][]byte, lim Limits, st *Parser) ([][]byte
 		return args, pos, 0, nil // empty command: skip it
 	}
 	if st != nil {
-		st.offs = st.offs[:0]
+		st.first, st.count = pos, int(count)
 	}
-	return parseElements(buf, args, lim, st, pos, int(count))
+	// Room for the elements at once, as many as the bytes at hand can hold (an element takes
+	// at least 6): never for the count a header merely announces.
+	if n := min(int(count), (len(buf)-pos)/6); cap(args)-len(args) < n {
+		args = slices.Grow(args, n)
+	}
+	return parseElements(buf, args, lim, st, pos, int(count), false)
 }
 
 // parseElements reads remaining "$<len>\r\n<payload>\r\n" elements starting at
-// pos; with a resumed Parser, the earlier elements are already in st.offs.
+// pos; with a resumed Parser, the earlier elements were checked already.
 //
-// With a Parser, elements are only recorded as offsets in st.offs while the
-// command is incomplete and turned into args once it completes, so each call
-// costs O(newly parsed bytes) however much of the command came before.
-func parseElements(buf []byte, args [][]byte, lim Limits, st *Parser, pos, remaining int) ([][]byte, int, int, error) {
+// A call that starts a command appends its elements to args as it reads them
+// (an incomplete command drops them again: parse). A resumed call only checks
+// the new elements, and the command it completes gets its arguments from
+// collectArgs, which walks the headers checked by the earlier calls: each call
+// costs O(newly parsed bytes) however much of the command came before, and a
+// command that arrived whole is walked once.
+func parseElements(buf []byte, args [][]byte, lim Limits, st *Parser, pos, remaining int, resumed bool) ([][]byte, int, int, error) {
+	base := len(args)
 	maxBulk := lim.MaxBulkLen
 	if maxBulk <= 0 {
 		maxBulk = DefaultMaxBulkLen
@@ -296,24 +315,34 @@ func parseElements(buf []byte, args [][]byte, lim Limits, st *Parser, pos, remai
 			return incomplete(args, st, pos, remaining, need)
 		}
 		l := int(bl)
-		if st != nil {
-			st.offs = append(st.offs, start, l)
-		} else {
+		if !resumed {
 			args = append(args, buf[start:start+l:start+l])
 		}
 		pos = start + l + 2 // the two bytes after the payload are not checked
 		remaining--
 	}
 	if st != nil {
-		for i := 0; i+1 < len(st.offs); i += 2 {
-			s, l := st.offs[i], st.offs[i+1]
-			args = append(args, buf[s:s+l:s+l])
+		if resumed {
+			args = collectArgs(buf, args[:base], st.first, st.count)
 		}
-		st.remaining = 0
-		st.pos = 0
-		st.dropOffs()
+		st.Reset()
 	}
 	return args, pos, 0, nil
+}
+
+// collectArgs appends the count elements whose headers start at pos, which
+// parseElements checked, to args (grown once, to fit them).
+func collectArgs(buf []byte, args [][]byte, pos, count int) [][]byte {
+	args = slices.Grow(args, count)
+	for ; count > 0; count-- {
+		cr := pos + bytes.IndexByte(buf[pos:], '\r')
+		l, _ := parseInt(buf[pos+1 : cr])
+		start := cr + 2
+		end := start + int(l)
+		args = append(args, buf[start:end:end])
+		pos = end + 2
+	}
+	return args
 }
 
 func incomplete(args [][]byte, st *Parser, pos, remaining, need int) ([][]byte, int, int, error) {
@@ -321,14 +350,14 @@ func incomplete(args [][]byte, st *Parser, pos, remaining, need int) ([][]byte, 
 		st.pos = pos
 		st.remaining = remaining
 	}
-	return args[:0], 0, need, nil
+	return args, 0, need, nil
 }
 
 func fail(args [][]byte, st *Parser, err error) ([][]byte, int, int, error) {
 	if st != nil {
 		st.Reset()
 	}
-	return args[:0], 0, 0, err
+	return args, 0, 0, err
 }
 
 // parseInt is Redis's string2ll: an optional '-', then either "0" alone or a

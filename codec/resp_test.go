@@ -150,7 +150,7 @@ func TestProtocolErrors(t *testing.T) {
 				if mode == "Parser" {
 					var p Parser
 					args, n, need, err = p.Parse([]byte(c.in), nil, c.lim)
-					if p.remaining != 0 || len(p.offs) != 0 {
+					if p.remaining != 0 || p.count != 0 {
 						t.Errorf("%s: parser state not reset after error", mode)
 					}
 				} else {
@@ -591,8 +591,8 @@ func TestParserResumes(t *testing.T) {
 				t.Fatalf("parser went backwards: %d < %d", p.pos, lastPos)
 			}
 			lastPos = p.pos
-			if len(p.offs)/2 != elems-p.remaining {
-				t.Fatalf("state: %d offsets for %d remaining", len(p.offs)/2, p.remaining)
+			if p.count != elems || p.remaining < 1 || p.remaining > elems {
+				t.Fatalf("state: %d elements, %d remaining", p.count, p.remaining)
 			}
 			if need <= len(buf) {
 				t.Fatalf("need %d <= len %d", need, len(buf))
@@ -607,7 +607,7 @@ func TestParserResumes(t *testing.T) {
 				t.Fatalf("arg %d = %q", i, a[i])
 			}
 		}
-		if p.remaining != 0 || len(p.offs) != 0 {
+		if p.remaining != 0 || p.count != 0 {
 			t.Fatal("state not cleared after a complete command")
 		}
 		return
@@ -648,12 +648,42 @@ func TestParseCommandNoAllocs(t *testing.T) {
 		t.Errorf("ParseCommand inline allocs = %v, want 0", allocs)
 	}
 	var p Parser
-	p.offs = make([]int, 0, 16)
 	allocs = testing.AllocsPerRun(1000, func() {
 		argv, _, _, _ = p.Parse(buf, argv, Limits{})
 	})
 	if allocs != 0 {
 		t.Errorf("Parser.Parse allocs = %v, want 0", allocs)
+	}
+}
+
+// TestParserResumingHoldsNothingPerElement: while a command of many elements arrives, the
+// parser allocates nothing (it used to keep two ints per element received), and the
+// arguments are made once, when the command completes, appended to the caller's slice.
+func TestParserResumingHoldsNothingPerElement(t *testing.T) {
+	const elems = 100000
+	stream := []byte("*" + strconv.Itoa(elems) + "\r\n")
+	stream = append(stream, bytes.Repeat([]byte("$1\r\nx\r\n"), elems)...)
+	var p Parser
+	end := 0
+	argv := make([][]byte, 0, 16) // room for what the first 64 bytes hold
+	allocs := testing.AllocsPerRun(1, func() {
+		p.Reset()
+		for end = 64; end < len(stream); end += 64 {
+			if _, n, _, err := p.Parse(stream[:end], argv, Limits{}); n != 0 || err != nil {
+				t.Fatalf("complete early at %d: %v", end, err)
+			}
+		}
+	})
+	if allocs != 0 {
+		t.Fatalf("%v allocations while the command was incomplete; want 0", allocs)
+	}
+	prefix := [][]byte{[]byte("before")}
+	args, n, _, err := p.ParseAppend(stream, prefix, Limits{})
+	if err != nil || n != len(stream) || len(args) != elems+1 || string(args[0]) != "before" || string(args[elems]) != "x" {
+		t.Fatalf("ParseAppend: %d args, n=%d, err=%v", len(args), n, err)
+	}
+	if got, n, _, _ := p.ParseAppend([]byte("*2\r\n$1\r\n"), prefix, Limits{}); n != 0 || len(got) != 1 {
+		t.Fatalf("an incomplete command changed argv: %d args", len(got))
 	}
 }
 

@@ -606,6 +606,10 @@ func (c *Config) BlockCacheSize() int64 { return c.cur.Load().blockCacheSize }
 // (key-cache-size).
 func (c *Config) KeyCacheSize() int64 { return c.cur.Load().keyCacheSize }
 
+// DiskReserve returns the free space in bytes that writes must leave on the data
+// directory's disk (disk-reserve).
+func (c *Config) DiskReserve() int64 { return c.cur.Load().diskReserve }
+
 // WriteBufferSize returns the total memtable budget in bytes shared by all
 // shards (write-buffer-size).
 func (c *Config) WriteBufferSize() int64 { return c.cur.Load().writeBufferSize }

@@ -22,6 +22,7 @@ var defaults = map[string]string{
 	"binlog-max-entries":         "1000000",
 	"block-cache-size":           "268435456",
 	"key-cache-size":             "67108864",
+	"disk-reserve":               "67108864",
 	"client-output-buffer-limit": "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60",
 	"client-query-buffer-limit":  "1073741824",
 	"cpu-pin":                    "yes",
@@ -607,7 +608,7 @@ func TestGet_Patterns(t *testing.T) {
 
 		{"?ave", [][2]string{{"save", ""}}},
 		{"[bk]*-size", [][2]string{{"block-cache-size", "268435456"}, {"key-cache-size", "67108864"}}},
-		{"d[ai]*", [][2]string{{"daemonize", "no"}, {"databases", "16"}, {"dir", "./data"}, {"disable-thp", "yes"}}},
+		{"d[ai]*", [][2]string{{"daemonize", "no"}, {"databases", "16"}, {"dir", "./data"}, {"disable-thp", "yes"}, {"disk-reserve", "67108864"}}},
 	}
 	for _, tc := range tests {
 		if got := c.Get(tc.pattern); !reflect.DeepEqual(got, tc.want) {

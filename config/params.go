@@ -56,6 +56,7 @@ type values struct {
 	// by name, as CONFIG GET prints them. Copied, never mutated, after publication.
 	kept                 map[string]string
 	trackingTableMaxKeys int64 // 0: no limit
+	diskReserve          int64 // bytes
 }
 
 // ClientClass is a class of client-output-buffer-limit.
@@ -204,6 +205,9 @@ var paramList = []*param{
 	boolParam("daemonize", false, false, func(v *values) *bool { return &v.daemonize }, nil),
 
 	intParam("databases", false, 16, 1, intMax, func(v *values) *int64 { return &v.databases }),
+	// disk-reserve: free space on the data directory's disk that writes must leave (besides
+	// what the memtables will take when flushed); below it write commands get MISCONF.
+	memParam("disk-reserve", true, 64*mb, 0, llMax, func(v *values) *int64 { return &v.diskReserve }),
 
 	withProtected(strParam("dir", false, "./data", func(v *values) *string { return &v.dir }, func(s string) string {
 		if s == "" {

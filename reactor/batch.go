@@ -1,6 +1,7 @@
 package reactor
 
 import (
+	"errors"
 	"slices"
 	"sync/atomic"
 	"time"
@@ -120,6 +121,7 @@ type shardJob struct {
 const (
 	maxKeptArena = 1 << 20
 	maxKeptReply = 64 << 10
+	maxKeptArgv  = 1 << 14 // arguments
 )
 
 func (b *batch) reset() {
@@ -127,7 +129,11 @@ func (b *batch) reset() {
 	if cap(b.arena) > maxKeptArena {
 		b.arena = nil
 	}
+	clear(b.argv) // let go of the input they point into (a partial buffer of the connection)
 	b.argv = b.argv[:0]
+	if cap(b.argv) > maxKeptArgv {
+		b.argv = nil
+	}
 	b.adopted = 0
 	for i := range b.slots {
 		if cap(b.slots[i].reply) > maxKeptReply {
@@ -451,7 +457,11 @@ func (s *slot) Unblocked(reply []byte) {
 func (b *batch) failSlot(s *slot, err error) {
 	s.closeStream()
 	w := codec.Writer{Buf: s.reply[:0], RESP3: s.resp3}
-	w.Error("ERR " + err.Error())
+	if errors.Is(err, shard.ErrNoSpace) || errors.Is(err, shard.ErrWriteFailed) {
+		w.Error(server.DiskError) // the disk guard refused the commit
+	} else {
+		w.Error("ERR " + err.Error())
+	}
 	s.reply = w.Buf
 }
 

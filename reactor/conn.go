@@ -37,10 +37,13 @@ type conn struct {
 	client   *server.Client
 	b        batch
 	busy     bool // a batch is in flight (loop-owned; the batch sets b.done when it ends)
-	need     int  // bytes the input must hold before parsing can progress
-	argv     [][]byte
-	parser   codec.Parser // resumes a partly received command where it stopped
-	iov      [][]byte     // flush's writev list, reused
+	need     int  // bytes partial must hold before parsing can progress
+	// partial holds the start of a command that has not fully arrived, moved out of gnet's
+	// buffer (see read); loop-owned until a command parsed from it is dispatched, after which
+	// its batch holds that memory.
+	partial []byte
+	parser  codec.Parser // resumes a partly received command where it stopped
+	iov     [][]byte     // flush's writev list, reused
 	// closeAfterFlush: a protocol error or QUIT ends the connection once replies are out.
 	closeAfterFlush bool
 	protoErr        string
@@ -49,6 +52,7 @@ type conn struct {
 	holdRest bool
 
 	pump   *pump       // the streamed reply being sent, if any (see stream.go)
+	drain  [][]byte    // the rest of a big reply being sent (drainOut); batch memory
 	poll   *time.Timer // wakes the loop to look at a pump's socket again
 	closed atomic.Bool // set by OnClose; a batch ending afterwards closes its streams
 	// inBuffered and outBuffered are the bytes gnet held for the connection, unread input and
@@ -98,12 +102,17 @@ func (cn *conn) flush() (act gnet.Action, finished bool) {
 				return gnet.Close, false
 			}
 		}
-		end := b.flushed // up to and including the next streamed slot
-		for end < len(b.slots) && b.slots[end].stream == nil {
+		if len(cn.drain) > 0 && !cn.drainOut() {
+			return gnet.None, false
+		}
+		// Up to and including the next streamed slot, or up to a big reply.
+		end := b.flushed
+		for end < len(b.slots) && b.slots[end].stream == nil && !bigReply(&b.slots[end]) {
 			end++
 		}
 		last := end == len(b.slots)
-		if !last {
+		big := !last && b.slots[end].stream == nil
+		if !last && !big {
 			end++
 		}
 		var tail []byte
@@ -117,6 +126,12 @@ func (cn *conn) flush() (act gnet.Action, finished bool) {
 		}
 		if last {
 			break
+		}
+		if big {
+			s := &b.slots[end]
+			cn.drain = append(cn.drain[:0], s.reply, s.after)
+			b.flushed++
+			continue
 		}
 		s := &b.slots[end-1]
 		st := s.stream
@@ -133,6 +148,35 @@ func (cn *conn) flush() (act gnet.Action, finished bool) {
 		return gnet.Close, true
 	}
 	return gnet.None, true
+}
+
+// bigReply reports whether slot s's reply goes out piece by piece as the socket takes it
+// (drainOut) rather than to gnet at once, which would copy what the socket did not take: a
+// GET of a 100 MB value would be held twice.
+func bigReply(s *slot) bool { return len(s.reply) >= pumpHighWater && !s.suppress }
+
+// drainOut writes the pieces in cn.drain (a big reply and what follows it) while gnet holds
+// less than pumpHighWater of output for the connection; it reports whether all went out.
+// Otherwise the poll timer wakes the loop to go on, as for a streamed reply.
+func (cn *conn) drainOut() bool {
+	for len(cn.drain) > 0 {
+		p := cn.drain[0]
+		if len(p) == 0 {
+			cn.drain[0] = nil
+			cn.drain = cn.drain[1:]
+			continue
+		}
+		held := cn.gc.OutboundBuffered()
+		if held >= pumpHighWater {
+			cn.pollLater()
+			return false
+		}
+		k := min(len(p), pumpHighWater-held)
+		_, _ = cn.gc.Write(p[:k])
+		cn.srv.state.Stats.NetOutputBytes.Add(int64(k))
+		cn.drain[0] = p[k:]
+	}
+	return true
 }
 
 // Replies up to this size are copied into one pooled buffer and written at once; larger ones
@@ -213,33 +257,56 @@ func (cn *conn) writePushes() {
 
 // read parses the buffered input into a batch and starts it. It reports whether it made
 // progress (consumed input).
+//
+// Input leaves gnet's buffer as soon as the loop sees it: complete commands are copied into
+// the batch arena (adopt), and the start of a command that has not fully arrived moves to
+// cn.partial, which the next reads extend. Left in gnet, it would be copied again into a
+// contiguous buffer on every read (gnet's Peek of a wrapped ring buffer): a command of
+// many arguments streamed in small reads cost quadratic copying in the loop, stalling its
+// other connections, and many times its size in memory.
 func (cn *conn) read() bool {
 	if cn.closeAfterFlush {
 		return false
 	}
 	gc, srv := cn.gc, cn.srv
 	n := gc.InboundBuffered()
-	if int64(n) > srv.cfg.ClientQueryBufferLimit() {
+	if int64(n+len(cn.partial)) > srv.cfg.ClientQueryBufferLimit() {
 		cn.closeAfterFlush = true
 		_ = gc.Close()
 		return false
 	}
-	if n == 0 || n < cn.need {
-		return false
+	fromPartial := len(cn.partial) > 0
+	if n == 0 && (!fromPartial || cn.need > 0) {
+		return false // nothing new, and partial holds no complete command a pause held back
 	}
-	buf, err := gc.Peek(n)
-	if err != nil {
-		return false
+	var buf []byte
+	if n > 0 {
+		in, err := gc.Peek(n)
+		if err != nil {
+			return false
+		}
+		buf = in
+	}
+	if fromPartial {
+		if n > 0 {
+			cn.partial = append(growFor(cn.partial, n, cn.need), buf...)
+			cn.discard(n)
+		}
+		if len(cn.partial) < cn.need {
+			return true // a big argument still arriving: nothing to parse yet
+		}
+		buf = cn.partial
 	}
 	b := &cn.b
-	srv.state.Stats.NetInputBytes.Add(int64(n))
 	lim := codec.Limits{MaxBulkLen: srv.cfg.ProtoMaxBulkLen()}
 	off := 0
 	cn.holdRest = false
 	cn.need = 0
+	incomplete := false
 	for len(b.slots) < maxBatchCommands && off < len(buf) && off < maxBatchBytes && !cn.closeAfterFlush {
 		lim.Unauthenticated = !cn.client.Authed && srv.state.ACL.AuthRequired()
-		args, used, need, err := cn.parser.Parse(buf[off:], cn.argv[:0], lim)
+		start := len(b.argv)
+		argv, used, need, err := cn.parser.ParseAppend(buf[off:], b.argv, lim)
 		if err != nil {
 			var pe *codec.ProtocolError
 			if errors.As(err, &pe) {
@@ -251,29 +318,36 @@ func (cn *conn) read() bool {
 			off = len(buf)
 			break
 		}
-		cn.argv = args[:0]
+		b.argv = argv
 		if used == 0 {
-			cn.need = need
+			cn.need, incomplete = need, true
 			break
 		}
-		if len(args) == 0 {
+		if len(argv) == start {
 			off += used
 			continue
 		}
-		start := len(b.argv)
-		b.argv = append(b.argv, args...)
 		if !cn.dispatch(start) {
 			b.argv = b.argv[:start] // paused: leave it in the input for later
 			break
 		}
 		off += used
 	}
-	cn.adopt(buf[:off])
-	if off > 0 {
-		_, _ = gc.Discard(off) // gnet discards everything for n <= 0
+	if fromPartial {
+		cn.keepPartialTail(off)
+	} else {
+		cn.adopt(buf[:off])
+		if off > 0 {
+			cn.discard(off)
+		}
+		if incomplete && !cn.closeAfterFlush {
+			rest := buf[off:]
+			cn.partial = append(growFor(nil, len(rest), cn.need), rest...)
+			cn.discard(len(rest))
+		}
 	}
 	if len(b.slots) == 0 && !cn.closeAfterFlush {
-		return off > 0
+		return off > 0 || incomplete
 	}
 	cn.busy = true
 	srv.batches.Add(1)
@@ -282,11 +356,52 @@ func (cn *conn) read() bool {
 	return true
 }
 
+// discard drops n bytes of gnet's input, which the connection consumed or moved.
+func (cn *conn) discard(n int) {
+	_, _ = cn.gc.Discard(n)
+	cn.srv.state.Stats.NetInputBytes.Add(int64(n))
+}
+
+// keepPartialTail follows a parse of cn.partial that consumed its first off bytes. The
+// arguments of the commands dispatched from them point into it, and the batch now owns that
+// memory: the connection keeps only the rest, an incomplete command or input a pause held
+// back. A small rest is copied, so the batch's bytes are not pinned by it; a big one stays in
+// place (appending later writes past what the batch reads).
+func (cn *conn) keepPartialTail(off int) {
+	b := &cn.b
+	b.adopted = len(b.argv) // the arguments from partial are private already
+	switch rest := cn.partial[off:]; {
+	case off == 0:
+	case len(rest) == 0:
+		cn.partial = nil
+	case len(rest) < 64<<10:
+		cn.partial = append(growFor(nil, len(rest), cn.need), rest...)
+	default:
+		cn.partial = rest
+	}
+}
+
+// growFor returns p with room for n more bytes. When the parser knows the command needs more
+// (a big argument being received), the room is made for all of it at once, so the argument is
+// received into its final place; otherwise the capacity doubles.
+func growFor(p []byte, n, need int) []byte {
+	want := len(p) + n
+	if want <= cap(p) {
+		return p
+	}
+	c := max(want, 2*cap(p), 512)
+	if need > c {
+		c = need
+	}
+	grown := make([]byte, len(p), c)
+	copy(grown, p)
+	return grown
+}
+
 // adopt copies the consumed input into the batch arena and points every argument that
 // aliases it there: gnet reuses its buffer once OnTraffic returns, and the batch runs later in
-// other goroutines. Only what was consumed is copied, once, so a value arriving over many reads
-// is never re-copied. Arguments outside in (inline arguments that needed unescaping) are
-// already private.
+// other goroutines. Only what was consumed is copied, once. Arguments outside in (inline
+// arguments that needed unescaping) are already private.
 func (cn *conn) adopt(in []byte) {
 	b := &cn.b
 	if len(in) == 0 {
@@ -332,6 +447,12 @@ func (cn *conn) dispatch(start int) bool {
 			}
 			return false
 		}
+		// While the store opens, a command allowed then (the loading flag) that needs a shard
+		// (WATCH, EXEC) waits for it in the input: the shards run once it is open.
+		if cmd.Has(cmds.FlagLoading) && cmd.NeedsShard() && srv.state.Loading() &&
+			(len(b.slots) > 0 || srv.state.WaitLoaded(cn.wake)) {
+			return false
+		}
 	}
 	s := b.addSlot(start)
 	s.db, s.resp3 = cl.DB, cl.RESP3
@@ -361,6 +482,7 @@ func (cn *conn) dispatch(start int) bool {
 		s.reply, s.finished = w.Buf, true
 		return true
 	}
+	admission := srv.state.Admission() // loading, disk error: one atomic load
 	switch {
 	case cmd == nil:
 		srv.exec.Refused(nil)
@@ -385,9 +507,17 @@ func (cn *conn) dispatch(start int) bool {
 		}
 	}
 	switch {
+	case admission&server.AdmitDiskError != 0 && deniedOnDiskError(cmd, cl):
+		srv.exec.Refused(cmd)
+		return refuse(server.DiskError)
 	case !cl.RESP3 && !cmd.Has(cmds.TraitSubscribedMode) && cl.PubSub():
 		srv.exec.Refused(cmd)
 		return refuse("ERR Can't execute '" + cmd.Name + "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context")
+	}
+	// While the store opens, only commands with the loading flag run.
+	if admission&server.AdmitLoading != 0 && !cmd.Has(cmds.FlagLoading) {
+		srv.exec.Refused(cmd)
+		return refuse(server.LoadingError)
 	}
 	// A script past busy-reply-threshold holds its shards: what needs one of them is refused,
 	// as Redis refuses all but allow_busy commands then (one atomic load when no script runs).
@@ -519,6 +649,14 @@ func (cn *conn) aclRefusal(u *acl.User, cmd *cmds.Command, args [][]byte) string
 	}
 	cmds.LogDenial(cn.srv.state, cl, cmd, args, why, pos, ctx, true)
 	return cmds.NoPermError(why, cmd)
+}
+
+// deniedOnDiskError reports whether cmd is refused while the disk guard turns writes away:
+// what Redis refuses when it cannot write its AOF, write commands, EXEC of a transaction
+// that writes, and PING (TraitDeniedOnDiskError).
+func deniedOnDiskError(cmd *cmds.Command, cl *server.Client) bool {
+	return cmd.HasAny(cmds.FlagWrite|cmds.TraitDeniedOnDiskError) ||
+		cmd.Has(cmds.TraitRunsQueue) && cl.Multi != nil && cl.Multi.MayWrite
 }
 
 // useCaching ends CLIENT CACHING's flag after cmd was dispatched, as Redis does after any

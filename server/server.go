@@ -63,6 +63,10 @@ type Server struct {
 	// Rate samples INFO's counters for the instantaneous_* rates.
 	Rate RateSampler
 
+	load loadState
+	// admission holds the Admit* bits (Admission).
+	admission atomic.Uint32
+
 	replID struct {
 		once sync.Once
 		id   string
@@ -127,6 +131,20 @@ func New(cfg *config.Config, store *shard.Store) *Server {
 	_, _ = rand.Read(id)
 	s := &Server{Store: store, Config: cfg, Started: time.Now(), RunID: hex.EncodeToString(id), Port: cfg.Port()}
 	if store != nil {
+		// A store not open yet is opened by Load, while the server answers LOADING.
+		if !store.Opened() {
+			s.admission.Or(AdmitLoading)
+		}
+		store.SetDiskHook(func(low bool) {
+			if low {
+				s.admission.Or(AdmitDiskError)
+			} else {
+				s.admission.And(^AdmitDiskError)
+			}
+		})
+		if store.DiskLow() {
+			s.admission.Or(AdmitDiskError)
+		}
 		store.SetExpirePass(s.expirePassed)
 		store.SetEvents(eventClasses(cfg.NotifyKeyspaceEvents()), s.publishEvents)
 		cfg.OnChange("notify-keyspace-events", func() {

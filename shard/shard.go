@@ -80,10 +80,11 @@ type Shard struct {
 	ages    binlog.Ages
 }
 
-func newShard(s *Store, id int, cf, logCF *grocksdb.ColumnFamilyHandle) *Shard {
+// newShard makes shard id of s; Store.Open gives it its column families.
+func newShard(s *Store, id int) *Shard {
 	n := s.opts.Databases
 	sh := &Shard{
-		id: id, store: s, cf: cf, logCF: logCF,
+		id: id, store: s,
 		inbox:    make(chan message, 1024),
 		keys:     make([]atomic.Int64, n),
 		expires:  make([]atomic.Int64, n),
@@ -164,8 +165,11 @@ func (sh *Shard) destroy() {
 		sh.tx.destroy()
 		sh.tx = nil
 	}
-	sh.cf.Destroy()
-	sh.logCF.Destroy()
+	if sh.cf != nil {
+		sh.cf.Destroy()
+		sh.logCF.Destroy()
+		sh.cf, sh.logCF = nil, nil
+	}
 }
 
 // Post queues job on the shard. It blocks while the inbox is full, which is backpressure.

@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log"
 	"os"
 	"path/filepath"
 	"slices"
@@ -50,6 +51,10 @@ type Options struct {
 	Binlog binlog.Limits
 	// Hz returns how many times a second background workers run.
 	Hz func() int
+	// DiskReserve returns the free space (bytes) writes must leave on the data directory's
+	// disk, besides what the memtables and a new log file will take (see disk.go); nil: no
+	// more than those, and Open does not check the room first.
+	DiskReserve func() int64
 }
 
 // ErrLayout is wrapped by Open when the data directory was made with another shard count or
@@ -89,6 +94,16 @@ type Store struct {
 	serving sync.WaitGroup // goroutines serving deferred ready keys (see Tx.Defer)
 	closed  atomic.Bool
 	saving  sync.Mutex // held by Checkpoint; Close waits for it
+	// opened is set once Open succeeded; lifeMu orders it with SetKeyCacheSize, which
+	// changes the caches in place before the shard goroutines run and through them after.
+	opened atomic.Bool
+	lifeMu sync.Mutex
+	disk   diskGuard
+	// replay is what Open replays (ReplayProgress).
+	replay struct {
+		logs atomic.Pointer[[]walFile]
+		done atomic.Int64
+	}
 
 	views sync.Pool // of *Tx, for View
 
@@ -116,8 +131,27 @@ type Store struct {
 	ExpiredKeys atomic.Int64
 }
 
-// Open opens or creates the data directory and starts every shard and its workers.
+// Open opens or creates the data directory and starts every shard and its workers: New, then
+// Store.Open.
 func Open(opts Options) (*Store, error) {
+	s, err := New(opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Open(); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// New prepares a store over opts.Dir without opening RocksDB: it checks the options, creates
+// the directory, settles the shard count (from the directory when opts.ShardsFromDir) and
+// makes the shards, their caches and the shared block cache. It is quick, so a server can
+// listen before the slow part (Open, which may replay a large write-ahead log). Until Open
+// succeeds, only NumShards, ShardOf, Databases, the Set* hooks, the statistics counters,
+// BlockCacheUsage and the Property readers (which answer empty) may be used; Close frees it.
+func New(opts Options) (*Store, error) {
 	if opts.Shards < 1 || opts.Shards > 4096 {
 		return nil, fmt.Errorf("shards must be between 1 and 4096, got %d", opts.Shards)
 	}
@@ -173,7 +207,19 @@ func Open(opts Options) (*Store, error) {
 	s.logOpts.SetMemtableVectorRep()
 	s.logOpts.SetMemTablePrefixBloomSizeRatio(0)
 	s.logOpts.SetMemtableWholeKeyFiltering(false)
+	for i := range opts.Shards {
+		s.shards = append(s.shards, newShard(s, i))
+	}
+	s.LastSave.Store(time.Now().Unix())
+	s.snapshotLogs()
+	return s, nil
+}
 
+// Open opens RocksDB (replaying its write-ahead log: the part that takes long after a crash
+// with many keys), reads every shard's bookkeeping and starts the shards and their workers
+// (TTL, binlog retention, WAL sync). On error the store stays unopened; Close frees it.
+func (s *Store) Open() error {
+	opts := s.opts
 	path := filepath.Join(opts.Dir, "rocksdb")
 	names := []string{"default"}
 	for i := range opts.Shards {
@@ -181,10 +227,13 @@ func Open(opts Options) (*Store, error) {
 	}
 	if existing, err := grocksdb.ListColumnFamilies(s.dbOpts, path); err == nil {
 		if err := checkColumnFamilies(opts, existing, names); err != nil {
-			s.destroyOptions()
-			return nil, err
+			return err
 		}
 	}
+	if err := s.checkRoomToOpen(); err != nil {
+		return err
+	}
+	s.snapshotLogs()
 	cfOpts := make([]*grocksdb.Options, len(names))
 	for i := range cfOpts {
 		cfOpts[i] = s.dbOpts
@@ -194,39 +243,58 @@ func Open(opts Options) (*Store, error) {
 	}
 	db, handles, err := grocksdb.OpenDbColumnFamilies(s.dbOpts, path, names, cfOpts)
 	if err != nil {
-		s.destroyOptions()
 		if strings.Contains(err.Error(), "LOCK") {
 			// RocksDB holds an exclusive lock on its LOCK file while a database is open.
-			return nil, fmt.Errorf("%s: %w (another shardis has it open)", opts.Dir, ErrDirInUse)
+			return fmt.Errorf("%s: %w (another shardis has it open)", opts.Dir, ErrDirInUse)
 		}
-		return nil, fmt.Errorf("open %s: %w", path, err)
+		return fmt.Errorf("open %s: %w", path, err)
 	}
 	s.db, s.defCF = db, handles[0]
 	s.ro = grocksdb.NewDefaultReadOptions()
 	s.wo = grocksdb.NewDefaultWriteOptions()
 	s.woSync = grocksdb.NewDefaultWriteOptions()
 	s.woSync.SetSync(true)
-	for i := range opts.Shards {
-		s.shards = append(s.shards, newShard(s, i, handles[1+2*i], handles[2+2*i]))
+	for i, sh := range s.shards {
+		sh.cf, sh.logCF = handles[1+2*i], handles[2+2*i]
 	}
 	if err := s.checkManifest(); err != nil {
 		s.closeDB()
-		return nil, err
+		return err
 	}
 	if err := s.openUnits(); err != nil {
 		s.closeDB()
-		return nil, err
+		return err
 	}
 	for _, sh := range s.shards {
 		if err := sh.load(); err != nil {
 			s.closeDB()
-			return nil, fmt.Errorf("shard %d: %w", sh.id, err)
+			return fmt.Errorf("shard %d: %w", sh.id, err)
 		}
 	}
 	s.LastSave.Store(time.Now().Unix())
+	s.lifeMu.Lock()
 	s.start()
-	return s, nil
+	s.opened.Store(true)
+	s.lifeMu.Unlock()
+	s.lookAtDisk()
+	return nil
 }
+
+// LogBytes returns the size of RocksDB's write-ahead log files in the data directory: before
+// Open, what it will replay.
+func (s *Store) LogBytes() int64 {
+	logs, _ := filepath.Glob(filepath.Join(s.opts.Dir, "rocksdb", "*.log"))
+	var n int64
+	for _, p := range logs {
+		if fi, err := os.Stat(p); err == nil {
+			n += fi.Size()
+		}
+	}
+	return n
+}
+
+// Opened reports whether Open succeeded (and Close did not run yet).
+func (s *Store) Opened() bool { return s.opened.Load() && !s.closed.Load() }
 
 // Each shard has two column families: its keys (meta, data, TTL index, bookkeeping) and its
 // binlog. Apart, each memtable sees the inserts it is good at: random for the keys, strictly
@@ -314,8 +382,9 @@ func (s *Store) start() {
 		go func() { defer s.workers.Done(); ttl.Run(ctx, sh, interval, s.expirePassed) }()
 		go func() { defer s.workers.Done(); binlog.RunRetention(ctx, sh, time.Second, s.opts.Binlog) }()
 	}
-	s.workers.Add(1)
+	s.workers.Add(2)
 	go func() { defer s.workers.Done(); s.syncLoop(ctx) }()
+	go func() { defer s.workers.Done(); s.watchDisk(ctx) }()
 }
 
 // SetExpirePass sets the function told how long each TTL worker pass took (every shard's,
@@ -343,8 +412,10 @@ func (s *Store) syncLoop(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
-			if s.opts.Fsync() == "everysec" {
-				_ = s.db.FlushWAL(true)
+			if s.opts.Fsync() == "everysec" && !s.disk.low.Load() {
+				if err := s.db.FlushWAL(true); err != nil {
+					s.writeFailed(err)
+				}
 			}
 		}
 	}
@@ -378,8 +449,17 @@ func (s *Store) SetBlockCacheSize(n int64) { s.cache.SetCapacity(uint64(max(n, 1
 // SetKeyCacheSize changes the hot-key caches' budget (CONFIG SET key-cache-size). Each shard
 // applies it in its own goroutine, the owner of its cache.
 func (s *Store) SetKeyCacheSize(n int64) {
+	per := n / int64(len(s.shards))
+	s.lifeMu.Lock()
+	if !s.opened.Load() { // no shard goroutine owns the caches yet
+		for _, sh := range s.shards {
+			sh.cache.setBudget(per)
+		}
+		s.lifeMu.Unlock()
+		return
+	}
+	s.lifeMu.Unlock()
 	for _, sh := range s.shards {
-		per := n / int64(len(s.shards))
 		_ = s.Do(sh.id, func(*Tx) { sh.cache.setBudget(per) })
 	}
 }
@@ -389,11 +469,19 @@ func (s *Store) BlockCacheUsage() uint64 { return s.cache.GetUsage() }
 
 // Property returns a RocksDB property of the whole database (the default column family for
 // per-column-family properties).
-func (s *Store) Property(name string) string { return s.db.GetProperty(name) }
+func (s *Store) Property(name string) string {
+	if !s.Opened() {
+		return ""
+	}
+	return s.db.GetProperty(name)
+}
 
 // IntProperty returns an integer RocksDB property summed over every shard's column family,
 // e.g. "rocksdb.cur-size-all-mem-tables".
 func (s *Store) IntProperty(name string) int64 {
+	if !s.Opened() {
+		return 0
+	}
 	var sum int64
 	for _, sh := range s.shards {
 		n, _ := strconv.ParseInt(strings.TrimSpace(s.db.GetPropertyCF(name, sh.cf)), 10, 64)
@@ -406,8 +494,12 @@ func (s *Store) IntProperty(name string) int64 {
 func (s *Store) Checkpoint(dir string) error {
 	s.saving.Lock() // one at a time, and Close waits for it
 	defer s.saving.Unlock()
-	if s.closed.Load() {
-		return errors.New("store is closed")
+	if !s.Opened() {
+		return errors.New("store is not open")
+	}
+	if s.disk.low.Load() {
+		// A checkpoint flushes the memtables first: not on a full disk (disk.go).
+		return ErrNoSpace
 	}
 	cp, err := s.db.NewCheckpoint()
 	if err != nil {
@@ -426,17 +518,27 @@ func (s *Store) Checkpoint(dir string) error {
 }
 
 // SyncWAL forces the WAL to disk.
-func (s *Store) SyncWAL() error { return s.db.FlushWAL(true) }
+func (s *Store) SyncWAL() error {
+	if s.disk.low.Load() {
+		return ErrNoSpace
+	}
+	return s.db.FlushWAL(true)
+}
 
 // Close stops the workers, lets every shard finish what is queued, syncs the WAL and closes
 // RocksDB. Nothing may post to a shard once Close started (the reactor waits for its batches
-// before the store is closed). It is safe to call twice.
+// before the store is closed), and it must not run while Open does. It is safe to call twice,
+// and on a store that was never opened (it frees what New made).
 func (s *Store) Close() error {
 	if !s.closed.CompareAndSwap(false, true) {
 		return nil
 	}
 	s.saving.Lock() // a SAVE/BGSAVE in progress finishes first
 	defer s.saving.Unlock()
+	if !s.opened.Load() {
+		s.destroyOptions()
+		return nil
+	}
 	s.cancel()
 	s.workers.Wait() // they post to the shards: stop them before the inboxes close
 	s.serving.Wait() // and so do the goroutines serving blocked commands
@@ -446,11 +548,21 @@ func (s *Store) Close() error {
 	s.running.Wait()
 	s.closeWaiters()
 	s.closeStreams()
+	if s.lookAtDisk(); s.disk.low.Load() {
+		// A full disk (or a failed log write): flushing the memtables, syncing the log or
+		// even closing RocksDB writes, and Debian's build aborts when that fails (disk.go).
+		// RocksDB is left as after a crash, which it is made to survive: what was
+		// acknowledged is in its log files, which the next start replays.
+		// Its options and caches stay allocated too: it still uses them.
+		log.Printf("disk: too little room to close RocksDB cleanly; leaving it as after a crash (the next start replays the write-ahead log)")
+		return nil
+	}
 	err := s.flushMemtables()
 	if werr := s.db.FlushWAL(true); err == nil {
 		err = werr
 	}
 	s.closeDB()
+	s.destroyOptions()
 	return err
 }
 
@@ -484,7 +596,7 @@ func (s *Store) closeDB() {
 	s.wo.Destroy()
 	s.woSync.Destroy()
 	s.db.Close()
-	s.destroyOptions()
+	s.db = nil
 }
 
 func (s *Store) destroyOptions() {
@@ -512,4 +624,10 @@ func (s *Store) LiveDataBytes(id int) int64 {
 		return v
 	}
 	return n("rocksdb.total-sst-files-size") + n("rocksdb.cur-size-all-mem-tables")
+}
+
+// propertyInt parses an integer RocksDB property (0 when it is not one).
+func propertyInt(v string) int64 {
+	n, _ := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+	return n
 }

@@ -34,6 +34,7 @@ type Tx struct {
 	ranges  []rangeDel       // DeleteRange tombstones written by this transaction
 	arena   []byte           // copies of values read from RocksDB, reset at commit
 	scratch []byte
+	wbBytes int64 // about what the WriteBatch holds (the disk guard's estimate)
 	nowMs   int64
 	err     error // first storage error; fails the commit
 	hits    int64 // Meta lookups that found / missed their key (see TakeLookups)
@@ -259,6 +260,15 @@ func (tx *Tx) putRaw(p int, raw, val []byte) {
 	}
 	start := len(tx.arena)
 	tx.arena = append(tx.arena, val...)
+	tx.putArena(p, raw, start)
+}
+
+// putArena is putRaw of the value the caller appended to tx.arena from start on.
+func (tx *Tx) putArena(p int, raw []byte, start int) {
+	if tx.needsShard() {
+		tx.arena = tx.arena[:start]
+		return
+	}
 	k := string(tx.overlayKey(p, raw))
 	if tx.saving {
 		tx.noteUndo(k)
@@ -420,9 +430,11 @@ func (tx *Tx) SetMeta(db int, key []byte, m *codec.Meta) {
 		}
 		part.countsDirty = true
 	}
-	tx.scratch = codec.AppendMeta(tx.scratch[:0], m)
-	val := append([]byte(nil), tx.scratch...)
-	tx.putRaw(p, mk, val)
+	// Encoded straight into the arena the overlay points into: a big value is copied once
+	// here (and once more by RocksDB into the WriteBatch at commit).
+	start := len(tx.arena)
+	tx.arena = codec.AppendMeta(tx.arena, m)
+	tx.putArena(p, mk, start)
 }
 
 // Delete removes key from logical db and reports whether it was live.
@@ -509,6 +521,7 @@ func (tx *Tx) logArgs(p, db int, args [][]byte) {
 	} else {
 		tx.wb.PutCF(tx.shards[p].logCF, k, tx.scratch)
 	}
+	tx.wbBytes += int64(len(k) + len(tx.scratch))
 	tx.store.Dirty.Add(1)
 }
 
@@ -539,6 +552,7 @@ func (tx *Tx) commitWrites() error {
 		}
 		cf := tx.shards[int(k[0])<<8|int(k[1])].cf
 		raw := unsafe.Slice(unsafe.StringData(k[2:]), len(k)-2) // read-only; RocksDB copies it
+		tx.wbBytes += int64(len(raw) + len(e.val))
 		if e.exists {
 			tx.wb.PutCF(cf, raw, e.val)
 		} else {
@@ -575,10 +589,16 @@ func (tx *Tx) commitWrites() error {
 		tx.reportTracked() // the reads of tracking clients
 		return nil
 	}
+	if err := tx.store.admitWrite(tx.wbBytes); err != nil {
+		return err
+	}
 	for _, sh := range tx.shards {
 		sh.commits.Add(1) // odd: views of these shards started from here on fail
 	}
 	err := tx.store.db.Write(tx.store.writeOptions(), tx.wb)
+	if err != nil {
+		tx.store.writeFailed(err)
+	}
 	if err == nil {
 		tx.writeThrough()
 		// Inside the commit window: a read answered in an event loop while the tracker runs
@@ -647,9 +667,17 @@ func (tx *Tx) writeThrough() {
 const maxKeptOverlay = 512
 
 func (tx *Tx) reset() {
-	if tx.wb != nil { // views have none
+	switch {
+	case tx.wb == nil: // views have none
+	case tx.wbBytes > 1<<20:
+		// Clear keeps the batch's buffer (a std::string's capacity): one big value would stay
+		// pinned in C memory for the shard's life.
+		tx.wb.Destroy()
+		tx.wb = grocksdb.NewWriteBatch()
+	default:
 		tx.wb.Clear()
 	}
+	tx.wbBytes = 0
 	// Iterating a map costs its capacity, not its length, and commit iterates the overlay: a
 	// group that once held thousands of keys would tax every later one.
 	if len(tx.overlay) > maxKeptOverlay {
@@ -668,6 +696,9 @@ func (tx *Tx) reset() {
 	tx.readyNext = 0
 	if cap(tx.arena) > 1<<20 {
 		tx.arena = nil // do not pin one huge value's memory forever
+	}
+	if cap(tx.scratch) > 1<<20 {
+		tx.scratch = nil // nor the binlog record of one
 	}
 	tx.arena = tx.arena[:0]
 }

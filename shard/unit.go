@@ -60,6 +60,7 @@ func (tx *Tx) writeUnit() error {
 			rec = tx.scratch
 		}
 		tx.wb.PutCF(tx.shards[r.p].logCF, key, rec)
+		tx.wbBytes += int64(len(key) + len(rec))
 	}
 	return nil
 }

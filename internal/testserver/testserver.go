@@ -40,6 +40,25 @@ func Start(t testing.TB, flags ...string) *Server {
 // StartIn starts a server on data directory dir (for restart tests).
 func StartIn(t testing.TB, dir string, flags ...string) *Server {
 	t.Helper()
+	s := start(t, dir, flags)
+	if err := s.Load(); err != nil {
+		t.Fatalf("open store: %v", err)
+	}
+	return s
+}
+
+// StartLoading starts a server on data directory dir whose store is not open yet: it listens
+// and answers LOADING until the test calls Load, as main's server does while RocksDB opens.
+func StartLoading(t testing.TB, dir string, flags ...string) *Server {
+	t.Helper()
+	return start(t, dir, flags)
+}
+
+// Load opens the store of a server started by StartLoading and ends its loading phase.
+func (s *Server) Load() error { return s.Srv.State().Load() }
+
+func start(t testing.TB, dir string, flags []string) *Server {
+	t.Helper()
 	port := FreePort(t)
 	args := append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--dir", dir,
 		"--shards", "4", "--loops", "2", "--cpu-pin", "no"}, flags...)
@@ -47,14 +66,14 @@ func StartIn(t testing.TB, dir string, flags ...string) *Server {
 	if err != nil {
 		t.Fatalf("config: %v", err)
 	}
-	store, err := shard.Open(shard.Options{
+	store, err := shard.New(shard.Options{
 		Dir: cfg.Dir(), Shards: cfg.Shards(), Databases: cfg.Databases(),
 		BlockCacheSize: cfg.BlockCacheSize(), KeyCacheSize: cfg.KeyCacheSize(), WriteBufferSize: 32 << 20,
 		Fsync: cfg.AppendFsync, Hz: cfg.Hz,
 		Binlog: func() (int64, time.Duration) { return cfg.BinlogMaxEntries(), cfg.BinlogMaxAge() },
 	})
 	if err != nil {
-		t.Fatalf("open store: %v", err)
+		t.Fatalf("store: %v", err)
 	}
 	srv, err := newReactor(cfg, store)
 	if err != nil {

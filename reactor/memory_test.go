@@ -1,0 +1,174 @@
+package reactor_test
+
+import (
+	"bufio"
+	"bytes"
+	"net"
+	"runtime"
+	"strconv"
+	"testing"
+	"time"
+
+	"shardis/internal/testserver"
+)
+
+// allocatedDuring returns the bytes the process allocated on the Go heap while f ran (the
+// server runs in-process; the test's own writes come from buffers made before).
+func allocatedDuring(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// writeInPieces writes p to c in pieces of size n, as a client streaming a request does.
+func writeInPieces(t *testing.T, c net.Conn, p []byte, n int) {
+	t.Helper()
+	for len(p) > 0 {
+		k := min(n, len(p))
+		if _, err := c.Write(p[:k]); err != nil {
+			t.Error(err)
+			return
+		}
+		p = p[k:]
+	}
+}
+
+// TestMemory_ManySmallArgumentsProportionalToInput streams one command of a million one-byte
+// arguments in 64 KiB writes and measures what the server allocated per byte received: the
+// parser, the input buffers and the batch must hold a small constant multiple of the input,
+// and must not re-copy what arrived earlier on every read (which is quadratic).
+func TestMemory_ManySmallArgumentsProportionalToInput(t *testing.T) {
+	if raceDetector {
+		t.Skip("the race detector's own allocations would be measured")
+	}
+	s := testserver.Start(t, "--loops", "1")
+	c, r := dialReader(t, s.Addr)
+	const args = 1 << 20
+	// ECHO with a million arguments: parsed whole, then refused for its arity.
+	req := []byte("*" + strconv.Itoa(args+1) + "\r\n$4\r\nECHO\r\n")
+	req = append(req, bytes.Repeat([]byte("$1\r\nx\r\n"), args)...)
+	var reply []byte
+	alloc := allocatedDuring(func() {
+		go writeInPieces(t, c, req, 64<<10)
+		var err error
+		if reply, err = rtReadReply(r); err != nil {
+			t.Error(err)
+		}
+	})
+	if string(reply) != "-ERR wrong number of arguments for 'echo' command\r\n" {
+		t.Fatalf("reply %q", reply)
+	}
+	perByte := float64(alloc) / float64(len(req))
+	t.Logf("%d bytes received in one command of %d arguments: %d bytes allocated, %.2f per byte received",
+		len(req), args+1, alloc, perByte)
+	if perByte > 8 {
+		t.Fatalf("%.2f bytes allocated per byte received; want a small constant (at most 8)", perByte)
+	}
+	// Another client is served while a command of many arguments is still arriving.
+	other := s.Client(t)
+	half := len(req) / 2
+	writeInPieces(t, c, req[:half], 64<<10)
+	if err := other.Set(t.Context(), "k", "v", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	writeInPieces(t, c, req[half:], 64<<10)
+	if reply, err := rtReadReply(r); err != nil || string(reply) != "-ERR wrong number of arguments for 'echo' command\r\n" {
+		t.Fatalf("second command: %q, %v", reply, err)
+	}
+}
+
+// TestMemory_BigValueFewCopies sets and gets a 64 MiB value and measures the Go heap
+// allocated for each: a value must move through the server with a small constant number of
+// copies.
+func TestMemory_BigValueFewCopies(t *testing.T) {
+	if raceDetector {
+		t.Skip("the race detector's own allocations would be measured")
+	}
+	s := testserver.Start(t)
+	c, r := dialReader(t, s.Addr)
+	_ = c.SetReadDeadline(time.Now().Add(120 * time.Second))
+	r = bufio.NewReaderSize(r, 1<<20)
+	const size = 64 << 20
+	val := bytes.Repeat([]byte("0123456789abcdef"), size/16)
+	req := append([]byte("*3\r\n$3\r\nSET\r\n$6\r\nbigval\r\n$"+strconv.Itoa(size)+"\r\n"), val...)
+	req = append(req, "\r\n"...)
+	setAlloc := allocatedDuring(func() {
+		go writeInPieces(t, c, req, 64<<10)
+		if got, err := rtReadReply(r); err != nil || string(got) != "+OK\r\n" {
+			t.Errorf("SET: %q, %v", got, err)
+		}
+	})
+	var got []byte
+	getAlloc := allocatedDuring(func() {
+		if _, err := c.Write(rtCommand("GET", "bigval")); err != nil {
+			t.Error(err)
+			return
+		}
+		var err error
+		if got, err = rtReadReply(r); err != nil {
+			t.Error(err)
+		}
+	})
+	head := "$" + strconv.Itoa(size) + "\r\n"
+	if !bytes.Equal(got, append(append([]byte(head), val...), "\r\n"...)) {
+		t.Fatalf("GET returned %d bytes: not the value", len(got))
+	}
+	// The test's reader made two copies of the reply (rtReadReply): not the server's.
+	getAlloc -= 2 * uint64(len(got))
+	t.Logf("64 MiB value: SET allocated %.2f bytes per byte of value, GET %.2f",
+		float64(setAlloc)/size, float64(getAlloc)/size)
+	// SET: the input, the value encoded into the transaction, its binlog record (RocksDB
+	// copies both into its WriteBatch, outside the Go heap). GET: the value read from RocksDB
+	// and the reply; the socket takes the reply in pieces (drainOut), so gnet holds at most
+	// about a MiB of it at a time (its buffers pooled; without the pieces it copied what the
+	// socket did not take, up to the whole reply: 3 copies). A margin for what else a command
+	// and the collector's emptying of pools cost.
+	if setAlloc > size*33/10 || getAlloc > size*25/10 {
+		t.Fatalf("SET allocated %d bytes, GET %d, for a value of %d; want at most 3 and 2 copies", setAlloc, getAlloc, size)
+	}
+}
+
+// TestPartial_CompletedWhilePausedRunsAtUnpause: a command that arrived in two pieces (its
+// start moved out of gnet's buffer) and is complete while CLIENT PAUSE holds it runs when the
+// pause ends, though nothing new arrives to wake the connection's reads.
+func TestPartial_CompletedWhilePausedRunsAtUnpause(t *testing.T) {
+	s := testserver.Start(t)
+	admin, ar := dialReader(t, s.Addr)
+	ask := func(args ...string) string {
+		t.Helper()
+		if _, err := admin.Write(rtCommand(args...)); err != nil {
+			t.Fatal(err)
+		}
+		reply, err := rtReadReply(ar)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(reply)
+	}
+	c, r := dialReader(t, s.Addr)
+	id := clientID(t, c, r)
+	if got := ask("CLIENT", "PAUSE", "600000", "WRITE"); got != "+OK\r\n" {
+		t.Fatalf("CLIENT PAUSE = %q", got)
+	}
+	req := rtCommand("SET", "k", "v")
+	if _, err := c.Write(req[:len(req)-5]); err != nil {
+		t.Fatal(err)
+	}
+	waitQbuf(t, ask, id, len(req)-5)
+	if _, err := c.Write(req[len(req)-5:]); err != nil {
+		t.Fatal(err)
+	}
+	waitQbuf(t, ask, id, len(req)) // complete, and held by the pause
+	if got := ask("CLIENT", "UNPAUSE"); got != "+OK\r\n" {
+		t.Fatalf("CLIENT UNPAUSE = %q", got)
+	}
+	if got, err := rtReadReply(r); err != nil || string(got) != "+OK\r\n" {
+		t.Fatalf("the held SET after UNPAUSE: %q, %v", got, err)
+	}
+	if got := ask("GET", "k"); got != "$1\r\nv\r\n" {
+		t.Fatalf("GET k = %q", got)
+	}
+}
