@@ -82,6 +82,11 @@ const (
 	// caller holds: it reads every shard's state (DBSIZE, INFO) or acts at once, outside the
 	// transaction (PUBLISH). A script holding only its keys' shards strays before running it.
 	TraitUnconfined
+	// TraitOwnStep: a one-shard command that changes what commands of other shards read
+	// beside their keys (FUNCTION LOAD, DELETE, FLUSH and RESTORE change the libraries every
+	// FCALL calls): it runs in a step of its own, after what precedes it in the pipeline and
+	// before what follows, where a one-shard command would run beside other shards' ones.
+	TraitOwnStep
 	// TraitDeniedOnDiskError: refused with MISCONF while the disk is full although it does
 	// not write (PING, as Redis 7.0 refuses it with the write commands).
 	TraitDeniedOnDiskError

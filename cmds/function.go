@@ -34,7 +34,8 @@ func init() {
 	// Changes go to shard 0, which keeps the libraries; reads run outside the shards.
 	change := func(arity int, flags []string, summary, cplx, syntax string, run func(*Ctx)) *Command {
 		return &Command{Arity: arity, Flags: flags, ACL: wacl, Since: "7.0.0", Summary: summary,
-			Complexity: cplx, Syntax: syntax, Exec: ExecKeyed, Route: functionRoute, Run: run}
+			Complexity: cplx, Syntax: syntax, Exec: ExecKeyed, Route: functionRoute, Run: run,
+			Traits: TraitOwnStep}
 	}
 	read := func(arity int, flags []string, summary, cplx, syntax string, run func(*Ctx)) *Command {
 		return &Command{Arity: arity, Flags: flags, ACL: acl, Since: "7.0.0", Summary: summary,

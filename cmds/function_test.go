@@ -380,3 +380,25 @@ func TestFunction_CallsOnOtherShardsRunBeside(t *testing.T) {
 		t.Fatalf("spin after FUNCTION KILL: %v", err)
 	}
 }
+
+// FCALL pipelined after FUNCTION LOAD calls the library just loaded, whatever shard its key
+// is in (FUNCTION LOAD runs in shard 0; an FCALL of one key in its key's shard ran beside it
+// and could call the library before the load).
+func TestFunction_LoadThenCallPipelined_InOrder(t *testing.T) {
+	s := testserver.Start(t)
+	c := s.Client(t)
+	key := keyInAnotherShard(t, s, "shard0probe")
+	for s.Store.ShardOf([]byte(key)) == 0 { // FUNCTION LOAD runs in shard 0: take another
+		key += "x"
+	}
+	for i := range 30 {
+		pipe := c.Pipeline()
+		pipe.Do(testCtx, "FUNCTION", "LOAD", "REPLACE",
+			fmt.Sprintf("#!lua name=order\nredis.register_function('version', function() return %d end)", i))
+		call := pipe.FCall(testCtx, "version", []string{key})
+		pipe.Exec(testCtx)
+		if n, err := call.Int(); err != nil || n != i {
+			t.Fatalf("round %d: FCALL after FUNCTION LOAD gave %d, %v", i, n, err)
+		}
+	}
+}

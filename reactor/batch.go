@@ -188,19 +188,21 @@ func (b *batch) addSlot(start int) *slot {
 // the shards once and commits once, and each command is still atomic (the step is). Commands
 // with narrow routes (scripts) share steps only with each other, since such a step may run
 // again. A command
-// that holds no shard (ExecServer) always has a step of its own. A command that may block
-// ends its step: what follows it waits until it is answered, as in Redis.
+// that holds no shard (ExecServer) always has a step of its own, as has one marked
+// TraitOwnStep. A command that may block ends its step: what follows it waits until it is
+// answered, as in Redis.
 func (b *batch) plan(nShards int) {
 	srv := b.conn.srv
 	if b.hasLate {
 		b.planLate(nShards)
 	}
-	sealed := false // the last step ends with a command that may block
+	sealed := false // the last step ends with a command that may block, or runs alone
 	for i := range b.slots {
 		s := &b.slots[i]
 		last := len(b.steps) - 1
-		open := last >= 0 && !sealed
-		sealed = !s.finished && s.cmd.Has(cmds.FlagBlocking)
+		alone := !s.finished && s.cmd.Has(cmds.TraitOwnStep)
+		open := last >= 0 && !sealed && !alone
+		sealed = !s.finished && s.cmd.HasAny(cmds.FlagBlocking|cmds.TraitOwnStep)
 		if s.finished || s.shard >= 0 {
 			narrowShard := -1
 			if !s.finished && s.cmd.Has(cmds.TraitNarrowRoute) {
