@@ -156,6 +156,7 @@ func storeOptions(cfg *config.Config) shard.Options {
 		BlockCacheSize:  cfg.BlockCacheSize(),
 		KeyCacheSize:    cfg.KeyCacheSize(),
 		WriteBufferSize: cfg.WriteBufferSize(),
+		BlobMinSize:     cfg.BlobMinSize(),
 		Fsync:           cfg.AppendFsync,
 		Binlog:          func() (int64, time.Duration) { return cfg.BinlogMaxEntries(), cfg.BinlogMaxAge() },
 		Hz:              cfg.Hz,

@@ -614,6 +614,10 @@ func (c *Config) DiskReserve() int64 { return c.cur.Load().diskReserve }
 // shards (write-buffer-size).
 func (c *Config) WriteBufferSize() int64 { return c.cur.Load().writeBufferSize }
 
+// BlobMinSize returns the size from which RocksDB keeps a value in a blob file rather than in
+// the LSM tree (blob-min-size; 0: never).
+func (c *Config) BlobMinSize() int64 { return c.cur.Load().blobMinSize }
+
 // ProtoMaxBulkLen returns the largest bulk string a client may send, in bytes
 // (proto-max-bulk-len).
 func (c *Config) ProtoMaxBulkLen() int64 { return c.cur.Load().protoMaxBulkLen }

@@ -53,6 +53,7 @@ var defaults = map[string]string{
 	"timeout":                    "0",
 	"tracking-table-max-keys":    "1000000",
 	"write-buffer-size":          "268435456",
+	"blob-min-size":              "4096",
 }
 
 // The latency monitor's parameters, kept apart from the table above so that adding them does
@@ -607,7 +608,7 @@ func TestGet_Patterns(t *testing.T) {
 		{"slave*-ip", [][2]string{{"slave-announce-ip", ""}}}, // aliases are listed too, as in Redis
 
 		{"?ave", [][2]string{{"save", ""}}},
-		{"[bk]*-size", [][2]string{{"block-cache-size", "268435456"}, {"key-cache-size", "67108864"}}},
+		{"[bk]*-size", [][2]string{{"blob-min-size", "4096"}, {"block-cache-size", "268435456"}, {"key-cache-size", "67108864"}}},
 		{"d[ai]*", [][2]string{{"daemonize", "no"}, {"databases", "16"}, {"dir", "./data"}, {"disable-thp", "yes"}, {"disk-reserve", "67108864"}}},
 	}
 	for _, tc := range tests {

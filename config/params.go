@@ -26,6 +26,7 @@ type values struct {
 	blockCacheSize         int64
 	keyCacheSize           int64
 	writeBufferSize        int64
+	blobMinSize            int64
 	protoMaxBulkLen        int64
 	clientQueryBufferLimit int64
 	binlogMaxEntries       int64
@@ -308,6 +309,7 @@ var paramList = []*param{
 		func(v *values) *int64 { return &v.unixSocketPerm }),
 	uintParam("tracking-table-max-keys", true, 1000000, 0, longMax, func(v *values) *int64 { return &v.trackingTableMaxKeys }),
 	memParam("write-buffer-size", false, 256*mb, mb, llMax, func(v *values) *int64 { return &v.writeBufferSize }),
+	memParam("blob-min-size", false, 4096, 0, llMax, func(v *values) *int64 { return &v.blobMinSize }),
 }
 
 func withNoEffect(p *param) *param  { p.noEffect = true; return p }

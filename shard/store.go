@@ -45,6 +45,9 @@ type Options struct {
 	BlockCacheSize  int64 // one LRU block cache shared by all shards
 	KeyCacheSize    int64 // hot-key caches, split evenly between the shards (0: off)
 	WriteBufferSize int64 // one memtable budget shared by all shards
+	// BlobMinSize: values of this size or more are kept in blob files, out of the LSM tree,
+	// so compactions do not rewrite them (0: never; docs/PERFORMANCE.md, BlobDB).
+	BlobMinSize int64
 	// Fsync returns the current appendfsync policy: "always", "everysec" or "no".
 	Fsync func() string
 	// Binlog returns the current retention limits (0 = unlimited).
@@ -207,6 +210,15 @@ func New(opts Options) (*Store, error) {
 	s.logOpts.SetMemtableVectorRep()
 	s.logOpts.SetMemTablePrefixBloomSizeRatio(0)
 	s.logOpts.SetMemtableWholeKeyFiltering(false)
+	// Big values of the data families go to blob files (RocksDB's integrated BlobDB): the
+	// tree then holds only a pointer, and compactions stop copying the value at every level.
+	// The binlog families keep their records in the tree: they are read in order and trimmed.
+	if opts.BlobMinSize > 0 {
+		s.dbOpts.EnableBlobFiles(true)
+		s.dbOpts.SetMinBlobSize(uint64(opts.BlobMinSize))
+		s.dbOpts.SetBlobCompressionType(grocksdb.LZ4Compression)
+		s.dbOpts.EnableBlobGC(true)
+	}
 	for i := range opts.Shards {
 		s.shards = append(s.shards, newShard(s, i))
 	}
