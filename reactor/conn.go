@@ -182,7 +182,10 @@ func (cn *conn) writeReplies(slots []slot, tail []byte) {
 		clear(iov)
 		cn.iov = iov[:0]
 	}
-	cn.srv.state.Stats.NetOutputBytes.Add(int64(total))
+	if total > 0 {
+		cn.srv.state.Stats.NetOutputBytes.Add(int64(total))
+		cn.srv.state.Stats.WritesProcessed.Add(1)
+	}
 }
 
 // pushHighWater is how much output gnet may hold for a subscriber before the loop stops
@@ -205,6 +208,7 @@ func (cn *conn) writePushes() {
 		if len(out.B) > 0 {
 			_, _ = cn.gc.Write(out.B)
 			cn.srv.state.Stats.NetOutputBytes.Add(int64(len(out.B)))
+			cn.srv.state.Stats.WritesProcessed.Add(1)
 		}
 		bytebufferpool.Put(out)
 	}
@@ -232,6 +236,7 @@ func (cn *conn) read() bool {
 	}
 	b := &cn.b
 	srv.state.Stats.NetInputBytes.Add(int64(n))
+	srv.state.Stats.ReadsProcessed.Add(1)
 	lim := codec.Limits{MaxBulkLen: srv.cfg.ProtoMaxBulkLen()}
 	off := 0
 	cn.holdRest = false

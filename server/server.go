@@ -185,6 +185,8 @@ type Stats struct {
 	KeyspaceHits        atomic.Int64
 	KeyspaceMisses      atomic.Int64
 	ErrorReplies        atomic.Int64
+	ReadsProcessed      atomic.Int64 // reads of a connection's input (INFO total_reads_processed)
+	WritesProcessed     atomic.Int64 // writes of replies and pushes to a connection
 	ResetAt             atomic.Int64 // unix ms of CONFIG RESETSTAT
 }
 
@@ -193,7 +195,8 @@ type Stats struct {
 func (s *Server) ResetStats() {
 	st := &s.Stats
 	for _, c := range []*atomic.Int64{&st.ConnectionsReceived, &st.RejectedConnections, &st.CommandsProcessed,
-		&st.NetInputBytes, &st.NetOutputBytes, &st.KeyspaceHits, &st.KeyspaceMisses, &st.ErrorReplies} {
+		&st.NetInputBytes, &st.NetOutputBytes, &st.KeyspaceHits, &st.KeyspaceMisses, &st.ErrorReplies,
+		&st.ReadsProcessed, &st.WritesProcessed} {
 		c.Store(0)
 	}
 	st.ResetAt.Store(time.Now().UnixMilli())
