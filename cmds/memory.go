@@ -36,7 +36,7 @@ func init() {
 					Exec: ExecServer, Run: memoryStats},
 				"usage": {Arity: -3, Flags: []string{"readonly"}, ACL: []string{"read", "slow"}, Since: "4.0.0",
 					Summary: "Estimate the memory usage of a key", Complexity: "O(N) where N is the number of samples.",
-					Syntax: "key [SAMPLES count]", FirstKey: 2, LastKey: 2, Step: 1, Run: memoryUsage},
+					Syntax: "key [SAMPLES count]", FirstKey: 2, LastKey: 2, Step: 1, Traits: TraitNoTouch, Run: memoryUsage},
 			}},
 	)
 }

@@ -375,6 +375,9 @@ func (cn *conn) dispatch(start int) bool {
 	case cmd.Run == nil: // a container command with an unknown subcommand
 		srv.exec.Refused(nil)
 		return refuse(cmds.UnknownSubcommandError(args))
+	case cmd.Has(cmds.TraitProtected) && !cmds.ProtectedAllowed(srv.cfg.Value("enable-debug-command"), cl.Unix, cl.Addr):
+		srv.exec.Refused(cmd)
+		return refuse(cmds.ProtectedError(cmd))
 	case !cl.Authed && !cmd.Has(cmds.FlagNoAuth):
 		srv.exec.Refused(cmd)
 		return refuse("NOAUTH Authentication required.")

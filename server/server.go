@@ -3,6 +3,8 @@ package server
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -58,8 +60,8 @@ type Server struct {
 	Rate RateSampler
 
 	replID struct {
-		once sync.Once
-		id   string
+		mu sync.Mutex
+		id string
 	}
 }
 
@@ -76,12 +78,25 @@ type Saves struct {
 
 // ReplID returns the server's replication id, made once (as Redis does at startup).
 func (s *Server) ReplID() string {
-	s.replID.once.Do(func() {
-		b := make([]byte, 20)
-		_, _ = rand.Read(b)
-		s.replID.id = hex.EncodeToString(b)
-	})
+	s.replID.mu.Lock()
+	defer s.replID.mu.Unlock()
+	if s.replID.id == "" {
+		s.replID.id = newReplID()
+	}
 	return s.replID.id
+}
+
+// ChangeReplID gives the server a new replication id (DEBUG CHANGE-REPL-ID).
+func (s *Server) ChangeReplID() {
+	s.replID.mu.Lock()
+	defer s.replID.mu.Unlock()
+	s.replID.id = newReplID()
+}
+
+func newReplID() string {
+	b := make([]byte, 20)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
 }
 
 // RateSampler turns INFO's counters into the instantaneous_* rates. shardis has no server
@@ -128,8 +143,28 @@ func New(cfg *config.Config, store *shard.Store) *Server {
 		})
 		s.Tracking = tracking.NewTable(store, s.trackingTarget, cfg.TrackingTableMaxKeys)
 		store.SetTracker(s.Tracking)
+		setAccess := func() { store.SetAccessPolicy(AccessPolicyOf(cfg)) }
+		setAccess()
+		for _, name := range []string{"maxmemory-policy", "lfu-log-factor", "lfu-decay-time"} {
+			cfg.OnChange(name, setAccess)
+		}
 	}
 	return s
+}
+
+// AccessPolicyOf is what key accesses record under cfg: an LFU counter with an LFU
+// maxmemory-policy (allkeys-lfu, volatile-lfu), else the LRU clock, as in Redis. shardis
+// evicts nothing: the policy only chooses what OBJECT FREQ and IDLETIME can answer.
+func AccessPolicyOf(cfg *config.Config) shard.AccessPolicy {
+	num := func(name string) int64 {
+		n, _ := strconv.ParseInt(cfg.Value(name), 10, 64)
+		return n
+	}
+	return shard.AccessPolicy{
+		LFU:       strings.HasSuffix(cfg.Value("maxmemory-policy"), "-lfu"),
+		LogFactor: num("lfu-log-factor"),
+		DecayTime: num("lfu-decay-time"),
+	}
 }
 
 // eventClasses is what the store produces for notify-keyspace-events c: nothing unless

@@ -50,6 +50,8 @@ type Shard struct {
 	firstSeq atomic.Uint64  // oldest binlog record kept (0: none)
 	lastSeq  atomic.Uint64  // newest binlog record
 	dbmapPub []atomic.Int32 // copy of dbmap for readers outside the shard
+	// access holds the keys' access fields (access.go): any goroutine, atomically.
+	access accessTable
 
 	// commits counts commit edges: odd while a commit is being written (from before its
 	// RocksDB write to after its write-through to the key cache), even otherwise. A view that

@@ -72,16 +72,20 @@ type Store struct {
 	opts Options
 	// expirePass is told how long each TTL worker pass took (SetExpirePass).
 	expirePass atomic.Pointer[func(time.Duration)]
-	db         *grocksdb.DB
-	dbOpts     *grocksdb.Options
-	logOpts    *grocksdb.Options // the binlog families' (see Open)
-	bbto       *grocksdb.BlockBasedTableOptions
-	cache      *grocksdb.Cache
-	defCF      *grocksdb.ColumnFamilyHandle
-	ro         *grocksdb.ReadOptions
-	wo         *grocksdb.WriteOptions
-	woSync     *grocksdb.WriteOptions
-	shards     []*Shard
+	// accessPolicy is what access fields record (access.go); nil: Redis's defaults (LRU).
+	accessPolicy atomic.Pointer[AccessPolicy]
+	// activeExpireOff stops the TTL workers' deletions (DEBUG SET-ACTIVE-EXPIRE 0).
+	activeExpireOff atomic.Bool
+	db              *grocksdb.DB
+	dbOpts          *grocksdb.Options
+	logOpts         *grocksdb.Options // the binlog families' (see Open)
+	bbto            *grocksdb.BlockBasedTableOptions
+	cache           *grocksdb.Cache
+	defCF           *grocksdb.ColumnFamilyHandle
+	ro              *grocksdb.ReadOptions
+	wo              *grocksdb.WriteOptions
+	woSync          *grocksdb.WriteOptions
+	shards          []*Shard
 
 	cancel  context.CancelFunc
 	workers sync.WaitGroup // TTL, binlog retention and WAL sync workers
@@ -422,6 +426,24 @@ func (s *Store) Checkpoint(dir string) error {
 	}
 	s.LastSave.Store(time.Now().Unix())
 	s.Dirty.Store(0)
+	return nil
+}
+
+// SetActiveExpire turns the TTL workers' deletion of expired keys on or off (DEBUG
+// SET-ACTIVE-EXPIRE); expired keys stay invisible to reads either way.
+func (s *Store) SetActiveExpire(on bool) { s.activeExpireOff.Store(!on) }
+
+// FlushMemtables writes every shard's memtable to table files and waits for it (DEBUG
+// RELOAD): afterwards the data is read back from files, as after a restart.
+func (s *Store) FlushMemtables() error {
+	opts := grocksdb.NewDefaultFlushOptions()
+	defer opts.Destroy()
+	opts.SetWait(true)
+	for _, sh := range s.shards {
+		if err := s.db.FlushCF(sh.cf, opts); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
