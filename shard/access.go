@@ -5,6 +5,8 @@ import (
 	"sync/atomic"
 
 	"github.com/cespare/xxhash/v2"
+
+	"shardis/codec"
 )
 
 // Access tracking for OBJECT IDLETIME, OBJECT FREQ and DEBUG OBJECT's lru fields.
@@ -42,8 +44,11 @@ type accessTable struct {
 
 // accessHash hashes a key with its physical database (SWAPDB swaps physical databases, and a
 // key's field moves with them, as Redis's values do).
-func accessHash(pdb int, key []byte) uint64 {
-	return xxhash.Sum64(key) ^ (uint64(pdb)+1)*0x9E3779B97F4A7C15
+func accessHash(pdb int, key []byte) uint64 { return accessHashOf(xxhash.Sum64(key), pdb) }
+
+// accessHashOf mixes the physical database into xxhash64(key).
+func accessHashOf(keyHash uint64, pdb int) uint64 {
+	return keyHash ^ (uint64(pdb)+1)*0x9E3779B97F4A7C15
 }
 
 // accessTag is the part of the hash a slot keeps; never 0, so an empty slot matches no key.
@@ -159,8 +164,15 @@ func (sh *Shard) accessField(pdb int, key []byte) (uint32, bool) {
 // TouchKey records an access to a key of logical database db that a read found outside any
 // transaction (GET answered in the event loop).
 func (s *Store) TouchKey(db int, key []byte, nowMs int64) {
-	sh := s.shards[s.ShardOf(key)]
-	s.touch(sh, accessHash(int(sh.dbmapPub[db].Load()), key), nowMs)
+	// The shard's hash is the key's own when the key has no hash tag: one hash, not two.
+	tag := codec.HashTag(key)
+	th := xxhash.Sum64(tag)
+	kh := th
+	if len(tag) != len(key) {
+		kh = xxhash.Sum64(key)
+	}
+	sh := s.shards[th%uint64(len(s.shards))]
+	s.touch(sh, accessHashOf(kh, int(sh.dbmapPub[db].Load())), nowMs)
 }
 
 // AccessField returns the access field (Redis's 24-bit lru) of key in logical database db, as
