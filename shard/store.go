@@ -433,8 +433,10 @@ func (s *Store) Checkpoint(dir string) error {
 // SET-ACTIVE-EXPIRE); expired keys stay invisible to reads either way.
 func (s *Store) SetActiveExpire(on bool) { s.activeExpireOff.Store(!on) }
 
-// FlushMemtables writes every shard's memtable to table files and waits for it (DEBUG
-// RELOAD): afterwards the data is read back from files, as after a restart.
+// FlushMemtables writes every shard's memtable to table files, waits for it, and empties the
+// shards' key caches (DEBUG RELOAD): afterwards the data is read back from files, as after a
+// restart. The caller holds every shard (Acquire), so no commit writes a cache meanwhile;
+// the event loops' reads may refill it, with what is on disk.
 func (s *Store) FlushMemtables() error {
 	opts := grocksdb.NewDefaultFlushOptions()
 	defer opts.Destroy()
@@ -443,6 +445,10 @@ func (s *Store) FlushMemtables() error {
 		if err := s.db.FlushCF(sh.cf, opts); err != nil {
 			return err
 		}
+		sh.cache.mu.Lock()
+		sh.cache.epoch++ // a loop's read begun before must not insert into the emptied cache
+		sh.cache.clear()
+		sh.cache.mu.Unlock()
 	}
 	return nil
 }
