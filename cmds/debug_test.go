@@ -2,7 +2,10 @@ package cmds_test
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"os/exec"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -205,5 +208,123 @@ func TestDebug_ReloadPopulateAndReplID(t *testing.T) {
 	}
 	if v := c.Get(testCtx, "p:999").Val(); v != "value:999\x00\x00\x00\x00\x00\x00\x00" {
 		t.Fatalf("p:999 = %q", v)
+	}
+}
+
+// DEBUG DIGEST and DIGEST-VALUE give redis-server 7.0.15's digests for the same data: the same
+// random commands over every type (integer-looking and binary values, scores of every kind,
+// expiries, two databases, SWAPDB) sent to both, then the whole dataset's digest and each
+// key's compared.
+func TestDebug_DigestMatchesRedis(t *testing.T) {
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		t.Skip("redis-server is not installed")
+	}
+	port := testserver.FreePort(t)
+	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "",
+		"--appendonly", "no", "--dir", t.TempDir(), "--enable-debug-command", "yes")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	rc := redis.NewClient(&redis.Options{Addr: "127.0.0.1:" + strconv.Itoa(port), DisableIdentity: true,
+		Protocol: 2, MaxRetries: -1})
+	defer rc.Close()
+	waitFor(t, func() bool { return rc.Ping(testCtx).Err() == nil })
+	s := testserver.Start(t, debugOn...)
+	// One connection each: SELECT must stay on it.
+	rconn, sconn := rc.Conn(), s.Client(t).Conn()
+	defer rconn.Close()
+	defer sconn.Close()
+
+	rnd := rand.New(rand.NewPCG(7, 7))
+	key := func() string { return fmt.Sprintf("k%d", rnd.IntN(24)) }
+	member := func() string {
+		switch rnd.IntN(4) {
+		case 0:
+			return strconv.Itoa(rnd.IntN(1000) - 500) // integer-looking: Redis's intsets, listpack integers
+		case 1:
+			return string([]byte{0, byte(rnd.IntN(256)), '\n', 0xff})
+		}
+		return fmt.Sprintf("m%d", rnd.IntN(40))
+	}
+	score := func() string {
+		switch rnd.IntN(5) {
+		case 0:
+			return strconv.Itoa(rnd.IntN(100) - 50)
+		case 1:
+			return "inf"
+		case 2:
+			return fmt.Sprintf("%g", rnd.NormFloat64()*1e20)
+		}
+		return fmt.Sprintf("%.3f", rnd.Float64()*10-5)
+	}
+	for i := range 3000 {
+		var args []any
+		switch rnd.IntN(16) {
+		case 0:
+			args = []any{"SET", key(), member()}
+		case 1:
+			args = []any{"APPEND", key(), member()}
+		case 2:
+			args = []any{"INCRBY", key(), rnd.IntN(100)}
+		case 3:
+			args = []any{"HSET", key(), member(), member()}
+		case 4:
+			args = []any{"HDEL", key(), member()}
+		case 5:
+			args = []any{"RPUSH", key(), member(), member()}
+		case 6:
+			args = []any{"LPUSH", key(), member()}
+		case 7:
+			args = []any{"LPOP", key()}
+		case 8:
+			args = []any{"SADD", key(), member(), member()}
+		case 9:
+			args = []any{"SREM", key(), member()}
+		case 10:
+			args = []any{"ZADD", key(), score(), member()}
+		case 11:
+			args = []any{"ZREM", key(), member()}
+		case 12:
+			args = []any{"EXPIRE", key(), 1000 + rnd.IntN(1000)}
+		case 13:
+			args = []any{"DEL", key()}
+		case 14:
+			args = []any{"SELECT", rnd.IntN(2)}
+		default:
+			if i%500 == 0 {
+				args = []any{"SWAPDB", 0, 1}
+			} else {
+				args = []any{"ZINCRBY", key(), score(), member()}
+			}
+		}
+		rerr := rconn.Do(testCtx, args...).Err()
+		serr := sconn.Do(testCtx, args...).Err()
+		if (rerr == nil) != (serr == nil) {
+			t.Fatalf("%v: redis-server %v, shardis %v", args, rerr, serr)
+		}
+	}
+	digest := func(c *redis.Conn, args ...any) string {
+		t.Helper()
+		v, err := c.Do(testCtx, args...).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fmt.Sprint(v)
+	}
+	if r, s := digest(rconn, "DEBUG", "DIGEST"), digest(sconn, "DEBUG", "DIGEST"); r != s || r == strings.Repeat("0", 40) {
+		t.Errorf("DEBUG DIGEST: redis-server %s, shardis %s", r, s)
+	}
+	for db := range 2 {
+		rconn.Do(testCtx, "SELECT", db)
+		sconn.Do(testCtx, "SELECT", db)
+		args := []any{"DEBUG", "DIGEST-VALUE"}
+		for k := range 24 {
+			args = append(args, fmt.Sprintf("k%d", k))
+		}
+		if r, s := digest(rconn, args...), digest(sconn, args...); r != s {
+			t.Errorf("db %d DEBUG DIGEST-VALUE:\nredis-server %s\nshardis      %s", db, r, s)
+		}
 	}
 }
