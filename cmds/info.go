@@ -254,19 +254,14 @@ func infoMemory(c *Ctx, w *infoWriter) {
 	// The Lua states live in the Go heap (gopher-lua), counted in used_memory_go: they have no
 	// figure of their own. The scripts' and functions' code is measured.
 	nScripts, scriptBytes := scripts.stats()
-	set := functionsOf(c).current()
-	var funcBytes, nFuncs int64
-	for _, lib := range set.libs {
-		funcBytes += int64(len(lib.code))
-		nFuncs += int64(len(lib.funcs))
-	}
+	nLibs, nFuncs, funcBytes := functionsFootprint(c)
 	w.int("used_memory_lua", 0)
 	w.int("used_memory_vm_eval", 0)
 	w.str("used_memory_lua_human", "0B")
 	w.int("used_memory_scripts_eval", int64(scriptBytes))
 	w.int("number_of_cached_scripts", int64(nScripts))
 	w.int("number_of_functions", nFuncs)
-	w.int("number_of_libraries", int64(len(set.libs)))
+	w.int("number_of_libraries", nLibs)
 	w.int("used_memory_vm_functions", 0)
 	w.int("used_memory_vm_total", 0)
 	w.str("used_memory_vm_total_human", "0B")

@@ -20,7 +20,7 @@ import (
 // is, and the 24-bit field. A key whose slot another key took since (or that nothing touched
 // since start) is unknown: AccessField reports so, and OBJECT answers what is honest for it
 // (docs/COMPATIBILITY.md). The table's size is fixed (accessSlots*8 bytes per shard), whatever
-// the number of keys.
+// the number of keys; Store.Close releases it.
 //
 // Any goroutine may touch a slot (the shard, views and peeks in the event loops): a slot is one
 // atomic word, loaded and stored without a lock. Two touches of the same slot at once may lose
@@ -123,7 +123,11 @@ func lfuLogIncr(counter uint32, logFactor int64) uint32 {
 // counter decayed then incremented). It stores only when the field changes, so repeated reads
 // of a hot key in the same second write nothing.
 func (s *Store) touch(sh *Shard, h uint64, nowMs int64) {
-	slot, tag := sh.access.slot(h), accessTag(h)
+	t := sh.access.Load()
+	if t == nil {
+		return // closed
+	}
+	slot, tag := t.slot(h), accessTag(h)
 	old := slot.Load()
 	p := s.policy()
 	var field uint32
@@ -143,18 +147,26 @@ func (s *Store) touch(sh *Shard, h uint64, nowMs int64) {
 
 // created records a key that a write made anew: the LRU clock now, or a fresh LFU counter.
 func (s *Store) created(sh *Shard, pdb int, key []byte, nowMs int64) {
+	t := sh.access.Load()
+	if t == nil {
+		return // closed
+	}
 	h := accessHash(pdb, key)
 	field := LRUClock(nowMs)
 	if s.policy().LFU {
 		field = lfuMinutes(nowMs)<<8 | LFUInitVal
 	}
-	sh.access.slot(h).Store(accessTag(h)<<lruBits | uint64(field))
+	t.slot(h).Store(accessTag(h)<<lruBits | uint64(field))
 }
 
 // accessField returns a key's 24-bit field, or false when the table does not know the key.
 func (sh *Shard) accessField(pdb int, key []byte) (uint32, bool) {
+	t := sh.access.Load()
+	if t == nil {
+		return 0, false
+	}
 	h := accessHash(pdb, key)
-	v := sh.access.slot(h).Load()
+	v := t.slot(h).Load()
 	if v>>lruBits != accessTag(h) {
 		return 0, false
 	}

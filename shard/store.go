@@ -438,13 +438,10 @@ func (s *Store) SetActiveExpire(on bool) { s.activeExpireOff.Store(!on) }
 // restart. The caller holds every shard (Acquire), so no commit writes a cache meanwhile;
 // the event loops' reads may refill it, with what is on disk.
 func (s *Store) FlushMemtables() error {
-	opts := grocksdb.NewDefaultFlushOptions()
-	defer opts.Destroy()
-	opts.SetWait(true)
+	if err := s.flushMemtables(); err != nil {
+		return err
+	}
 	for _, sh := range s.shards {
-		if err := s.db.FlushCF(sh.cf, opts); err != nil {
-			return err
-		}
 		sh.cache.mu.Lock()
 		sh.cache.epoch++ // a loop's read begun before must not insert into the emptied cache
 		sh.cache.clear()
@@ -474,6 +471,9 @@ func (s *Store) Close() error {
 	s.running.Wait()
 	s.closeWaiters()
 	s.closeStreams()
+	for _, sh := range s.shards {
+		sh.access.Store(nil) // its memory goes now, even while something still holds the store
+	}
 	err := s.flushMemtables()
 	if werr := s.db.FlushWAL(true); err == nil {
 		err = werr
