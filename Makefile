@@ -4,8 +4,9 @@
 GO       ?= go
 PORT     ?= 6379
 DIR      ?= ./data
-# Debian packages the build and the tests need (python3-redis: the redis-py Lock test).
-DEB_PKGS := librocksdb-dev redis-server redis-tools python3 python3-redis
+# Debian packages the build and the tests need (python3-redis: the redis-py Lock test;
+# prometheus-redis-exporter: TestExporter_MetricsAsRedis scrapes shardis with it).
+DEB_PKGS := librocksdb-dev redis-server redis-tools python3 python3-redis prometheus-redis-exporter
 
 .PHONY: all build run test unit fuzz difftest deps bench clean release
 

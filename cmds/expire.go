@@ -26,7 +26,7 @@ func init() {
 	getter := func(name, since, summary string, run func(c *Ctx)) *Command {
 		return oneKey(&Command{Name: name, Arity: 2, Flags: []string{"readonly", "fast"},
 			ACL: []string{"keyspace", "read", "fast"}, Since: since, Summary: summary,
-			Complexity: "O(1)", Syntax: "key", Run: run})
+			Complexity: "O(1)", Syntax: "key", Traits: TraitNoTouch, Run: run})
 	}
 	register(
 		setter("expire", "1.0.0", "Set a key's time to live in seconds",

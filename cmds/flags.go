@@ -1,5 +1,10 @@
 package cmds
 
+import (
+	"net"
+	"strings"
+)
+
 // Flag is one bit of what a command declares about itself. The reactor and the executor decide
 // by these bits, never by a command's name: Redis's flags (the ones COMMAND INFO shows, parsed
 // from Command.Flags at register) and shardis's own traits (Command.Traits, never shown).
@@ -90,6 +95,14 @@ const (
 	// TraitDeniedOnDiskError: refused with MISCONF while the disk is full although it does
 	// not write (PING, as Redis 7.0 refuses it with the write commands).
 	TraitDeniedOnDiskError
+	// TraitNoTouch: its key lookups record no access (Redis's LOOKUP_NOTOUCH: EXISTS, TYPE,
+	// TTL, OBJECT, MEMORY USAGE, …), so OBJECT IDLETIME and FREQ are left as they were.
+	TraitNoTouch
+	// TraitAlwaysTouches: records its accesses even for a CLIENT NO-TOUCH client (TOUCH).
+	TraitAlwaysTouches
+	// TraitProtected: refused unless enable-debug-command allows the client (Redis's
+	// CMD_PROTECTED: DEBUG).
+	TraitProtected
 )
 
 // flagNames maps Redis's flag names to bits.
@@ -133,6 +146,33 @@ func parseFlags(cmdName string, names []string) Flag {
 
 // Has reports whether the command declares every bit of f.
 func (cmd *Command) Has(f Flag) bool { return cmd.flags&f == f }
+
+// Touches reports whether the command's key lookups record an access, for a client that
+// set CLIENT NO-TOUCH (clientNoTouch) or not.
+func (cmd *Command) Touches(clientNoTouch bool) bool {
+	return !cmd.Has(TraitNoTouch) && (!clientNoTouch || cmd.Has(TraitAlwaysTouches))
+}
+
+// ProtectedAllowed reports whether a protected command (TraitProtected) may run for a client
+// under enable-debug-command's setting: "yes" for every client, "local" for one on the unix
+// socket or on 127.0.0.1 / ::1 (Redis's islocalClient), "no" for none.
+func ProtectedAllowed(setting string, unix bool, addr string) bool {
+	switch setting {
+	case "yes":
+		return true
+	case "local":
+		host, _, err := net.SplitHostPort(addr)
+		return unix || err == nil && (host == "127.0.0.1" || host == "::1")
+	}
+	return false
+}
+
+// ProtectedError is Redis's refusal of a protected command.
+func ProtectedError(cmd *Command) string {
+	return "ERR " + strings.ToUpper(cmd.Name) + " command not allowed. If the enable-debug-command option is set to \"local\", " +
+		"you can run it from a local connection, otherwise you need to set this option in the configuration file, " +
+		"and then restart the server."
+}
 
 // HasAny reports whether the command declares any bit of f.
 func (cmd *Command) HasAny(f Flag) bool { return cmd.flags&f != 0 }

@@ -160,6 +160,26 @@ func functionsOf(c *Ctx) *funcEngine {
 	return e
 }
 
+// functionsFootprint returns how many libraries and functions the server's store holds and
+// the bytes of their code (INFO memory). It makes the store's engine (a Lua state) only when
+// the store holds a library: INFO on a server without functions costs one short read.
+func functionsFootprint(c *Ctx) (libs, funcs, codeBytes int64) {
+	st := c.Srv.Store
+	if _, made := engines.Load(weak.Make(st)); !made {
+		found := false
+		_ = st.ReadStatePrefix(functionStateShard, functionStatePrefix, func(_, _ []byte) { found = true })
+		if !found {
+			return 0, 0, 0
+		}
+	}
+	for _, lib := range functionsOf(c).current().libs {
+		libs++
+		funcs += int64(len(lib.funcs))
+		codeBytes += int64(len(lib.code))
+	}
+	return libs, funcs, codeBytes
+}
+
 // load makes the engine's Lua state and loads the libraries st keeps.
 func (e *funcEngine) load(st *shard.Store) {
 	e.vm = newFunctionVM()

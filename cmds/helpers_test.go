@@ -78,7 +78,7 @@ func replayRecordedRESP3(t *testing.T, dir string) {
 	replayStreams(t, dir, true)
 }
 
-func replayStreams(t *testing.T, dir string, resp3 bool) {
+func replayStreams(t *testing.T, dir string, resp3 bool, flags ...string) {
 	t.Helper()
 	streams, _ := filepath.Glob(filepath.Join(dir, "*.cmds"))
 	if len(streams) == 0 {
@@ -87,7 +87,7 @@ func replayStreams(t *testing.T, dir string, resp3 bool) {
 	for _, path := range streams {
 		name := strings.TrimSuffix(filepath.Base(path), ".cmds")
 		t.Run(name, func(t *testing.T) {
-			s := testserver.Start(t)
+			s := testserver.Start(t, flags...)
 			in, err := os.ReadFile(path)
 			if err != nil {
 				t.Fatal(err)

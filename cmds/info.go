@@ -144,6 +144,8 @@ func infoServer(c *Ctx, w *infoWriter) {
 	} else {
 		w.str("multiplexing_api", "kqueue")
 	}
+	w.str("atomicvar_api", "sync/atomic")
+	w.str("gcc_version", "0.0.0") // what Redis prints when not built by GCC
 	w.str("go_version", runtime.Version())
 	w.int("process_id", int64(os.Getpid()))
 	w.str("process_supervised", srv.Config.SupervisedMode())
@@ -222,7 +224,8 @@ func storeProperty(c *Ctx, name string) int64 {
 func infoMemory(c *Ctx, w *infoWriter) {
 	m := takeMemory(c)
 	used, peak, rss := m.used, m.peak, m.rss
-	goUsed, memtables, readers, cache := m.goUsed, m.memtables, m.readers, m.cache
+	overhead := m.overhead()
+	dataset := used - overhead
 	w.int("used_memory", used)
 	w.str("used_memory_human", bytesToHuman(used))
 	w.int("used_memory_rss", rss)
@@ -230,10 +233,17 @@ func infoMemory(c *Ctx, w *infoWriter) {
 	w.int("used_memory_peak", peak)
 	w.str("used_memory_peak_human", bytesToHuman(peak))
 	w.str("used_memory_peak_perc", fmt.Sprintf("%.2f%%", float64(used)*100/float64(peak)))
-	w.int("used_memory_go", goUsed)
-	w.int("used_memory_rocksdb_memtables", memtables)
-	w.int("used_memory_rocksdb_table_readers", readers)
-	w.int("used_memory_rocksdb_block_cache", cache)
+	w.int("used_memory_overhead", overhead)
+	w.int("used_memory_startup", 0) // as MEMORY STATS startup.allocated: not measured
+	w.int("used_memory_dataset", dataset)
+	w.str("used_memory_dataset_perc", fmt.Sprintf("%.2f%%", ratio(dataset*100, used)))
+	w.int("allocator_allocated", m.heapAlloc)
+	w.int("allocator_active", m.heapInuse)
+	w.int("allocator_resident", m.heapResident)
+	w.int("used_memory_go", m.goUsed)
+	w.int("used_memory_rocksdb_memtables", m.memtables)
+	w.int("used_memory_rocksdb_table_readers", m.readers)
+	w.int("used_memory_rocksdb_block_cache", m.cache)
 	w.int("rocksdb_block_cache_capacity", c.Srv.Config.BlockCacheSize())
 	var si syscall.Sysinfo_t
 	if syscall.Sysinfo(&si) == nil {
@@ -241,16 +251,47 @@ func infoMemory(c *Ctx, w *infoWriter) {
 		w.int("total_system_memory", total)
 		w.str("total_system_memory_human", bytesToHuman(total))
 	}
+	// The Lua states live in the Go heap (gopher-lua), counted in used_memory_go: they have no
+	// figure of their own. The scripts' and functions' code is measured.
+	nScripts, scriptBytes := scripts.stats()
+	nLibs, nFuncs, funcBytes := functionsFootprint(c)
+	w.int("used_memory_lua", 0)
+	w.int("used_memory_vm_eval", 0)
+	w.str("used_memory_lua_human", "0B")
+	w.int("used_memory_scripts_eval", int64(scriptBytes))
+	w.int("number_of_cached_scripts", int64(nScripts))
+	w.int("number_of_functions", nFuncs)
+	w.int("number_of_libraries", nLibs)
+	w.int("used_memory_vm_functions", 0)
+	w.int("used_memory_vm_total", 0)
+	w.str("used_memory_vm_total_human", "0B")
+	w.int("used_memory_functions", funcBytes)
+	w.int("used_memory_scripts", int64(scriptBytes)+funcBytes)
+	w.str("used_memory_scripts_human", bytesToHuman(int64(scriptBytes)+funcBytes))
 	// Reported as configured; shardis does not act on them (docs/CONFIG.md, maxmemory).
 	maxmem, _ := strconv.ParseUint(c.Srv.Config.Value("maxmemory"), 10, 64)
 	w.str("maxmemory", strconv.FormatUint(maxmem, 10))
 	w.str("maxmemory_human", bytesToHuman(int64(min(maxmem, math.MaxInt64))))
 	w.str("maxmemory_policy", c.Srv.Config.Value("maxmemory-policy"))
-	if used > 0 {
-		w.float("mem_fragmentation_ratio", float64(rss)/float64(used), 2)
-	}
+	w.float("allocator_frag_ratio", ratio(m.heapInuse, m.heapAlloc), 2)
+	w.int("allocator_frag_bytes", m.heapInuse-m.heapAlloc)
+	w.float("allocator_rss_ratio", ratio(m.heapResident, m.heapInuse), 2)
+	w.int("allocator_rss_bytes", m.heapResident-m.heapInuse)
+	w.float("rss_overhead_ratio", ratio(rss, m.heapResident), 2)
+	w.int("rss_overhead_bytes", rss-m.heapResident)
+	w.float("mem_fragmentation_ratio", ratio(rss, used), 2)
+	w.int("mem_fragmentation_bytes", rss-used)
+	w.int("mem_not_counted_for_evict", 0)
+	w.int("mem_replication_backlog", 0)
+	w.int("mem_total_replication_buffers", 0)
+	w.int("mem_clients_slaves", 0)
+	w.int("mem_clients_normal", m.clients)
+	w.int("mem_cluster_links", 0)
+	w.int("mem_aof_buffer", 0)
 	w.str("mem_allocator", "go+libc")
+	w.int("active_defrag_running", 0)
 	w.int("lazyfree_pending_objects", 0)
+	w.int("lazyfreed_objects", 0)
 }
 
 // infoRSS reads the resident set size from /proc (0 where there is none).
@@ -272,6 +313,13 @@ func infoPersistence(c *Ctx, w *infoWriter) {
 	loading := srv.Loading()
 	w.int("loading", infoBool(loading))
 	w.int("async_loading", 0)
+	// shardis saves without forking: no copy-on-write, nothing for these to count.
+	w.int("current_cow_peak", 0)
+	w.int("current_cow_size", 0)
+	w.int("current_cow_size_age", 0)
+	w.str("current_fork_perc", "0.00")
+	w.int("current_save_keys_processed", 0)
+	w.int("current_save_keys_total", 0)
 	w.int("rdb_changes_since_last_save", srv.Store.Dirty.Load())
 	running := srv.Saves.Running.Load()
 	w.int("rdb_bgsave_in_progress", infoBool(running))
@@ -292,6 +340,9 @@ func infoPersistence(c *Ctx, w *infoWriter) {
 		w.int("rdb_current_bgsave_time_sec", -1)
 	}
 	w.int("rdb_saves", srv.Saves.Count.Load())
+	w.int("rdb_last_cow_size", 0)
+	w.int("rdb_last_load_keys_expired", 0)
+	w.int("rdb_last_load_keys_loaded", 0)
 	w.int("aof_enabled", 1)
 	w.int("aof_rewrite_in_progress", 0)
 	w.int("aof_rewrite_scheduled", 0)
@@ -299,11 +350,15 @@ func infoPersistence(c *Ctx, w *infoWriter) {
 	w.int("aof_current_rewrite_time_sec", -1)
 	w.str("aof_last_bgrewrite_status", "ok")
 	w.int("aof_rewrites", 0)
+	w.int("aof_rewrites_consecutive_failures", 0)
 	if srv.Store.DiskLow() {
 		w.str("aof_last_write_status", "err") // the disk guard turns writes away
 	} else {
 		w.str("aof_last_write_status", "ok")
 	}
+	w.int("aof_last_cow_size", 0)
+	w.int("module_fork_in_progress", 0)
+	w.int("module_fork_last_cow_size", 0)
 	if loading {
 		// What is loading is RocksDB's recovery: the bytes are its write-ahead log's.
 		startedAt, loaded, total := srv.LoadingProgress()
@@ -353,8 +408,11 @@ func infoStats(c *Ctx, w *infoWriter) {
 	w.int("expired_keys", c.Srv.Store.ExpiredKeys.Load()-st.ExpiredAtReset.Load())
 	w.str("expired_stale_perc", "0.00")
 	w.int("expired_time_cap_reached_count", 0)
+	w.int("expire_cycle_cpu_milliseconds", 0)
 	w.int("evicted_keys", 0)
 	w.int("evicted_clients", 0)
+	w.int("total_eviction_exceeded_time", 0)
+	w.int("current_eviction_exceeded_time", 0)
 	w.int("keyspace_hits", st.KeyspaceHits.Load())
 	w.int("keyspace_misses", st.KeyspaceMisses.Load())
 	ps := &c.Srv.PubSub
@@ -363,6 +421,14 @@ func infoStats(c *Ctx, w *infoWriter) {
 	w.int("pubsubshard_channels", int64(ps.Len(pubsub.ShardChannel)))
 	w.int("latest_fork_usec", 0)
 	w.int("total_forks", 0)
+	w.int("migrate_cached_sockets", 0)
+	w.int("slave_expires_tracked_keys", 0)
+	w.int("active_defrag_hits", 0)
+	w.int("active_defrag_misses", 0)
+	w.int("active_defrag_key_hits", 0)
+	w.int("active_defrag_key_misses", 0)
+	w.int("total_active_defrag_time", 0)
+	w.int("current_active_defrag_time", 0)
 	var keys, items, prefixes int64
 	if c.Srv.Tracking != nil {
 		_, keys, items, prefixes = c.Srv.Tracking.Stats()
@@ -372,6 +438,13 @@ func infoStats(c *Ctx, w *infoWriter) {
 	w.int("tracking_total_prefixes", prefixes)
 	w.int("unexpected_error_replies", 0)
 	w.int("total_error_replies", st.ErrorReplies.Load())
+	w.int("dump_payload_sanitizations", 0)
+	w.int("total_reads_processed", st.ReadsProcessed.Load())
+	w.int("total_writes_processed", st.WritesProcessed.Load())
+	w.int("io_threaded_reads_processed", 0)
+	w.int("io_threaded_writes_processed", 0)
+	w.int("reply_buffer_shrinks", 0)
+	w.int("reply_buffer_expands", 0)
 }
 
 func infoReplication(c *Ctx, w *infoWriter) {
@@ -405,6 +478,10 @@ func infoCPU(_ *Ctx, w *infoWriter) {
 	w.float("used_cpu_user", secs(self.Utime), 6)
 	w.float("used_cpu_sys_children", secs(children.Stime), 6)
 	w.float("used_cpu_user_children", secs(children.Utime), 6)
+	// shardis has no main thread (event loops and shard goroutines share the process's
+	// threads): the process's own figures stand for it.
+	w.float("used_cpu_sys_main_thread", secs(self.Stime), 6)
+	w.float("used_cpu_user_main_thread", secs(self.Utime), 6)
 }
 
 // sortedCommands returns every command and subcommand by name.

@@ -8,6 +8,7 @@ import (
 	"shardis/internal/glob"
 	"shardis/pubsub"
 	"shardis/server"
+	"shardis/shard"
 )
 
 // The generic keyspace commands: they work on keys of any type.
@@ -28,13 +29,13 @@ func init() {
 			Syntax:     "key [key ...]", Run: delCommand}),
 		keyRange(&Command{Name: "exists", Arity: -2, Flags: []string{"readonly", "fast"}, ACL: []string{"keyspace", "read", "fast"},
 			Group: "generic", Since: "1.0.0", Summary: "Determine if a key exists",
-			Complexity: "O(N) where N is the number of keys to check.", Syntax: "key [key ...]", Run: existsCommand}),
+			Complexity: "O(N) where N is the number of keys to check.", Syntax: "key [key ...]", Traits: TraitNoTouch, Run: existsCommand}),
 		oneKey(&Command{Name: "type", Arity: 2, Flags: []string{"readonly", "fast"}, ACL: []string{"keyspace", "read", "fast"},
 			Group: "generic", Since: "1.0.0", Summary: "Determine the type stored at key",
-			Complexity: "O(1)", Syntax: "key", Run: typeCommand}),
+			Complexity: "O(1)", Syntax: "key", Traits: TraitNoTouch, Run: typeCommand}),
 		keyRange(&Command{Name: "touch", Arity: -2, Flags: []string{"readonly", "fast"}, ACL: []string{"keyspace", "read", "fast"},
 			Group: "generic", Since: "3.2.1", Summary: "Alters the last access time of a key(s). Returns the number of existing keys specified.",
-			Complexity: "O(N) where N is the number of keys that will be touched.", Syntax: "key [key ...]", Run: existsCommand}),
+			Complexity: "O(N) where N is the number of keys that will be touched.", Syntax: "key [key ...]", Traits: TraitAlwaysTouches, Run: existsCommand}),
 		srcDst(&Command{Name: "rename", Arity: 3, Flags: []string{"write"}, ACL: []string{"keyspace", "write", "slow"},
 			Group: "generic", Since: "1.0.0", Summary: "Rename a key",
 			Complexity: "O(1)", Syntax: "key newkey", Run: func(c *Ctx) { renameGeneric(c, false) }}),
@@ -55,7 +56,7 @@ func init() {
 		&Command{Name: "scan", Arity: -2, Flags: []string{"readonly"}, ACL: []string{"keyspace", "read", "slow"},
 			Group: "generic", Since: "2.8.0", Summary: "Incrementally iterate the keys space",
 			Complexity: "O(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to return back to 0. N is the number of elements inside the collection.",
-			Syntax:     "cursor [MATCH pattern] [COUNT count] [TYPE type]", Route: scanRoute, Run: scanCommand},
+			Syntax:     "cursor [MATCH pattern] [COUNT count] [TYPE type]", Traits: TraitNoTouch, Route: scanRoute, Run: scanCommand},
 		&Command{Name: "randomkey", Arity: 1, Flags: []string{"readonly"}, ACL: []string{"keyspace", "read", "slow"},
 			Group: "generic", Since: "1.0.0", Summary: "Return a random key from the keyspace",
 			Complexity: "O(1)", Exec: ExecAll, Run: randomkeyCommand},
@@ -66,24 +67,22 @@ func init() {
 				"help": {Arity: 2, Flags: []string{"loading", "stale"}, ACL: []string{"keyspace", "slow"},
 					Since: "6.2.0", Summary: "Show helpful text about the different subcommands",
 					Complexity: "O(1)", Exec: ExecConn, Run: objectHelp},
-				// Shardis keeps no access bookkeeping and has no maxmemory policy, so the
-				// policy is never LFU and FREQ always replies Redis's "not selected" error.
+				// FREQ and IDLETIME read the shard's access table (shard/access.go); which
+				// one answers depends on maxmemory-policy, as in Redis.
 				"freq": objKey(&Command{Arity: 3, Flags: []string{"readonly"}, ACL: []string{"keyspace", "read", "slow"},
 					Since: "4.0.0", Summary: "Get the logarithmic access frequency counter of a Redis object",
-					Complexity: "O(1)", Syntax: "key", Run: objectFreq}),
-				// Reads are served from RocksDB and do not record an access time (that would
-				// turn every read into a write), so IDLETIME of an existing key is always 0.
+					Complexity: "O(1)", Syntax: "key", Traits: TraitNoTouch, Run: objectFreq}),
 				"idletime": objKey(&Command{Arity: 3, Flags: []string{"readonly"}, ACL: []string{"keyspace", "read", "slow"},
 					Since: "2.2.3", Summary: "Get the time since a Redis object was last accessed",
-					Complexity: "O(1)", Syntax: "key", Run: objectIdletime}),
+					Complexity: "O(1)", Syntax: "key", Traits: TraitNoTouch, Run: objectIdletime}),
 				"encoding": objKey(&Command{Arity: 3, Flags: []string{"readonly"}, ACL: []string{"keyspace", "read", "slow"},
 					Since: "2.2.3", Summary: "Inspect the internal encoding of a Redis object",
-					Complexity: "O(1)", Syntax: "key", Run: objectEncoding}),
+					Complexity: "O(1)", Syntax: "key", Traits: TraitNoTouch, Run: objectEncoding}),
 				// Values are not shared objects; only Redis's shared integers (0..9999) report
 				// Redis's shared refcount.
 				"refcount": objKey(&Command{Arity: 3, Flags: []string{"readonly"}, ACL: []string{"keyspace", "read", "slow"},
 					Since: "2.2.3", Summary: "Get the number of references to the value of the key",
-					Complexity: "O(1)", Syntax: "key", Run: objectRefcount}),
+					Complexity: "O(1)", Syntax: "key", Traits: TraitNoTouch, Run: objectRefcount}),
 			}},
 	)
 }
@@ -92,6 +91,7 @@ const (
 	errKeysSameObject = "ERR source and destination objects are the same"
 	errKeysCursor     = "ERR invalid cursor"
 	errKeysNoLFU      = "ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust."
+	errKeysLFU        = "ERR An LFU maxmemory policy is selected, idle time not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust."
 )
 
 // DEL and UNLINK: UNLINK's lazy freeing is what every delete does here (a collection's data
@@ -505,15 +505,52 @@ func objectLookup(c *Ctx) (codec.Meta, bool) {
 }
 
 func objectFreq(c *Ctx) {
-	if _, ok := objectLookup(c); ok {
-		c.Error(errKeysNoLFU)
+	if _, ok := objectLookup(c); !ok {
+		return
 	}
+	p := c.Srv.Store.AccessPolicy()
+	if !p.LFU {
+		c.Error(errKeysNoLFU)
+		return
+	}
+	c.W.Int(int64(shard.LFUDecr(objectAccessField(c, p), c.Tx.Now(), p.DecayTime)))
 }
 
 func objectIdletime(c *Ctx) {
-	if _, ok := objectLookup(c); ok {
-		c.W.Int(0)
+	if _, ok := objectLookup(c); !ok {
+		return
 	}
+	p := c.Srv.Store.AccessPolicy()
+	if p.LFU {
+		c.Error(errKeysLFU)
+		return
+	}
+	c.W.Int(objectIdleSeconds(c.Tx.Now(), objectAccessField(c, p)))
+}
+
+// objectAccessField is the key's access field (Redis's 24-bit lru; see shard/access.go). For
+// a key the shard's table does not know (untouched since start, or its slot taken by another
+// key since) it is what Redis gives a key loaded at start: the LRU clock of the start, or an
+// LFU counter of LFU_INIT_VAL set at the start, decaying since.
+func objectAccessField(c *Ctx, p shard.AccessPolicy) uint32 {
+	if f, ok := c.Tx.AccessField(c.DB, c.Args[2]); ok {
+		return f
+	}
+	started := c.Srv.Started.UnixMilli()
+	if p.LFU {
+		return uint32(started/60000)&0xffff<<8 | shard.LFUInitVal
+	}
+	return shard.LRUClock(started)
+}
+
+// objectIdleSeconds is Redis's estimateObjectIdleTime in seconds: the LRU clock wraps every
+// 2^24 seconds.
+func objectIdleSeconds(nowMs int64, lru uint32) int64 {
+	clock := shard.LRUClock(nowMs)
+	if clock >= lru {
+		return int64(clock - lru)
+	}
+	return int64(clock) + int64(1<<24-1-lru)
 }
 
 // objectSharedInt reports whether Redis would hold the string as one of its shared integer

@@ -464,11 +464,16 @@ func TestObject(t *testing.T) {
 			c := e.c
 			expect(t, c, "OK", "SET", "shared", "9999")
 			expect(t, c, "OK", "SET", "big", "10000")
+			written := time.Now()
 			expect(t, c, "OK", "SET", "str", "hello")
 			expect(t, c, int64(2147483647), "OBJECT", "REFCOUNT", "shared")
 			expect(t, c, int64(1), "OBJECT", "REFCOUNT", "big")
 			expect(t, c, int64(1), "object", "refcount", "str")
-			expect(t, c, int64(0), "OBJECT", "IDLETIME", "str")
+			// Just written: idle for at most the seconds since (object_test.go tests the rest).
+			n, err := c.Do(testCtx, "OBJECT", "IDLETIME", "str").Int64()
+			if most := int64(time.Since(written)/time.Second) + 1; err != nil || n < 0 || n > most {
+				t.Fatalf("OBJECT IDLETIME of a key just written: %d %v (at most %d)", n, err, most)
+			}
 			expectErr(t, c, "ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.",
 				"OBJECT", "FREQ", "str")
 			expectNil(t, c, "OBJECT", "REFCOUNT", "nope")

@@ -21,7 +21,7 @@ func TestLatency_ErrorsMatchRedis(t *testing.T) { replayRecorded(t, "testdata/la
 // sampled too on a busy machine (the threshold is 1 ms), so only the DEBUG SLEEP's 10 ms is
 // looked for, never an exact sample list.
 func TestLatency_Monitor_RecordsSlowCommands(t *testing.T) {
-	s := testserver.Start(t)
+	s := testserver.Start(t, "--enable-debug-command", "yes")
 	c := s.Client(t)
 	if err := c.ConfigSet(testCtx, "latency-monitor-threshold", "1").Err(); err != nil {
 		t.Fatal(err)
@@ -93,7 +93,7 @@ func TestLatency_Monitor_RecordsSlowCommands(t *testing.T) {
 // RESP2 and RESP3; latency-tracking no stops the tracking, CONFIG RESETSTAT forgets it. The
 // command table's statistics are the process's, so counts are compared before and after.
 func TestLatency_Histogram_TracksCommands(t *testing.T) {
-	s := testserver.Start(t)
+	s := testserver.Start(t, "--enable-debug-command", "yes")
 	c := s.Client(t)
 	c3 := s.Client(t, func(o *redis.Options) { o.Protocol = 3 })
 	// histogram returns the RESP3 LATENCY HISTOGRAM entry of name: calls and buckets.

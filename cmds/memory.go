@@ -36,7 +36,7 @@ func init() {
 					Exec: ExecServer, Run: memoryStats},
 				"usage": {Arity: -3, Flags: []string{"readonly"}, ACL: []string{"read", "slow"}, Since: "4.0.0",
 					Summary: "Estimate the memory usage of a key", Complexity: "O(N) where N is the number of samples.",
-					Syntax: "key [SAMPLES count]", FirstKey: 2, LastKey: 2, Step: 1, Run: memoryUsage},
+					Syntax: "key [SAMPLES count]", FirstKey: 2, LastKey: 2, Step: 1, Traits: TraitNoTouch, Run: memoryUsage},
 			}},
 	)
 }
@@ -160,6 +160,10 @@ func takeMemory(c *Ctx) memoryFigures {
 	return m
 }
 
+// overhead is what is not the data: the runtime and the client buffers (MEMORY STATS
+// overhead.total, INFO used_memory_overhead).
+func (m *memoryFigures) overhead() int64 { return m.goUsed + m.clients }
+
 // ratio is a/b, or 0 when b is 0.
 func ratio(a, b int64) float64 {
 	if b == 0 {
@@ -178,7 +182,7 @@ func memoryStats(c *Ctx) {
 	}
 	// What is not the data: the runtime and the buffers. The dataset is what RocksDB holds in
 	// memory for the data (memtables, table readers, cached blocks).
-	overhead := m.goUsed + m.clients
+	overhead := m.overhead()
 	dataset := m.used - overhead
 	c.W.MapLen(27 + len(nonEmpty))
 	pair := func(name string, v int64) { c.W.BulkString(name); c.W.Int(v) }

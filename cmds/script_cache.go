@@ -183,6 +183,13 @@ func parseShebang(body string) (scriptFlags, string, string) {
 	return flags, body[end:], ""
 }
 
+// stats returns how many scripts the cache holds and the bytes of their text.
+func (sc *scriptCache) stats() (n, bytes int) {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	return len(sc.bySHA), sc.bytes
+}
+
 // size returns the bytes of script text the cache holds (MEMORY STATS lua.caches).
 func (sc *scriptCache) size() int {
 	sc.mu.Lock()

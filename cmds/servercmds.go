@@ -14,8 +14,8 @@ import (
 	"shardis/server"
 )
 
-// Server administration: CONFIG, TIME, LASTSAVE, SAVE, BGSAVE, SHUTDOWN, SLOWLOG, MONITOR and
-// DEBUG. Those that read server state run as ExecServer, in order after the commands the client
+// Server administration: CONFIG, TIME, LASTSAVE, SAVE, BGSAVE, SHUTDOWN, SLOWLOG and MONITOR
+// (DEBUG is debug.go's). Those that read server state run as ExecServer, in order after the commands the client
 // pipelined before them; MONITOR and SHUTDOWN act on the connection at once (ExecConn).
 
 func init() {
@@ -82,9 +82,6 @@ func init() {
 				"help": srvSub(2, []string{"loading", "stale"}, []string{"slow"}, "6.2.0", helpSummary,
 					"O(1)", "", slowlogHelp),
 			}},
-		&Command{Name: "debug", Arity: -2, Flags: adminFlags, ACL: aclAdmin, Group: "server", Since: "1.0.0",
-			Summary: "A container for debugging commands", Complexity: "Depends on subcommand.",
-			Exec: ExecServer, Run: debugCommand},
 	)
 	table["config"].Subs["set"].Secret = configSetSecret
 }
@@ -361,41 +358,4 @@ func slowlogHelp(c *Ctx) {
 		"RESET",
 		"    Reset the slowlog.",
 	)
-}
-
-// ---- DEBUG ----
-
-// debugCommand implements the DEBUG subcommands shardis supports: SLEEP and HELP.
-func debugCommand(c *Ctx) {
-	switch {
-	case len(c.Args) == 2 && equalFold(c.Args[1], "help"):
-		helpReply(c,
-			"SLEEP <seconds>",
-			"    Stop the server for <seconds>. Decimals allowed.",
-		)
-	case len(c.Args) == 3 && equalFold(c.Args[1], "sleep"):
-		secs := debugParseSeconds(c.Args[2])
-		if secs > 0 {
-			d := time.Duration(math.MaxInt64)
-			if secs < float64(math.MaxInt64)/1e9 {
-				d = time.Duration(secs * 1e9)
-			}
-			time.Sleep(d)
-		}
-		c.W.OK()
-	default:
-		subcommandSyntaxError(c)
-	}
-}
-
-// debugParseSeconds reads a number the way C's strtod does for DEBUG SLEEP: the longest
-// numeric prefix counts, and text that is no number at all is 0.
-func debugParseSeconds(b []byte) float64 {
-	s := strings.TrimLeft(string(b), " \t\n\v\f\r")
-	for end := len(s); end > 0; end-- {
-		if v, err := strconv.ParseFloat(s[:end], 64); err == nil {
-			return v
-		}
-	}
-	return 0
 }

@@ -412,22 +412,6 @@ func TestMonitor_ReceivesOtherClientsCommands(t *testing.T) {
 	t.Fatal("MONITOR did not show the SET")
 }
 
-func TestDebug_SleepAndHelp(t *testing.T) {
-	s := testserver.Start(t)
-	r := connDial(t, s.Addr)
-	start := time.Now()
-	r.do("+OK\r\n", "DEBUG", "SLEEP", "0.2")
-	if d := time.Since(start); d < 200*time.Millisecond {
-		t.Fatalf("DEBUG SLEEP 0.2 took %v", d)
-	}
-	r.do("+OK\r\n", "DEBUG", "SLEEP", "abc") // strtod: no number is 0
-	r.do("-ERR unknown subcommand or wrong number of arguments for 'foo'. Try DEBUG HELP.\r\n", "DEBUG", "foo")
-	r.do("-ERR unknown subcommand or wrong number of arguments for 'sleep'. Try DEBUG HELP.\r\n", "debug", "sleep")
-	r.do("-ERR wrong number of arguments for 'debug' command\r\n", "DEBUG")
-	r.cmd("DEBUG", "HELP")
-	r.expect("*5\r\n+DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:\r\n+SLEEP <seconds>\r\n")
-}
-
 // Through the protocol, CONFIG GET * lists every parameter and alias redis-server 7.0.15 lists
 // (config/testdata/redis7_config.txt, its own CONFIG GET *), and an alias sets its parameter.
 func TestConfig_GetAllHasEveryRedisParameter(t *testing.T) {

@@ -265,6 +265,9 @@ func getPeek(c *Ctx) bool {
 		}
 		break
 	}
+	if exists && c.Cmd.Touches(c.Client != nil && c.Client.NoTouch) {
+		c.Srv.Store.TouchKey(c.DB, c.Args[1], c.NowMs)
+	}
 	switch {
 	case !exists:
 		c.Srv.Stats.KeyspaceMisses.Add(1)

@@ -77,7 +77,7 @@ var keptParams = []*param{
 	withProtected(keptStr("dbfilename", "", true, "dump.rdb", baseName("dbfilename can't be a path, just a filename"))),
 	keptBool("disable-thp", "", false, true, nil),
 	keptBool("dynamic-hz", "", true, true, nil),
-	keptEnum("enable-debug-command", false, "no", "no", "yes", "local"),
+	withEffect(keptEnum("enable-debug-command", false, "no", "no", "yes", "local")),
 	keptEnum("enable-module-command", false, "no", "no", "yes", "local"),
 	keptNum("hash-max-listpack-entries", "hash-max-ziplist-entries", true, 512, uSpec(0, longMax)),
 	keptNum("hash-max-listpack-value", "hash-max-ziplist-value", true, 64, uMemSpec(0, longMax)),
@@ -91,8 +91,8 @@ var keptParams = []*param{
 	keptBool("lazyfree-lazy-server-del", "", true, false, nil),
 	keptBool("lazyfree-lazy-user-del", "", true, false, nil),
 	keptBool("lazyfree-lazy-user-flush", "", true, false, nil),
-	keptNum("lfu-decay-time", "", true, 1, iSpec(0, intMax)),
-	keptNum("lfu-log-factor", "", true, 10, iSpec(0, intMax)),
+	withEffect(keptNum("lfu-decay-time", "", true, 1, iSpec(0, intMax))),
+	withEffect(keptNum("lfu-log-factor", "", true, 10, iSpec(0, intMax))),
 	keptNum("list-compress-depth", "", true, 0, iSpec(0, intMax)),
 	keptNum("list-max-listpack-size", "list-max-ziplist-size", true, -2, iSpec(intMin, intMax)),
 	keptStr("masterauth", "", true, "", nil),
@@ -225,6 +225,10 @@ func uMemSpec(lo int64, hi uint64) numSpec {
 	return numSpec{numKind: numKind{unsigned: true, memory: true}, lo: lo, hi: hi}
 }
 
+// withEffect marks a kept parameter that shardis acts on though it has no accessor of its
+// own (read with Config.Value): the start-up log does not name it as without effect.
+func withEffect(p *param) *param { p.noEffect = false; return p }
+
 func withMulti(p *param) *param               { p.multiArg = true; return p }
 func withAlias(p *param, alias string) *param { p.alias = alias; return p }
 func withCheck(p *param, check func([]string) string) *param {
@@ -256,9 +260,6 @@ func keptSpecial(name string, mutable bool, def string, parse func(args []string
 		get: func(v *values) string { return v.kept[name] },
 	}
 }
-
-// withEffect marks a kept parameter as one shardis acts on (not named in the start-up log).
-func withEffect(p *param) *param { p.noEffect = false; return p }
 
 func keptNum(name, alias string, mutable bool, def int64, sp numSpec) *param {
 	p := keptSpecial(name, mutable, sp.format(def), func(args []string) (string, string) {

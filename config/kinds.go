@@ -308,6 +308,10 @@ func parseMemoryU(s string) (uint64, bool) {
 	return n * mul, true
 }
 
+// ParseMemoryU is parseMemoryU for the commands that take a size as Redis's memtoull reads
+// it (DEBUG QUICKLIST-PACKED-THRESHOLD).
+func ParseMemoryU(s string) (uint64, bool) { return parseMemoryU(s) }
+
 // parseMemory parses a non-negative size that fits in an int64: digits and an optional unit
 // (see memUnit), refusing what would overflow. shardis's own size parameters use it.
 func parseMemory(s string) (int64, bool) {

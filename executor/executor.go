@@ -50,6 +50,7 @@ func (e *Executor) Run(c *cmds.Ctx) {
 	if c.Tx != nil {
 		c.Tx.TakeLookups() // count this command's lookups only
 		defer c.Tx.SetReadLookups(c.Tx.SetReadLookups(c.Cmd.IsReadOnly()))
+		defer c.Tx.SetTouch(c.Tx.SetTouch(c.Cmd.Touches(c.Client != nil && c.Client.NoTouch)))
 		if c.Origin != nil { // EXEC's and scripts' commands keep their caller's
 			defer c.Tx.SetOrigin(c.Tx.SetOrigin(shard.EventOrigin{Of: c.Origin, Reply: &c.W}))
 		}
@@ -119,6 +120,7 @@ func (e *Executor) View(c *cmds.Ctx, id int) bool {
 	tx := store.View(id)
 	c.Tx, c.Srv, c.Exec = tx, e.srv, e
 	tx.SetReadLookups(c.Cmd.IsReadOnly())
+	tx.SetTouch(c.Cmd.Touches(c.Client != nil && c.Client.NoTouch))
 	start := time.Now()
 	e.remember(c, true)
 	runGuarded(c)

@@ -227,7 +227,10 @@ func (cn *conn) writeReplies(slots []slot, tail []byte) {
 		clear(iov)
 		cn.iov = iov[:0]
 	}
-	cn.srv.state.Stats.NetOutputBytes.Add(int64(total))
+	if total > 0 {
+		cn.srv.state.Stats.NetOutputBytes.Add(int64(total))
+		cn.srv.state.Stats.WritesProcessed.Add(1)
+	}
 }
 
 // pushHighWater is how much output gnet may hold for a subscriber before the loop stops
@@ -250,6 +253,7 @@ func (cn *conn) writePushes() {
 		if len(out.B) > 0 {
 			_, _ = cn.gc.Write(out.B)
 			cn.srv.state.Stats.NetOutputBytes.Add(int64(len(out.B)))
+			cn.srv.state.Stats.WritesProcessed.Add(1)
 		}
 		bytebufferpool.Put(out)
 	}
@@ -298,6 +302,9 @@ func (cn *conn) read() bool {
 		buf = cn.partial
 	}
 	b := &cn.b
+	if n > 0 {
+		srv.state.Stats.ReadsProcessed.Add(1)
+	}
 	lim := codec.Limits{MaxBulkLen: srv.cfg.ProtoMaxBulkLen()}
 	off := 0
 	cn.holdRest = false
@@ -493,6 +500,9 @@ func (cn *conn) dispatch(start int) bool {
 	case cmd.Run == nil: // a container command with an unknown subcommand
 		srv.exec.Refused(nil)
 		return refuse(cmds.UnknownSubcommandError(args))
+	case cmd.Has(cmds.TraitProtected) && !cmds.ProtectedAllowed(srv.cfg.Value("enable-debug-command"), cl.Unix, cl.Addr):
+		srv.exec.Refused(cmd)
+		return refuse(cmds.ProtectedError(cmd))
 	case !cl.Authed && !cmd.Has(cmds.FlagNoAuth) && srv.state.ACL.AuthRequired():
 		srv.exec.Refused(cmd)
 		return refuse("NOAUTH Authentication required.")

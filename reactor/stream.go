@@ -95,6 +95,7 @@ func (cn *conn) pumpOut() pumpState {
 			}
 			_, _ = cn.gc.Write(buf.B) // gnet copies what the socket does not take
 			cn.srv.state.Stats.NetOutputBytes.Add(int64(len(buf.B)))
+			cn.srv.state.Stats.WritesProcessed.Add(1)
 			bytebufferpool.Put(buf)
 		default:
 			return pumpWaiting // the producer wakes the loop when a piece is ready

@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -68,8 +70,8 @@ type Server struct {
 	admission atomic.Uint32
 
 	replID struct {
-		once sync.Once
-		id   string
+		mu sync.Mutex
+		id string
 	}
 }
 
@@ -86,12 +88,25 @@ type Saves struct {
 
 // ReplID returns the server's replication id, made once (as Redis does at startup).
 func (s *Server) ReplID() string {
-	s.replID.once.Do(func() {
-		b := make([]byte, 20)
-		_, _ = rand.Read(b)
-		s.replID.id = hex.EncodeToString(b)
-	})
+	s.replID.mu.Lock()
+	defer s.replID.mu.Unlock()
+	if s.replID.id == "" {
+		s.replID.id = newReplID()
+	}
 	return s.replID.id
+}
+
+// ChangeReplID gives the server a new replication id (DEBUG CHANGE-REPL-ID).
+func (s *Server) ChangeReplID() {
+	s.replID.mu.Lock()
+	defer s.replID.mu.Unlock()
+	s.replID.id = newReplID()
+}
+
+func newReplID() string {
+	b := make([]byte, 20)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
 }
 
 // RateSampler turns INFO's counters into the instantaneous_* rates. shardis has no server
@@ -152,6 +167,11 @@ func New(cfg *config.Config, store *shard.Store) *Server {
 		})
 		s.Tracking = tracking.NewTable(store, s.trackingTarget, cfg.TrackingTableMaxKeys)
 		store.SetTracker(s.Tracking)
+		setAccess := func() { store.SetAccessPolicy(AccessPolicyOf(cfg)) }
+		setAccess()
+		for _, name := range []string{"maxmemory-policy", "lfu-log-factor", "lfu-decay-time"} {
+			cfg.OnChange(name, setAccess)
+		}
 	}
 	if cfg != nil {
 		s.ACL.PubsubAll = cfg.ACLPubsubAllChannels
@@ -169,6 +189,21 @@ func New(cfg *config.Config, store *shard.Store) *Server {
 		})
 	}
 	return s
+}
+
+// AccessPolicyOf is what key accesses record under cfg: an LFU counter with an LFU
+// maxmemory-policy (allkeys-lfu, volatile-lfu), else the LRU clock, as in Redis. shardis
+// evicts nothing: the policy only chooses what OBJECT FREQ and IDLETIME can answer.
+func AccessPolicyOf(cfg *config.Config) shard.AccessPolicy {
+	num := func(name string) int64 {
+		n, _ := strconv.ParseInt(cfg.Value(name), 10, 64)
+		return n
+	}
+	return shard.AccessPolicy{
+		LFU:       strings.HasSuffix(cfg.Value("maxmemory-policy"), "-lfu"),
+		LogFactor: num("lfu-log-factor"),
+		DecayTime: num("lfu-decay-time"),
+	}
 }
 
 // eventClasses is what the store produces for notify-keyspace-events c: nothing unless
@@ -224,6 +259,8 @@ type Stats struct {
 	KeyspaceHits        atomic.Int64
 	KeyspaceMisses      atomic.Int64
 	ErrorReplies        atomic.Int64
+	ReadsProcessed      atomic.Int64 // reads of a connection's input (INFO total_reads_processed)
+	WritesProcessed     atomic.Int64 // writes of replies and pushes to a connection
 	ResetAt             atomic.Int64 // unix ms of CONFIG RESETSTAT
 }
 
@@ -232,7 +269,8 @@ type Stats struct {
 func (s *Server) ResetStats() {
 	st := &s.Stats
 	for _, c := range []*atomic.Int64{&st.ConnectionsReceived, &st.RejectedConnections, &st.CommandsProcessed,
-		&st.NetInputBytes, &st.NetOutputBytes, &st.KeyspaceHits, &st.KeyspaceMisses, &st.ErrorReplies} {
+		&st.NetInputBytes, &st.NetOutputBytes, &st.KeyspaceHits, &st.KeyspaceMisses, &st.ErrorReplies,
+		&st.ReadsProcessed, &st.WritesProcessed} {
 		c.Store(0)
 	}
 	st.ResetAt.Store(time.Now().UnixMilli())

@@ -50,6 +50,9 @@ type Shard struct {
 	firstSeq atomic.Uint64  // oldest binlog record kept (0: none)
 	lastSeq  atomic.Uint64  // newest binlog record
 	dbmapPub []atomic.Int32 // copy of dbmap for readers outside the shard
+	// access holds the keys' access fields (access.go): any goroutine, atomically; nil once
+	// the store is closed.
+	access atomic.Pointer[accessTable]
 
 	// commits counts commit edges: odd while a commit is being written (from before its
 	// RocksDB write to after its write-through to the key cache), even otherwise. A view that
@@ -92,6 +95,7 @@ func newShard(s *Store, id int) *Shard {
 		dbmap:    make([]int, n),
 		cache:    newKeyCache(s.opts.KeyCacheSize / int64(s.opts.Shards)),
 	}
+	sh.access.Store(new(accessTable))
 	for i := range sh.dbmap {
 		sh.dbmap[i] = i
 		sh.dbmapPub[i].Store(int32(i))

@@ -80,16 +80,20 @@ type Store struct {
 	opts Options
 	// expirePass is told how long each TTL worker pass took (SetExpirePass).
 	expirePass atomic.Pointer[func(time.Duration)]
-	db         *grocksdb.DB
-	dbOpts     *grocksdb.Options
-	logOpts    *grocksdb.Options // the binlog families' (see Open)
-	bbto       *grocksdb.BlockBasedTableOptions
-	cache      *grocksdb.Cache
-	defCF      *grocksdb.ColumnFamilyHandle
-	ro         *grocksdb.ReadOptions
-	wo         *grocksdb.WriteOptions
-	woSync     *grocksdb.WriteOptions
-	shards     []*Shard
+	// accessPolicy is what access fields record (access.go); nil: Redis's defaults (LRU).
+	accessPolicy atomic.Pointer[AccessPolicy]
+	// activeExpireOff stops the TTL workers' deletions (DEBUG SET-ACTIVE-EXPIRE 0).
+	activeExpireOff atomic.Bool
+	db              *grocksdb.DB
+	dbOpts          *grocksdb.Options
+	logOpts         *grocksdb.Options // the binlog families' (see Open)
+	bbto            *grocksdb.BlockBasedTableOptions
+	cache           *grocksdb.Cache
+	defCF           *grocksdb.ColumnFamilyHandle
+	ro              *grocksdb.ReadOptions
+	wo              *grocksdb.WriteOptions
+	woSync          *grocksdb.WriteOptions
+	shards          []*Shard
 
 	cancel  context.CancelFunc
 	workers sync.WaitGroup // TTL, binlog retention and WAL sync workers
@@ -529,6 +533,27 @@ func (s *Store) Checkpoint(dir string) error {
 	return nil
 }
 
+// SetActiveExpire turns the TTL workers' deletion of expired keys on or off (DEBUG
+// SET-ACTIVE-EXPIRE); expired keys stay invisible to reads either way.
+func (s *Store) SetActiveExpire(on bool) { s.activeExpireOff.Store(!on) }
+
+// FlushMemtables writes every shard's memtable to table files, waits for it, and empties the
+// shards' key caches (DEBUG RELOAD): afterwards the data is read back from files, as after a
+// restart. The caller holds every shard (Acquire), so no commit writes a cache meanwhile;
+// the event loops' reads may refill it, with what is on disk.
+func (s *Store) FlushMemtables() error {
+	if err := s.flushMemtables(); err != nil {
+		return err
+	}
+	for _, sh := range s.shards {
+		sh.cache.mu.Lock()
+		sh.cache.epoch++ // a loop's read begun before must not insert into the emptied cache
+		sh.cache.clear()
+		sh.cache.mu.Unlock()
+	}
+	return nil
+}
+
 // SyncWAL forces the WAL to disk.
 func (s *Store) SyncWAL() error {
 	if s.disk.low.Load() {
@@ -560,6 +585,9 @@ func (s *Store) Close() error {
 	s.running.Wait()
 	s.closeWaiters()
 	s.closeStreams()
+	for _, sh := range s.shards {
+		sh.access.Store(nil) // its memory goes now, even while something still holds the store
+	}
 	if s.lookAtDisk(); s.disk.low.Load() {
 		// A full disk (or a failed log write): flushing the memtables, syncing the log or
 		// even closing RocksDB writes, and Debian's build aborts when that fails (disk.go).

@@ -42,6 +42,10 @@ type Tx struct {
 	// readLookups says Meta lookups are reads, whose misses are "keymiss" events (see
 	// SetReadLookups).
 	readLookups bool
+	// noTouch says Meta lookups record no access (see SetTouch and access.go).
+	noTouch bool
+	// lastTouch is the access hash of the key the current command touched last (0: none).
+	lastTouch uint64
 
 	// A transaction over several shards holds its binlog records until the commit, which
 	// marks them as one unit if they are in more than one shard (see unit.go).
@@ -317,6 +321,9 @@ func (tx *Tx) Meta(db int, key []byte) (m codec.Meta, ok bool) {
 	m, ok = tx.meta(db, key)
 	if ok {
 		tx.hits++
+		if p := tx.part(key); p >= 0 {
+			tx.touchKey(p, tx.pdb(p, db), key, false)
+		}
 	} else {
 		tx.misses++
 		if tx.readLookups {
@@ -412,6 +419,11 @@ func (tx *Tx) SetMeta(db int, key []byte, m *codec.Meta) {
 		part.keys[pdb]++
 		part.countsDirty = true
 		tx.Notify(EventNew, "new", db, key)
+	}
+	if !existed || oldExpire != 0 && oldExpire <= tx.nowMs {
+		tx.store.created(tx.shards[p], pdb, key, tx.nowMs)
+	} else {
+		tx.touchKey(p, pdb, key, true) // a write over a key it did not look up (SET) is an access too
 	}
 	if existed && codec.MetaType(old) != codec.TypeString {
 		var om codec.Meta
