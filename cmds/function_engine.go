@@ -165,6 +165,9 @@ func functionsOf(c *Ctx) *funcEngine {
 // the store holds a library: INFO on a server without functions costs one short read.
 func functionsFootprint(c *Ctx) (libs, funcs, codeBytes int64) {
 	st := c.Srv.Store
+	if !st.Opened() {
+		return 0, 0, 0 // loading: nothing is known yet, as in Redis while it loads
+	}
 	if _, made := engines.Load(weak.Make(st)); !made {
 		found := false
 		_ = st.ReadStatePrefix(functionStateShard, functionStatePrefix, func(_, _ []byte) { found = true })

@@ -1,6 +1,7 @@
 package shard
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/linxGnu/grocksdb"
@@ -54,10 +55,17 @@ func (tx *Tx) DeleteStatePrefix(id int, prefix []byte) {
 	tx.deleteRange(p, lower, upper)
 }
 
+// ErrNotOpen is returned by reads that need RocksDB while the store is not open.
+var ErrNotOpen = errors.New("shard: store not open")
+
 // ReadStatePrefix calls fn with the name (less prefix) and value of every committed state of
 // shard id whose name starts with prefix, in name order. It reads RocksDB directly, so any
-// goroutine may call it; the slices fn gets are valid during the call only.
+// goroutine may call it; the slices fn gets are valid during the call only. It fails with
+// ErrNotOpen while the store is not open (loading, or closed).
 func (s *Store) ReadStatePrefix(id int, prefix []byte, fn func(name, val []byte)) error {
+	if !s.Opened() {
+		return ErrNotOpen
+	}
 	lower := StateKey(prefix)
 	upper := StateKey(prefix)
 	upper[len(upper)-1]++
