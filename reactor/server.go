@@ -35,9 +35,11 @@ type Server struct {
 	exec  *executor.Executor
 	pin   pinner
 
-	eng   gnet.Engine
-	ready chan struct{}
-	addr  string
+	eng gnet.Engine
+	// protoAddrs are the addresses gnet runs the engine with: its engine registry's keys.
+	protoAddrs []string
+	ready      chan struct{}
+	addr       string
 	// unixLn is the unix socket listener (unixsocket), nil without one; unixPath its path.
 	unixLn   *net.UnixListener
 	unixPath string
@@ -111,6 +113,7 @@ func (s *Server) Serve() error {
 		// nobody is told about, while clients come through the unix socket.
 		addrs = []string{"tcp4://127.0.0.1:0"}
 	}
+	s.protoAddrs = addrs
 	if len(addrs) == 1 {
 		return gnet.Run(s, addrs[0], opts...)
 	}
@@ -131,6 +134,13 @@ func (s *Server) Stop() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		_ = s.eng.Stop(ctx)
+		// gnet keeps every engine it ran in a registry by address, and only its deprecated
+		// package-level Stop takes one out: without it a stopped server (and its store, through
+		// the event handler) stays in memory for the process's life, which tests that start
+		// many servers pay for. The engine is already stopped: this only forgets it.
+		for _, a := range s.protoAddrs {
+			_ = gnet.Stop(ctx, a) //nolint:staticcheck // the one way to drop the registry entry
+		}
 	})
 	<-s.stopped
 	cmds.StopScripts(s.state) // a script that never ends would hold its batch forever
