@@ -1,9 +1,9 @@
 package shard
 
 // Savepoints let one command of a transaction be undone while the commands before it stay:
-// a script that holds only its declared keys' shards and finds it needs another (cmds'
-// ErrStrayed) runs in a shard's group transaction beside other clients' commands, which must
-// still commit. Save marks where the transaction is; RollbackTo forgets everything written
+// a script that holds only its declared keys' shards and finds it needs another (it strays,
+// cmds.Ctx.Strayed) runs in a shard's group transaction beside other clients' commands, which
+// must still commit. Save marks where the transaction is; RollbackTo forgets everything written
 // since (overlay, WriteBatch, binlog sequence, key counts, range deletes, events, tracking,
 // ready keys); Forget drops the mark when the command ended well.
 //
