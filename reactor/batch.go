@@ -414,11 +414,8 @@ func (b *batch) nextStep() {
 // of the step, none of which ran, in a step of their own after it, holding every shard.
 func (b *batch) rerunWide() {
 	st := &b.steps[b.step]
-	all := make([]int, b.conn.srv.store.NumShards())
-	for i := range all {
-		all[i] = i
-	}
-	rerun := step{from: b.strayedAt, to: st.to, coordinated: true, shards: all, narrow: true, narrowShard: -1}
+	rerun := step{from: b.strayedAt, to: st.to, coordinated: true, shards: b.conn.srv.allShards(),
+		narrow: true, narrowShard: -1}
 	st.to = b.strayedAt
 	b.steps = slices.Insert(b.steps, b.step+1, rerun)
 	b.strayedAt = -1

@@ -303,46 +303,45 @@ func (s *Server) singleShard(cmd *cmds.Command, args [][]byte, scratch *[][]byte
 
 // shardsOf returns the shards a coordinated command must hold.
 func (s *Server) shardsOf(b *batch, sl *slot) []int {
-	cmd := sl.cmd
+	return s.commandShards(sl.cmd, b.args(sl), sl.db, b.conn.client, sl.multi)
+}
+
+// commandShards returns the shards cmd needs with args: none for ExecServer and ExecConn,
+// every one for ExecAll, its route's, or its keys'.
+func (s *Server) commandShards(cmd *cmds.Command, args [][]byte, db int, cl *server.Client, multi *server.Multi) []int {
 	switch cmd.Exec {
 	case cmds.ExecServer, cmds.ExecConn:
 		return nil
 	case cmds.ExecAll:
-		all := make([]int, s.store.NumShards())
-		for i := range all {
-			all[i] = i
-		}
-		return all
+		return s.allShards()
 	}
 	if cmd.Route != nil {
-		ctx := cmds.Ctx{Args: b.args(sl), DB: sl.db, Client: b.conn.client, Srv: s.state, Cmd: cmd, Multi: sl.multi}
+		ctx := cmds.Ctx{Args: args, DB: db, Client: cl, Srv: s.state, Cmd: cmd, Multi: multi}
 		return cmd.Route(&ctx, s.store.NumShards())
 	}
 	var ids []int
-	for _, k := range cmd.KeyArgs(b.args(sl)) {
+	for _, k := range cmd.KeyArgs(args) {
 		ids = append(ids, s.store.ShardOf(k))
 	}
 	return ids
+}
+
+// allShards returns every shard's id.
+func (s *Server) allShards() []int {
+	all := make([]int, s.store.NumShards())
+	for i := range all {
+		all[i] = i
+	}
+	return all
 }
 
 // busyError returns the BUSY error when a shard cmd needs with args is held by a script past
 // busy-reply-threshold, else "". It runs only while a script runs.
 func (s *Server) busyError(cmd *cmds.Command, args [][]byte, cl *server.Client) string {
 	busy := &s.state.Busy
-	var ids []int
-	switch {
-	case cmd.Exec == cmds.ExecAll:
-		return busy.Error(-1)
-	case cmd.Route != nil:
-		ctx := cmds.Ctx{Args: args, DB: cl.DB, Client: cl, Srv: s.state, Cmd: cmd, Multi: cl.Multi}
-		ids = cmd.Route(&ctx, s.store.NumShards())
-	default:
-		for _, k := range cmd.KeyArgs(args) {
-			ids = append(ids, s.store.ShardOf(k))
-		}
-		if len(ids) == 0 {
-			ids = append(ids, 0) // a keyless keyed command runs in shard 0 (singleShard)
-		}
+	ids := s.commandShards(cmd, args, cl.DB, cl, cl.Multi)
+	if len(ids) == 0 {
+		ids = append(ids, 0) // a keyless keyed command runs in shard 0 (singleShard)
 	}
 	for _, id := range ids {
 		if msg := busy.Error(id); msg != "" {
