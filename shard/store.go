@@ -177,6 +177,7 @@ func New(opts Options) (*Store, error) {
 	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
 		return nil, err
 	}
+	tuneMalloc()
 	if opts.ShardsFromDir {
 		if n := dirShards(opts.Dir); n > 0 {
 			opts.Shards = n
