@@ -54,11 +54,14 @@ BENCH_RUNS ?= 2
 BENCH_PROFILE ?=
 # BENCH_ONLY=mix-p1,set-1k runs only those load profiles.
 BENCH_ONLY ?=
-# The side-by-side suite against redis-server (appendonly yes, everysec): about 8 minutes
-# (BENCH_TIME=2 for a quick pass); writes BENCHMARKS.md and docs/bench-pipeline.svg.
+# BENCH_BUILDS: which builds of shardis to measure (release, debian, or both in order);
+# auto = the release build and then Debian's once make release has run, else Debian's alone.
+BENCH_BUILDS ?= auto
+# The side-by-side suite against redis-server (appendonly yes, everysec): about 8 minutes per
+# build (BENCH_TIME=2 for a quick pass); writes BENCHMARKS.md and docs/bench-pipeline.svg.
 bench: deps
 	GO="$(GO)" $(GO) run ./bench/cmd/suite -time $(BENCH_TIME) -runs $(BENCH_RUNS) \
-		-profile "$(BENCH_PROFILE)" -only "$(BENCH_ONLY)"
+		-profile "$(BENCH_PROFILE)" -only "$(BENCH_ONLY)" -builds "$(BENCH_BUILDS)"
 
 # The release build: RocksDB from Debian's own source package (the version librocksdb-dev has),
 # built once per machine as a static library with release flags (NDEBUG, -O2, no debug info;
@@ -90,7 +93,7 @@ $(ROCKSDB_RELEASE)/librocksdb.a:
 	(cd "$$src" && apt-get source -qq "rocksdb=$$version" >/dev/null); \
 	dir=$$(ls -d "$$src"/rocksdb-*/); \
 	echo "building $$dir with DEBUG_LEVEL=0 PORTABLE=1 USE_SSE=1 on $$(nproc) CPUs"; \
-	$(MAKE) -C "$$dir" static_lib DEBUG_LEVEL=0 PORTABLE=1 USE_SSE=1 DISABLE_WARNING_AS_ERROR=1 \
+	USE_SSE=1 $(MAKE) -C "$$dir" static_lib DEBUG_LEVEL=0 PORTABLE=1 DISABLE_WARNING_AS_ERROR=1 \
 		USE_RTTI=1 EXTRA_CXXFLAGS=-g0 -j"$$(nproc)" >"$$src/build.log" 2>&1 \
 		|| { tail -30 "$$src/build.log"; exit 1; }; \
 	mkdir -p $(ROCKSDB_RELEASE); rm -rf $(ROCKSDB_RELEASE)/include; \

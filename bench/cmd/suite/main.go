@@ -293,7 +293,6 @@ type machine struct {
 	GoVersion string
 	Redis     string
 	Revision  string
-	RocksDB   string // which RocksDB bin/shardis was linked with (see rocksdbBuild)
 }
 
 func machineInfo(root string) machine {
@@ -340,6 +339,8 @@ func main() {
 	threads := flag.Int("threads", 2, "load generator threads")
 	clients := flag.Int("clients", 50, "connections per thread")
 	only := flag.String("only", "", "comma-separated profile ids to run (default: all)")
+	buildSpec := flag.String("builds", "auto", "which RocksDB builds of shardis to measure, in order: release, debian, "+
+		"both as release,debian; auto = release,debian when make release's library is cached, else debian (BENCH_BUILDS)")
 	flag.StringVar(&goProfile.kind, "profile", "", "cpu, mem, block or mutex: run shardis with --profile KIND, restarted "+
 		"for every load profile, and keep its Go profile as PROFILE-DIR/ID.KIND.pprof")
 	flag.StringVar(&goProfile.dir, "profile-dir", "profiles", "where -profile puts the profiles (relative to -root)")
@@ -356,7 +357,7 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := suite(ctx, *root, *benchTime, *runs, *threads, *clients, *only); err != nil {
+	if err := suite(ctx, *root, *buildSpec, *benchTime, *runs, *threads, *clients, *only); err != nil {
 		fmt.Fprintf(os.Stderr, "suite: %v\n", err)
 		if errors.Is(err, context.Canceled) {
 			os.Exit(130)
@@ -365,7 +366,7 @@ func main() {
 	}
 }
 
-func suite(ctx context.Context, root string, benchTime float64, runs, threads, clients int, only string) error {
+func suite(ctx context.Context, root, buildSpec string, benchTime float64, runs, threads, clients int, only string) error {
 	root, err := filepath.Abs(root)
 	if err != nil {
 		return err
@@ -374,22 +375,21 @@ func suite(ctx context.Context, root string, benchTime float64, runs, threads, c
 	if goBin == "" {
 		goBin = "go"
 	}
-	shardisBin := filepath.Join(root, "bin", "shardis")
+	builds, err := selectBuilds(root, buildSpec)
+	if err != nil {
+		return err
+	}
 	benchBin := filepath.Join(root, "bin", "shardis-bench")
-	rocksdb, releaseEnv := rocksdbBuild(root)
-	for i, b := range [][]string{{"-o", shardisBin, "."}, {"-o", benchBin, "./bench/cmd/shardis-bench"}} {
-		if i == 0 && releaseEnv != nil {
-			b = append([]string{"-tags", "grocksdb_no_link"}, b...)
+	for _, b := range builds {
+		if err := b.compile(ctx, goBin, root); err != nil {
+			return err
 		}
-		cmd := exec.CommandContext(ctx, goBin, append([]string{"build"}, b...)...)
-		cmd.Dir, cmd.Stdout, cmd.Stderr = root, os.Stdout, os.Stderr
-		if i == 0 && releaseEnv != nil {
-			cmd.Env = append(os.Environ(), releaseEnv...)
-		}
-		fmt.Printf("suite: %s\n", shellJoin(cmd.Args))
-		if err := cmd.Run(); err != nil {
-			return fmt.Errorf("build: %w", err)
-		}
+	}
+	cmd := exec.CommandContext(ctx, goBin, "build", "-o", benchBin, "./bench/cmd/shardis-bench")
+	cmd.Dir, cmd.Stdout, cmd.Stderr = root, os.Stdout, os.Stderr
+	fmt.Printf("suite: %s\n", shellJoin(cmd.Args))
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("build: %w", err)
 	}
 	redisBin, err := exec.LookPath("redis-server")
 	if err != nil {
@@ -401,8 +401,49 @@ func suite(ctx context.Context, root string, benchTime float64, runs, threads, c
 	}
 	defer os.RemoveAll(tmp)
 	mach := machineInfo(root)
-	mach.RocksDB = rocksdb
 
+	start := time.Now()
+	var passes []pass
+	for i, b := range builds {
+		ps, err := runPass(ctx, b, i, root, filepath.Join(tmp, b.name), benchBin, redisBin, benchTime, runs, threads, clients, only)
+		if err != nil {
+			return fmt.Errorf("%s build: %w", b.name, err)
+		}
+		passes = append(passes, ps)
+	}
+	elapsed := time.Since(start)
+
+	md := renderMarkdown(mach, benchTime, runs, threads, clients, passes, elapsed)
+	if err := os.WriteFile(filepath.Join(root, "BENCHMARKS.md"), []byte(md), 0o644); err != nil {
+		return err
+	}
+	if pts := chartPoints(passes[0].results); len(pts) > 0 {
+		if err := os.MkdirAll(filepath.Join(root, "docs"), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(root, "docs", "bench-pipeline.svg"), []byte(renderSVG(pts, mach, "shardis ("+passes[0].build.name+" build)")), 0o644); err != nil {
+			return err
+		}
+	}
+	fmt.Printf("\nsuite: wrote %s and docs/bench-pipeline.svg in %s\n", filepath.Join(root, "BENCHMARKS.md"), elapsed.Round(time.Second))
+	return nil
+}
+
+// pass is the whole suite run against one build of shardis, beside its own redis-server.
+type pass struct {
+	build      build
+	serverCmds []string
+	results    []result
+	elapsed    time.Duration
+}
+
+// runPass runs every profile (or those of only) on a fresh shardis of build b and a fresh
+// redis-server, in directories under tmp. index is the pass's place in the suite: the first
+// keeps the profile ids as its Go profiles' names, later ones prefix the build's name.
+func runPass(ctx context.Context, bld build, index int, root, tmp, benchBin, redisBin string, benchTime float64,
+	runs, threads, clients int, only string) (pass, error) {
+	ps := pass{build: bld}
+	shardisBin := bld.bin
 	shardisArgs := []string{"--appendfsync", "everysec", "--cpu-pin", "no"}
 	if goProfile.kind != "" {
 		shardisArgs = append(shardisArgs, "--profile", goProfile.kind)
@@ -416,12 +457,12 @@ func suite(ctx context.Context, root string, benchTime float64, runs, threads, c
 	}
 	a, err := startShardis()
 	if err != nil {
-		return err
+		return ps, err
 	}
 	defer func() { a.stop() }()
 	b, err := startServer("redis-server", redisBin, redisArgs, filepath.Join(tmp, "redis"))
 	if err != nil {
-		return err
+		return ps, err
 	}
 	defer b.stop()
 	serverCmds := []string{shellJoin(a.args), shellJoin(b.args)}
@@ -434,7 +475,7 @@ func suite(ctx context.Context, root string, benchTime float64, runs, threads, c
 			return
 		}
 		a.stop()
-		if err := keepProfile(a, root, res.p.id); err != nil {
+		if err := keepProfile(a, root, bld.profileName(index, res.p.id)); err != nil {
 			res.problem = strings.TrimPrefix(res.problem+"; "+err.Error(), "; ")
 		}
 	}
@@ -450,22 +491,22 @@ func suite(ctx context.Context, root string, benchTime float64, runs, threads, c
 			continue
 		}
 		if ctx.Err() != nil {
-			return ctx.Err()
+			return ps, ctx.Err()
 		}
 		switch {
 		case p.smallCache:
 			a.stop()
 			if a, err = startShardis("--block-cache-size", "8mb", "--key-cache-size", "8mb", "--write-buffer-size", "16mb"); err != nil {
-				return err
+				return ps, err
 			}
 			serverCmds = append(serverCmds, shellJoin(a.args))
 			if r, err := command(b.addr, "FLUSHALL"); err != nil || r != "+OK" {
-				return fmt.Errorf("redis-server FLUSHALL: %q %v", r, err)
+				return ps, fmt.Errorf("redis-server FLUSHALL: %q %v", r, err)
 			}
 		case goProfile.kind != "" && len(results) > 0:
 			// A Go profile per load profile: a fresh shardis for each (the first is fresh).
 			if a, err = startShardis(); err != nil {
-				return err
+				return ps, err
 			}
 			serverCmds = append(serverCmds, shellJoin(a.args))
 		}
@@ -477,7 +518,7 @@ func suite(ctx context.Context, root string, benchTime float64, runs, threads, c
 			for _, s := range []*server{a, b} {
 				run, cmdline, err := runBigDel(ctx, s.name, s.addr, tmp, loadArgs, benchTime)
 				if ctx.Err() != nil {
-					return ctx.Err()
+					return ps, ctx.Err()
 				}
 				if err != nil {
 					res.problem = strings.TrimPrefix(res.problem+"; "+err.Error(), "; ")
@@ -489,7 +530,7 @@ func suite(ctx context.Context, root string, benchTime float64, runs, threads, c
 				res.del.runs = append(res.del.runs, run)
 			}
 			if !a.alive() || !b.alive() {
-				return fmt.Errorf("a server exited during %s; logs %s %s", p.id, a.log, b.log)
+				return ps, fmt.Errorf("a server exited during %s; logs %s %s", p.id, a.log, b.log)
 			}
 			keepGoProfile(&res)
 			results = append(results, res)
@@ -504,55 +545,26 @@ func suite(ctx context.Context, root string, benchTime float64, runs, threads, c
 		fmt.Printf("\n=== %s: %s\n%s\n", p.id, p.title, res.command)
 		res.report, res.problem = runBench(ctx, args, jsonPath)
 		if ctx.Err() != nil {
-			return ctx.Err()
+			return ps, ctx.Err()
 		}
 		// A server that died is reported and replaced, so the remaining profiles still run.
 		if !a.alive() {
 			res.problem = strings.TrimPrefix(res.problem+"; shardis exited: "+tail(a.log, 3), "; ")
 			a.stop()
 			if a, err = startShardis(); err != nil {
-				return err
+				return ps, err
 			}
 			serverCmds = append(serverCmds, shellJoin(a.args))
 		}
 		if !b.alive() {
-			return fmt.Errorf("redis-server exited during %s; log:\n%s", p.id, tail(b.log, 10))
+			return ps, fmt.Errorf("redis-server exited during %s; log:\n%s", p.id, tail(b.log, 10))
 		}
 		keepGoProfile(&res)
 		results = append(results, res)
 	}
-	elapsed := time.Since(start)
+	ps.elapsed = time.Since(start)
 	a.stop()
 	b.stop()
-
-	md := renderMarkdown(mach, benchTime, runs, threads, clients, serverCmds, results, elapsed)
-	if err := os.WriteFile(filepath.Join(root, "BENCHMARKS.md"), []byte(md), 0o644); err != nil {
-		return err
-	}
-	if pts := chartPoints(results); len(pts) > 0 {
-		if err := os.MkdirAll(filepath.Join(root, "docs"), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(filepath.Join(root, "docs", "bench-pipeline.svg"), []byte(renderSVG(pts, mach)), 0o644); err != nil {
-			return err
-		}
-	}
-	fmt.Printf("\nsuite: wrote %s and docs/bench-pipeline.svg in %s\n", filepath.Join(root, "BENCHMARKS.md"), elapsed.Round(time.Second))
-	return nil
-}
-
-// rocksdbBuild says which RocksDB the suite links bin/shardis with: the release build of make
-// release when .cache/rocksdb-release holds it (then env is what links it statically), else
-// Debian's shared librocksdb (env nil).
-func rocksdbBuild(root string) (desc string, env []string) {
-	dir := filepath.Join(root, ".cache", "rocksdb-release")
-	ldflags, err := os.ReadFile(filepath.Join(dir, "ldflags"))
-	if _, statErr := os.Stat(filepath.Join(dir, "librocksdb.a")); err != nil || statErr != nil {
-		return "Debian's librocksdb (shared, built with assertions)", nil
-	}
-	version, _ := os.ReadFile(filepath.Join(dir, "version"))
-	return "release build " + strings.TrimSpace(string(version)) + " (make release: static, DEBUG_LEVEL=0)", []string{
-		"CGO_CFLAGS=-I" + filepath.Join(dir, "include"),
-		"CGO_LDFLAGS=-L" + dir + " -lrocksdb " + strings.TrimSpace(string(ldflags)) + " -lstdc++ -lm",
-	}
+	ps.serverCmds, ps.results = serverCmds, results
+	return ps, nil
 }

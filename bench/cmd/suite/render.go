@@ -41,8 +41,7 @@ func findType(s bench.RunSummary, name string) (bench.Summary, bool) {
 	return bench.Summary{}, false
 }
 
-func renderMarkdown(m machine, benchTime float64, runs, threads, clients int, serverCmds []string, results []result,
-	elapsed time.Duration) string {
+func renderMarkdown(m machine, benchTime float64, runs, threads, clients int, passes []pass, elapsed time.Duration) string {
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	redis := "redis-server"
@@ -59,12 +58,20 @@ func renderMarkdown(m machine, benchTime float64, runs, threads, clients int, se
 
 	p("## Machine\n\n| | |\n|---|---|\n")
 	p("| CPUs (nproc) | %d |\n| CPU model | %s |\n| memory | %.1f GiB |\n| kernel | %s |\n", m.CPUs, m.CPUModel, m.MemoryGB, m.Kernel)
-	p("| date | %s |\n| Go | %s |\n| redis-server | %s |\n| shardis revision | %s |\n| RocksDB | %s |\n\n", m.Date.Format(time.RFC3339), m.GoVersion, m.Redis, m.Revision, m.RocksDB)
+	p("| date | %s |\n| Go | %s |\n| redis-server | %s |\n| shardis revision | %s |\n", m.Date.Format(time.RFC3339), m.GoVersion, m.Redis, m.Revision)
+	for i, ps := range passes {
+		p("| shardis build %d | %s |\n", i+1, ps.build.desc)
+	}
+	p("\n")
 
 	p("## Method\n\n")
 	p("- Both servers listen on loopback and fsync their log once a second: shardis with `--appendfsync everysec` ")
 	p("(RocksDB WAL), redis-server with `--appendonly yes --appendfsync everysec --save ''`. Each starts on a fresh ")
 	p("temporary directory; the profiles run in the order below on the same two servers (except where noted).\n")
+	if len(passes) > 1 {
+		p("- The suite runs once per build of shardis, each time beside a fresh redis-server, in the order of the ")
+		p("builds above; each build has its own summary and profiles below.\n")
+	}
 	p("- Load: %d threads × %d connections = %d connections. Each profile runs %d time(s) per server for %g s, ",
 		threads, clients, threads*clients, runs, benchTime)
 	p("alternating A B B A …; every figure is the median of that server's runs. Latency is measured by the client, ")
@@ -76,17 +83,107 @@ func renderMarkdown(m machine, benchTime float64, runs, threads, clients int, se
 	}
 	p("\n")
 	p("Servers (temporary directories and free ports of this run):\n\n```sh\n")
-	for _, c := range serverCmds {
-		p("%s\n", c)
+	for _, ps := range passes {
+		for _, c := range ps.serverCmds {
+			p("%s\n", c)
+		}
 	}
 	p("```\n\n")
 
-	p("## Summary\n\n| profile | shardis ops/s | redis ops/s | ratio | shardis p50 ms | redis p50 ms | shardis p99 ms | redis p99 ms | errors (A / B) |\n")
+	if len(passes) > 1 {
+		renderBuildRatios(p, passes)
+	}
+	for i, ps := range passes {
+		renderSummary(p, ps, passTitle(passes, i), anchorPrefix(i, ps))
+	}
+	for i, ps := range passes {
+		renderProfiles(p, ps, passTitle(passes, i), anchorPrefix(i, ps), redis)
+	}
+	if pts := chartPoints(passes[0].results); len(pts) > 0 {
+		p("## Pipeline depth\n\nSET:GET 1:10, 32 B values, 100 connections; median ops/s per depth (shardis: %s).\n\n", passes[0].build.desc)
+		p("![ops/s against pipeline depth](docs/bench-pipeline.svg)\n\n")
+		for i, ps := range passes {
+			if pts := chartPoints(ps.results); len(pts) > 0 {
+				if len(passes) > 1 {
+					p("%s:\n\n", passTitle(passes, i))
+				}
+				renderPipelineTable(p, pts)
+			}
+		}
+	}
+	p("Regenerate with `make bench` (`BENCH_TIME=2 make bench` for a quick pass).\n")
+	return b.String()
+}
+
+// printer appends formatted text to the document being rendered.
+type printer func(format string, args ...any)
+
+// passTitle names a pass in headings: the build, when the document holds more than one.
+func passTitle(passes []pass, i int) string {
+	if len(passes) == 1 {
+		return ""
+	}
+	return passes[i].build.desc
+}
+
+// anchorPrefix keeps the anchors of the first pass as the bare profile ids (links to
+// BENCHMARKS.md#mix-p1 keep working) and prefixes later passes' with their build's name.
+func anchorPrefix(i int, ps pass) string {
+	if i == 0 {
+		return ""
+	}
+	return ps.build.name + "-"
+}
+
+// renderBuildRatios puts each build's ops/s ratio against redis-server side by side.
+func renderBuildRatios(p printer, passes []pass) {
+	p("## Builds side by side\n\nops/s ratio shardis ÷ redis-server per build (each against its own redis-server run):\n\n| profile |")
+	for _, ps := range passes {
+		p(" %s |", ps.build.name)
+	}
+	p("\n|---|%s\n", strings.Repeat("---:|", len(passes)))
+	for _, r := range passes[0].results {
+		p("| %s |", r.p.id)
+		for _, ps := range passes {
+			ratio := "–"
+			for _, o := range ps.results {
+				if o.p.id == r.p.id {
+					ratio = opsRatio(o)
+				}
+			}
+			p(" %s |", ratio)
+		}
+		p("\n")
+	}
+	p("\n")
+}
+
+// opsRatio is a result's ops/s ratio of shardis to redis-server, or "n/a".
+func opsRatio(r result) string {
+	if r.del != nil && len(r.del.runs) == 2 {
+		return fmtX(bench.NanFloat(r.del.runs[0].with.OpsSec / r.del.runs[1].with.OpsSec))
+	}
+	if r.report != nil && len(r.report.RatioAB) > 0 {
+		return fmtX(r.report.RatioAB[len(r.report.RatioAB)-1].OpsSec)
+	}
+	return "n/a"
+}
+
+func heading(level, title, build string) string {
+	if build == "" {
+		return level + " " + title + "\n\n"
+	}
+	return level + " " + title + ": " + build + "\n\n"
+}
+
+func renderSummary(p printer, ps pass, build, anchor string) {
+	p("%s", heading("##", "Summary", build))
+	p("| profile | shardis ops/s | redis ops/s | ratio | shardis p50 ms | redis p50 ms | shardis p99 ms | redis p99 ms | errors (A / B) |\n")
 	p("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
-	for _, r := range results {
+	for _, r := range ps.results {
 		if r.del != nil && len(r.del.runs) == 2 {
 			a, bb := r.del.runs[0].with, r.del.runs[1].with
-			p("| [%s](#%s) | %s | %s | %s | %.3f | %.3f | %.3f | %.3f | %d / %d |\n", r.p.id, r.p.id, fmtOps(a.OpsSec), fmtOps(bb.OpsSec),
+			p("| [%s](#%s%s) | %s | %s | %s | %.3f | %.3f | %.3f | %.3f | %d / %d |\n", r.p.id, anchor, r.p.id, fmtOps(a.OpsSec), fmtOps(bb.OpsSec),
 				fmtX(bench.NanFloat(a.OpsSec/bb.OpsSec)), a.P50Ms, bb.P50Ms, a.P99Ms, bb.P99Ms, a.Errors, bb.Errors)
 			continue
 		}
@@ -99,22 +196,24 @@ func renderMarkdown(m machine, benchTime float64, runs, threads, clients int, se
 		if n := len(r.report.RatioAB); n > 0 {
 			ratio = fmtX(r.report.RatioAB[n-1].OpsSec)
 		}
-		p("| [%s](#%s) | %s | %s | %s | %.3f | %.3f | %.3f | %.3f | %d / %d |\n", r.p.id, r.p.id, fmtOps(a.OpsSec), fmtOps(bb.OpsSec),
+		p("| [%s](#%s%s) | %s | %s | %s | %.3f | %.3f | %.3f | %.3f | %d / %d |\n", r.p.id, anchor, r.p.id, fmtOps(a.OpsSec), fmtOps(bb.OpsSec),
 			ratio, a.P50Ms, bb.P50Ms, a.P99Ms, bb.P99Ms, a.Errors, bb.Errors)
 	}
 	p("\n")
+}
 
-	p("## Profiles\n\n")
-	for _, r := range results {
+func renderProfiles(p printer, ps pass, build, anchor, redis string) {
+	p("%s", heading("##", "Profiles", build))
+	for _, r := range ps.results {
 		if r.del != nil {
-			p("<a id=\"%s\"></a>\n### %s: %s\n\n", r.p.id, r.p.id, r.p.title)
+			p("<a id=\"%s%s\"></a>\n### %s: %s\n\n", anchor, r.p.id, r.p.id, r.p.title)
 			if r.problem != "" {
 				p("**Problem:** %s\n\n", strings.ReplaceAll(r.problem, "\n", " "))
 			}
 			renderBigDel(p, r.del)
 			continue
 		}
-		p("<a id=\"%s\"></a>\n### %s: %s\n\n```sh\n%s\n```\n\n", r.p.id, r.p.id, r.p.title, r.command)
+		p("<a id=\"%s%s\"></a>\n### %s: %s\n\n```sh\n%s\n```\n\n", anchor, r.p.id, r.p.id, r.p.title, r.command)
 		if r.p.note != "" {
 			p("%s\n\n", r.p.note)
 		}
@@ -164,20 +263,18 @@ func renderMarkdown(m machine, benchTime float64, runs, threads, clients int, se
 		p("\n")
 	}
 
-	if pts := chartPoints(results); len(pts) > 0 {
-		p("## Pipeline depth\n\nSET:GET 1:10, 32 B values, 100 connections; median ops/s per depth.\n\n")
-		p("![ops/s against pipeline depth](docs/bench-pipeline.svg)\n\n| pipeline | shardis ops/s | redis ops/s | ratio |\n|---:|---:|---:|---:|\n")
-		for _, pt := range pts {
-			ratio := "n/a"
-			if pt.b > 0 {
-				ratio = fmt.Sprintf("%.2fx", pt.a/pt.b)
-			}
-			p("| %d | %s | %s | %s |\n", pt.depth, fmtOps(pt.a), fmtOps(pt.b), ratio)
+}
+
+func renderPipelineTable(p printer, pts []chartPoint) {
+	p("| pipeline | shardis ops/s | redis ops/s | ratio |\n|---:|---:|---:|---:|\n")
+	for _, pt := range pts {
+		ratio := "n/a"
+		if pt.b > 0 {
+			ratio = fmt.Sprintf("%.2fx", pt.a/pt.b)
 		}
-		p("\n")
+		p("| %d | %s | %s | %s |\n", pt.depth, fmtOps(pt.a), fmtOps(pt.b), ratio)
 	}
-	p("Regenerate with `make bench` (`BENCH_TIME=2 make bench` for a quick pass).\n")
-	return b.String()
+	p("\n")
 }
 
 type chartPoint struct {
@@ -213,7 +310,7 @@ func niceCeil(x float64) float64 {
 
 // renderSVG draws ops/s against pipeline depth for both servers: a plain SVG line chart, the
 // depths evenly spaced (they grow by 4×, so the axis is logarithmic).
-func renderSVG(pts []chartPoint, m machine) string {
+func renderSVG(pts []chartPoint, m machine, shardisLabel string) string {
 	const (
 		w, h                     = 720, 440
 		left, right, top, bottom = 90, 30, 60, 70
@@ -257,7 +354,7 @@ func renderSVG(pts []chartPoint, m machine) string {
 		get   func(chartPoint) float64
 		dy    float64
 	}{
-		{"shardis", "#d62728", func(c chartPoint) float64 { return c.a }, -10},
+		{shardisLabel, "#d62728", func(c chartPoint) float64 { return c.a }, -10},
 		{"redis-server " + m.Redis, "#1f77b4", func(c chartPoint) float64 { return c.b }, 18},
 	}
 	for si, s := range series {

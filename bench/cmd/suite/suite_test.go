@@ -16,7 +16,7 @@ import (
 
 func TestSuite_SVGIsWellFormedWithBothSeries(t *testing.T) {
 	m := machine{CPUs: 2, CPUModel: "Xeon <test> & co", Redis: "7.0.15", Date: time.Unix(0, 0).UTC()}
-	svg := renderSVG([]chartPoint{{1, 10000, 20000}, {4, 30000, 50000}, {16, 60000, 90000}, {64, 80000, 120000}}, m)
+	svg := renderSVG([]chartPoint{{1, 10000, 20000}, {4, 30000, 50000}, {16, 60000, 90000}, {64, 80000, 120000}}, m, "shardis")
 	d := xml.NewDecoder(strings.NewReader(svg))
 	polylines := 0
 	for {
@@ -68,8 +68,9 @@ func TestSuite_MarkdownHasTablesRatiosAndErrors(t *testing.T) {
 		{Label: "B", Median: b, Runs: []bench.RunSummary{b}}}, RatioAB: bench.Ratios(a, b)}
 	ok := result{p: profiles()[5], command: "bin/shardis-bench ...", report: rep}
 	failed := result{p: profile{id: "x", title: "broken"}, command: "c", problem: "shardis exited: boom"}
-	md := renderMarkdown(machine{CPUs: 2, CPUModel: "Xeon", Redis: "7.0.15"}, 1, 2, 2, 50, []string{"bin/shardis --port 1"},
-		[]result{ok, failed}, 3*time.Second)
+	md := renderMarkdown(machine{CPUs: 2, CPUModel: "Xeon", Redis: "7.0.15"}, 1, 2, 2, 50,
+		[]pass{{build: build{name: "debian", desc: debianDesc}, serverCmds: []string{"bin/shardis --port 1"}, results: []result{ok, failed}}},
+		3*time.Second)
 	for _, want := range []string{"| [hset](#hset) | 5,000 | 10,000 | 0.50x |", "| HSET | **ratio** | **0.50x** |",
 		"ERR unknown command 'HSET'", "**Problem:** shardis exited: boom", "| CPUs (nproc) | 2 |", "bin/shardis --port 1"} {
 		if !strings.Contains(md, want) {
@@ -108,7 +109,7 @@ func TestSuite_MarkdownBigDel(t *testing.T) {
 	}
 	r := result{p: profile{id: "big-del", title: "DEL of a big hash", bigDel: true}, del: &delResult{loadCmd: "bin/shardis-bench -p 1",
 		runs: []delRun{run("shardis", 5, 5.5, 12, 2300*time.Microsecond), run("redis-server", 3, 3.2, 464.4, 461*time.Millisecond)}}}
-	md := renderMarkdown(machine{CPUs: 2}, 1, 1, 2, 50, nil, []result{r}, time.Second)
+	md := renderMarkdown(machine{CPUs: 2}, 1, 1, 2, 50, []pass{{results: []result{r}}}, time.Second)
 	for _, want := range []string{"| [big-del](#big-del) | 60,000 | 60,000 | 1.00x |",
 		"| shardis | 70,000 → 60,000 |", "| 5.000 → 5.500 |", "| 9.0 → 464.4 | 461.0 | 2.0 s |", "bin/shardis-bench -p 1"} {
 		if !strings.Contains(md, want) {
@@ -137,5 +138,35 @@ func TestSuite_KeepProfile_CopiesTheServersGoProfile(t *testing.T) {
 	goProfile.kind = "mutex" // the server wrote no mutex profile
 	if err := keepProfile(&server{dir: data}, root, "set-1k"); err == nil {
 		t.Fatal("a missing profile was not reported")
+	}
+}
+
+// Two builds: each gets its summary and profiles, later ones with their own anchors, and a table
+// puts their ratios side by side.
+func TestSuite_MarkdownTwoBuilds(t *testing.T) {
+	sum := func(ops float64) bench.RunSummary {
+		tot := bench.Summary{Type: "Totals", OpsSec: ops}
+		return bench.RunSummary{Types: []bench.Summary{{Type: "SET", OpsSec: ops}}, Totals: tot}
+	}
+	res := func(a, b float64) result {
+		ra, rb := sum(a), sum(b)
+		rep := &bench.Report{Servers: []bench.ServerReport{{Median: ra, Runs: []bench.RunSummary{ra}},
+			{Median: rb, Runs: []bench.RunSummary{rb}}}, RatioAB: bench.Ratios(ra, rb)}
+		return result{p: profiles()[4], command: "c", report: rep}
+	}
+	md := renderMarkdown(machine{CPUs: 2}, 1, 1, 2, 50, []pass{
+		{build: build{name: "release", desc: "release build 7.8.3-2"}, results: []result{res(900, 1000)}},
+		{build: build{name: "debian", desc: debianDesc}, results: []result{res(600, 1000)}},
+	}, time.Second)
+	for _, want := range []string{
+		"| shardis build 1 | release build 7.8.3-2 |", "| shardis build 2 | " + debianDesc + " |",
+		"| profile | release | debian |", "| set-1k | 0.90x | 0.60x |",
+		"## Summary: release build 7.8.3-2", "## Summary: " + debianDesc,
+		"| [set-1k](#set-1k) | 900 |", "| [set-1k](#debian-set-1k) | 600 |",
+		`<a id="set-1k"></a>`, `<a id="debian-set-1k"></a>`,
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md)
+		}
 	}
 }
