@@ -29,8 +29,8 @@ import (
 	"sync"
 )
 
-// RocksDB takes its memtables from malloc in blocks of about a megabyte (write-buffer-size
-// per shard / 8) and frees them all when a memtable is flushed. glibc serves blocks that size
+// RocksDB takes its memtables from malloc in blocks of write-buffer-size per shard / 8 (4 MiB
+// by default) and frees them all when a memtable is flushed. glibc serves blocks that size
 // with a fresh mmap, so every page of every memtable was faulted in anew: with 1 KiB SETs, a
 // tenth of the server's CPU went to page faults. Keeping such blocks in malloc's heap, and not
 // handing freed memory back to the kernel until 128 MiB of it sits unused, lets the next
