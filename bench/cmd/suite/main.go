@@ -434,10 +434,9 @@ type pass struct {
 	build      build
 	serverCmds []string
 	results    []result
-	elapsed    time.Duration
 }
 
-// runPass runs every profile (or those of only) on a fresh shardis of build b and a fresh
+// runPass runs every profile (or those of only) on a fresh shardis of build bld and a fresh
 // redis-server, in directories under tmp. index is the pass's place in the suite: the first
 // keeps the profile ids as its Go profiles' names, later ones prefix the build's name.
 func runPass(ctx context.Context, bld build, index int, root, tmp, benchBin, redisBin string, benchTime float64,
@@ -485,7 +484,6 @@ func runPass(ctx context.Context, bld build, index int, root, tmp, benchBin, red
 			want[id] = true
 		}
 	}
-	start := time.Now()
 	for _, p := range profiles() {
 		if len(want) > 0 && !want[p.id] {
 			continue
@@ -562,7 +560,6 @@ func runPass(ctx context.Context, bld build, index int, root, tmp, benchBin, red
 		keepGoProfile(&res)
 		results = append(results, res)
 	}
-	ps.elapsed = time.Since(start)
 	a.stop()
 	b.stop()
 	ps.serverCmds, ps.results = serverCmds, results
