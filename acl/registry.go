@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"shardis/internal/atomicfile"
 )
 
 // Registry is a server's set of users, with the default user that connections start as.
@@ -299,23 +301,14 @@ func (r *Registry) LoadFile(path string) ([]*User, error) {
 	return r.replace(states), nil
 }
 
-// SaveFile writes every user to path in the ACL file format (ACL LIST's lines), through a
-// temporary file renamed over it.
+// SaveFile writes every user to path in the ACL file format (ACL LIST's lines), replacing the
+// file atomically.
 func (r *Registry) SaveFile(path string) error {
 	var b strings.Builder
 	for _, u := range r.Users() {
 		b.WriteString("user " + u.Name + " " + u.Describe() + "\n")
 	}
-	tmp := fmt.Sprintf("%s.tmp-%d", path, os.Getpid())
-	if err := os.WriteFile(tmp, []byte(b.String()), 0o644); err != nil {
-		_ = os.Remove(tmp)
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		_ = os.Remove(tmp)
-		return err
-	}
-	return nil
+	return atomicfile.Replace(path, b.String())
 }
 
 // errnoText is the strerror text of a file error ("No such file or directory").

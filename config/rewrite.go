@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"shardis/internal/atomicfile"
 )
 
 // rewriteSignature marks where CONFIG REWRITE appends the lines of parameters the file did not
@@ -39,7 +41,7 @@ func (c *Config) Rewrite() error {
 		users = c.userLines()
 	}
 	content := rewriteContent(string(old), c.cur.Load(), users)
-	if err := replaceFile(c.file, content); err != nil {
+	if err := atomicfile.Replace(c.file, content); err != nil {
 		return rewriteErr(err)
 	}
 	return nil
@@ -56,36 +58,6 @@ func rewriteErr(err error) error {
 		msg = strings.ToUpper(msg[:1]) + msg[1:]
 	}
 	return fmt.Errorf("ERR Rewriting config file: %s", msg)
-}
-
-// replaceFile writes content to a temporary file beside path, syncs it and renames it over
-// path, so a crash leaves either the old file or the new one.
-func replaceFile(path, content string) error {
-	mode := os.FileMode(0o644)
-	if st, err := os.Stat(path); err == nil {
-		mode = st.Mode().Perm()
-	}
-	tmp := fmt.Sprintf("%s.tmp-%d", path, os.Getpid())
-	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, mode)
-	if err != nil {
-		return err
-	}
-	_, werr := f.WriteString(content)
-	serr := f.Sync()
-	cerr := f.Close()
-	if err := errors.Join(werr, serr, cerr); err != nil {
-		_ = os.Remove(tmp)
-		return err
-	}
-	if err := os.Chmod(tmp, mode); err != nil {
-		_ = os.Remove(tmp)
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		_ = os.Remove(tmp)
-		return err
-	}
-	return nil
 }
 
 // rewriteContent is the new content of a config file whose current content is old; users
