@@ -99,16 +99,15 @@ func rewriteContent(old string, v *values, users []string) string {
 			lines = append(lines, line)
 		}
 	}
-	def := defaultValues()
-	for _, p := range allParams {
-		now, was := rewriteLines(p, v), rewriteLines(p, def)
-		idx := at[p.name]
+	// place writes a directive's lines over its old ones, appends the rest after the signature
+	// (but not those needless says a rewrite can leave out), and blanks old lines left over.
+	place := func(idx []int, now []string, needless func(i int, line string) bool) {
 		for i, line := range now {
 			if i < len(idx) {
 				lines[idx[i]] = line
 				continue
 			}
-			if !p.alwaysWritten() && i < len(was) && was[i] == line {
+			if needless(i, line) {
 				continue
 			}
 			if !hasTail {
@@ -118,24 +117,17 @@ func rewriteContent(old string, v *values, users []string) string {
 			lines = append(lines, line)
 		}
 		for _, i := range idx[min(len(now), len(idx)):] {
-			lines[i] = "" // a line the parameter no longer needs
+			lines[i] = "" // a line the directive no longer needs
 		}
 	}
-	idx := at["user"]
-	for i, line := range users {
-		if i < len(idx) {
-			lines[idx[i]] = line
-			continue
-		}
-		if !hasTail {
-			lines = append(lines, "", rewriteSignature)
-			hasTail = true
-		}
-		lines = append(lines, line)
+	def := defaultValues()
+	for _, p := range allParams {
+		now, was := rewriteLines(p, v), rewriteLines(p, def)
+		place(at[p.name], now, func(i int, line string) bool {
+			return !p.alwaysWritten() && i < len(was) && was[i] == line
+		})
 	}
-	for _, i := range idx[min(len(users), len(idx)):] {
-		lines[i] = ""
-	}
+	place(at["user"], users, func(int, string) bool { return false })
 	var b strings.Builder
 	blank := false
 	for _, line := range lines {
