@@ -184,7 +184,7 @@ func renderSummary(p printer, ps pass, build, anchor string) {
 		if r.del != nil && len(r.del.runs) == 2 {
 			a, bb := r.del.runs[0].with, r.del.runs[1].with
 			p("| [%s](#%s%s) | %s | %s | %s | %.3f | %.3f | %.3f | %.3f | %d / %d |\n", r.p.id, anchor, r.p.id, fmtOps(a.OpsSec), fmtOps(bb.OpsSec),
-				fmtX(bench.NanFloat(a.OpsSec/bb.OpsSec)), a.P50Ms, bb.P50Ms, a.P99Ms, bb.P99Ms, a.Errors, bb.Errors)
+				opsRatio(r), a.P50Ms, bb.P50Ms, a.P99Ms, bb.P99Ms, a.Errors, bb.Errors)
 			continue
 		}
 		if r.report == nil || len(r.report.Servers) < 2 {
@@ -192,12 +192,8 @@ func renderSummary(p printer, ps pass, build, anchor string) {
 			continue
 		}
 		a, bb := r.report.Servers[0].Median.Totals, r.report.Servers[1].Median.Totals
-		ratio := "n/a"
-		if n := len(r.report.RatioAB); n > 0 {
-			ratio = fmtX(r.report.RatioAB[n-1].OpsSec)
-		}
 		p("| [%s](#%s%s) | %s | %s | %s | %.3f | %.3f | %.3f | %.3f | %d / %d |\n", r.p.id, anchor, r.p.id, fmtOps(a.OpsSec), fmtOps(bb.OpsSec),
-			ratio, a.P50Ms, bb.P50Ms, a.P99Ms, bb.P99Ms, a.Errors, bb.Errors)
+			opsRatio(r), a.P50Ms, bb.P50Ms, a.P99Ms, bb.P99Ms, a.Errors, bb.Errors)
 	}
 	p("\n")
 }
