@@ -225,6 +225,9 @@ func (c *Ctx) MayBlock() bool { return c.Host != nil && !c.InTransaction && c.Re
 // are guarded and accounted like any other.
 type Runner interface {
 	Run(c *Ctx)
+	// Admit returns Redis's refusal of req, or "" when it may run: the one admission check
+	// every path goes through (executor.Executor.Admit).
+	Admit(req *AdmitRequest) string
 }
 
 // Error replies with an error (msg is the whole text: "ERR syntax error").

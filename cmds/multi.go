@@ -4,7 +4,6 @@ import (
 	"slices"
 	"time"
 
-	"shardis/acl"
 	"shardis/codec"
 	"shardis/server"
 )
@@ -162,7 +161,7 @@ func execCommand(c *Ctx) {
 	db := c.DB
 	for _, args := range m.Commands {
 		cmd := Lookup(args)
-		if msg := execACLRefusal(c, cmd, args); msg != "" {
+		if msg := c.Exec.Admit(&AdmitRequest{From: FromExec, Cmd: cmd, Args: args, Client: cl}); msg != "" {
 			c.W.Error(msg)
 			continue
 		}
@@ -180,29 +179,4 @@ func execCommand(c *Ctx) {
 			db = cl.DB
 		}
 	}
-}
-
-// execACLRefusal checks a queued command again against the connection's ACL user, as Redis
-// does at EXEC in case the user's permissions changed since it was queued; it returns
-// Redis's error (logged with context multi) or "".
-func execACLRefusal(c *Ctx, cmd *Command, args [][]byte) string {
-	u := c.Client.User()
-	if u == nil || u.Unrestricted() {
-		return ""
-	}
-	why, pos := cmd.ACLCheck(u, args)
-	if why == acl.Allowed {
-		return ""
-	}
-	LogDenial(c.Srv, c.Client, cmd, args, why, pos, acl.ContextMulti, false)
-	reason := "no permission"
-	switch why {
-	case acl.DeniedCommand:
-		reason = "no permission to execute the command or subcommand"
-	case acl.DeniedKey:
-		reason = "no permission to touch the specified keys"
-	case acl.DeniedChannel:
-		reason = "no permission to access one of the channels used as arguments"
-	}
-	return "NOPERM ACLs rules changed between the moment the transaction was accumulated and the EXEC call. This command is no longer allowed for the following reason: " + reason
 }

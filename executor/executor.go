@@ -204,13 +204,15 @@ func (e *Executor) Account(cmd *cmds.Command, args [][]byte, d time.Duration, re
 	}
 }
 
-// Refused records a command refused before it ran (unknown, wrong arity, NOAUTH, a queue-time
-// error): cmd, when known, counts a rejected call, and the error count goes up.
-func (e *Executor) Refused(cmd *cmds.Command) {
+// refused records a command refused before it ran (unknown, wrong arity, NOAUTH, a queue-time
+// error): cmd, when known, counts a rejected call, the error count goes up and errorstats
+// counts msg's code.
+func (e *Executor) refused(cmd *cmds.Command, msg string) {
 	if cmd != nil {
 		cmd.Reject()
 	}
 	e.srv.Stats.ErrorReplies.Add(1)
+	e.srv.Errors.Count([]byte(msg))
 }
 
 // runGuarded runs the command; a panic (a bug, never a client's fault) becomes an error reply

@@ -26,13 +26,10 @@ func (e *Executor) Apply(tx *shard.Tx, db int, args [][]byte) (err error) {
 		return errors.New("apply: empty record")
 	}
 	cmd := cmds.Lookup(args)
+	if msg := e.Admit(&cmds.AdmitRequest{From: cmds.FromReplication, Cmd: cmd, Args: args}); msg != "" {
+		return fmt.Errorf("apply: %s", msg)
+	}
 	switch {
-	case cmd == nil:
-		return fmt.Errorf("apply: %s", cmds.UnknownCommandError(args))
-	case cmd.Run == nil:
-		return fmt.Errorf("apply: %s", cmds.UnknownSubcommandError(args))
-	case !cmd.CheckArity(len(args)):
-		return fmt.Errorf("apply: %s", cmds.ArityError(cmd))
 	case cmd.Exec == cmds.ExecConn || cmd.Exec == cmds.ExecServer:
 		// Such commands never reach the binlog: they have no transaction to write with.
 		return fmt.Errorf("apply: '%s' is not a data command", cmd.Name)

@@ -45,7 +45,7 @@ type batch struct {
 	// commands): a Ctx handed to a command's function escapes, so a local one would be
 	// allocated for every command.
 	loopCtx cmds.Ctx
-	keyBuf  [][]byte // scratch for the key arguments when routing (Server.singleShard)
+	keyBuf  [][]byte // scratch for the key arguments when routing (executor.OneShard)
 	// hasLate: some slot is a late read (slot.late); laterWrite is plan's scratch for them.
 	hasLate    bool
 	laterWrite []bool
@@ -223,7 +223,7 @@ func (b *batch) plan(nShards int) {
 			b.steps = append(b.steps, step{from: i, to: i + 1, narrowShard: narrowShard})
 			continue
 		}
-		shards := srv.shardsOf(b, s)
+		shards := srv.exec.Shards(s.cmd, b.args(s), s.db, b.conn.client, s.multi)
 		narrow := s.cmd.Has(cmds.TraitNarrowRoute)
 		if open && b.steps[last].coordinated && b.steps[last].shards != nil && shards != nil &&
 			b.steps[last].narrow == narrow {
@@ -414,7 +414,7 @@ func (b *batch) nextStep() {
 // of the step, none of which ran, in a step of their own after it, holding every shard.
 func (b *batch) rerunWide() {
 	st := &b.steps[b.step]
-	rerun := step{from: b.strayedAt, to: st.to, coordinated: true, shards: b.conn.srv.allShards(),
+	rerun := step{from: b.strayedAt, to: st.to, coordinated: true, shards: b.conn.srv.exec.AllShards(),
 		narrow: true, narrowShard: -1}
 	st.to = b.strayedAt
 	b.steps = slices.Insert(b.steps, b.step+1, rerun)

@@ -3,7 +3,6 @@ package reactor
 import (
 	"errors"
 	"log"
-	"strings"
 	"sync/atomic"
 	"time"
 	"unsafe"
@@ -11,7 +10,6 @@ import (
 	"github.com/panjf2000/gnet/v2"
 	"github.com/valyala/bytebufferpool"
 
-	"shardis/acl"
 	"shardis/cmds"
 	"shardis/codec"
 	"shardis/config"
@@ -473,69 +471,11 @@ func (cn *conn) dispatch(start int) bool {
 			cl.ReplyMode = server.ReplyOn
 		}
 	}
-	refuse := func(msg string) bool {
-		if cl.Multi != nil { // a refusal inside MULTI dooms the transaction
-			cl.Multi.Aborted = true
-			if cmd != nil && cmd.Has(cmds.TraitRunsQueue) { // EXEC itself: discarded now
-				cl.Multi = nil
-				cl.Unwatch()
-				cl.Publish()
-				msg = cmds.ExecAbortPrefix + ": " + strings.TrimPrefix(msg, "ERR ")
-			}
-		}
-		srv.state.Errors.Count([]byte(msg))
+	if msg := srv.exec.Admit(&cmds.AdmitRequest{From: cmds.FromClient, Cmd: cmd, Args: args, Client: cl}); msg != "" {
 		w := codec.Writer{Buf: s.reply[:0], RESP3: s.resp3}
 		w.Error(msg)
 		s.reply, s.finished = w.Buf, true
 		return true
-	}
-	admission := srv.state.Admission() // loading, disk error: one atomic load
-	switch {
-	case cmd == nil:
-		srv.exec.Refused(nil)
-		return refuse(cmds.UnknownCommandError(args))
-	case !cmd.CheckArity(len(args)):
-		srv.exec.Refused(cmd)
-		return refuse(cmds.ArityError(cmd))
-	case cmd.Run == nil: // a container command with an unknown subcommand
-		srv.exec.Refused(nil)
-		return refuse(cmds.UnknownSubcommandError(args))
-	case cmd.Has(cmds.TraitProtected) && !cmds.ProtectedAllowed(srv.cfg.Value("enable-debug-command"), cl.Unix, cl.Addr):
-		srv.exec.Refused(cmd)
-		return refuse(cmds.ProtectedError(cmd))
-	case !cl.Authed && !cmd.Has(cmds.FlagNoAuth) && srv.state.ACL.AuthRequired():
-		srv.exec.Refused(cmd)
-		return refuse("NOAUTH Authentication required.")
-	}
-	// ACL: one load and a bool for a user with every permission (the default user). A
-	// command refused inside MULTI for its no_multi flag is refused below, as Redis checks
-	// that first.
-	if u := cl.User(); u != nil && !u.Unrestricted() && !(cl.Multi != nil && cmd.Has(cmds.FlagNoMulti)) {
-		if msg := cn.aclRefusal(u, cmd, args); msg != "" {
-			srv.exec.Refused(cmd)
-			return refuse(msg)
-		}
-	}
-	switch {
-	case admission&server.AdmitDiskError != 0 && deniedOnDiskError(cmd, cl):
-		srv.exec.Refused(cmd)
-		return refuse(server.DiskError)
-	case !cl.RESP3 && !cmd.Has(cmds.TraitSubscribedMode) && cl.PubSub():
-		srv.exec.Refused(cmd)
-		return refuse("ERR Can't execute '" + cmd.Name + "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context")
-	}
-	// While the store opens, only commands with the loading flag run.
-	if admission&server.AdmitLoading != 0 && !cmd.Has(cmds.FlagLoading) {
-		srv.exec.Refused(cmd)
-		return refuse(server.LoadingError)
-	}
-	// A script past busy-reply-threshold holds its shards: what needs one of them is refused,
-	// as Redis refuses all but allow_busy commands then (one atomic load when no script runs).
-	if srv.state.Busy.Running() && cmd.NeedsShard() && !cmd.Has(cmds.FlagAllowBusy) {
-		if msg := srv.busyError(cmd, args, cl); msg != "" {
-			srv.exec.Refused(cmd)
-			return refuse(msg)
-		}
 	}
 	s.cmd = cmd
 	cl.Touch(&cmd.Name, now)
@@ -545,10 +485,6 @@ func (cn *conn) dispatch(start int) bool {
 		defer cn.useCaching(cmd)
 	}
 	if cl.Multi != nil && !cmd.Has(cmds.TraitTxControl) {
-		if cmd.Has(cmds.FlagNoMulti) {
-			srv.exec.Refused(cmd)
-			return refuse("ERR Command not allowed inside a transaction")
-		}
 		cl.Multi.Queue(args, cmd.MayWrite(), cmd.Exec == cmds.ExecConn)
 		cl.Publish()
 		if cl.Multi.Size() > srv.cfg.ClientQueryBufferLimit() {
@@ -616,7 +552,7 @@ func (cn *conn) dispatch(start int) bool {
 			}
 			break
 		}
-		s.shard = srv.singleShard(cmd, args, &b.keyBuf)
+		s.shard = srv.exec.OneShard(cmd, args, &b.keyBuf)
 		// A Peek cannot report keyspace events (a key miss, a lazy expiry): while any are
 		// enabled, reads take the view or the shard. A view leaves a lazy expiry to the shard
 		// but would publish a key miss after the reply: with "keymiss" on, reads go to the
@@ -642,31 +578,6 @@ func (cn *conn) dispatch(start int) bool {
 		b.queued = true
 	}
 	return true
-}
-
-// aclRefusal checks cmd against the connection's user u (one that is not unrestricted) and
-// returns the NOPERM error, logged in the ACL log as Redis does, or "" when u may run it.
-func (cn *conn) aclRefusal(u *acl.User, cmd *cmds.Command, args [][]byte) string {
-	cl := cn.client
-	why, pos := cmd.ACLCheck(u, args)
-	if why == acl.Allowed {
-		return ""
-	}
-	cl.Touch(&cmd.Name, time.Now().UnixMilli()) // the log's client line names the command, as Redis's
-	ctx := acl.ContextToplevel
-	if cl.Multi != nil {
-		ctx = acl.ContextMulti
-	}
-	cmds.LogDenial(cn.srv.state, cl, cmd, args, why, pos, ctx, true)
-	return cmds.NoPermError(why, cmd)
-}
-
-// deniedOnDiskError reports whether cmd is refused while the disk guard turns writes away:
-// what Redis refuses when it cannot write its AOF, write commands, EXEC of a transaction
-// that writes, and PING (TraitDeniedOnDiskError).
-func deniedOnDiskError(cmd *cmds.Command, cl *server.Client) bool {
-	return cmd.HasAny(cmds.FlagWrite|cmds.TraitDeniedOnDiskError) ||
-		cmd.Has(cmds.TraitRunsQueue) && cl.Multi != nil && cl.Multi.MayWrite
 }
 
 // useCaching ends CLIENT CACHING's flag after cmd was dispatched, as Redis does after any
