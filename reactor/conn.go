@@ -12,7 +12,6 @@ import (
 
 	"shardis/cmds"
 	"shardis/codec"
-	"shardis/config"
 	"shardis/executor"
 	"shardis/pubsub"
 	"shardis/server"
@@ -603,20 +602,20 @@ func (cn *conn) overOutputLimit() bool {
 	if cn.client.PubSub() {
 		return false
 	}
-	l := cn.srv.cfg.OutputLimit(config.ClassNormal)
-	if l.Hard == 0 && l.Soft == 0 {
+	hard, soft, softFor := cn.srv.state.OutputLimit()
+	if hard == 0 && soft == 0 {
 		return false
 	}
 	held := int64(cn.gc.OutboundBuffered())
-	over := l.Hard > 0 && held > l.Hard
+	over := hard > 0 && held > hard
 	switch {
 	case over:
-	case l.Soft == 0 || held <= l.Soft:
+	case soft == 0 || held <= soft:
 		cn.overSoft = time.Time{}
 	case cn.overSoft.IsZero():
 		cn.overSoft = time.Now() // the first time over the soft limit starts the clock
 	default:
-		over = time.Since(cn.overSoft) > time.Duration(l.SoftSeconds)*time.Second
+		over = time.Since(cn.overSoft) > softFor
 	}
 	if over {
 		log.Printf("Client id=%d addr=%s closed for overcoming of output buffer limits (%d bytes held).",

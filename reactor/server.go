@@ -18,18 +18,32 @@ import (
 	"github.com/panjf2000/gnet/v2"
 
 	"shardis/cmds"
-	"shardis/config"
 	"shardis/executor"
 	"shardis/pubsub"
 	"shardis/server"
 	"shardis/shard"
-	"shardis/tracking"
 )
+
+// Settings is the part of the configuration the network side reads (*config.Config has it).
+// Each call reads the live value: a CONFIG SET applies to the next read.
+type Settings interface {
+	Port() int
+	Bind() []string
+	UnixSocket() (path string, perm os.FileMode)
+	Loops() int
+	CPUPin() bool
+	ProtectedMode() bool
+	MaxClients() int
+	TCPKeepalive() time.Duration
+	Timeout() time.Duration // idle clients are closed after it; 0: never
+	ClientQueryBufferLimit() int64
+	ProtoMaxBulkLen() int64
+}
 
 // Server is the network server. It implements gnet.EventHandler.
 type Server struct {
 	gnet.BuiltinEventEngine
-	cfg   *config.Config
+	cfg   Settings
 	store *shard.Store
 	state *server.Server
 	exec  *executor.Executor
@@ -186,8 +200,6 @@ func (s *Server) OnOpen(c gnet.Conn) ([]byte, gnet.Action) {
 		FD:      c.Fd(),
 		Created: time.Now(),
 		Authed:  !s.state.ACL.AuthRequired(),
-		// Made here, not on first WATCH: a WATCH running in a shard must not race OnClose.
-		Watch: &shard.Watcher{},
 	}
 	if ka := s.cfg.TCPKeepalive(); ka > 0 {
 		if _, tcp := c.RemoteAddr().(*net.TCPAddr); tcp {
@@ -214,11 +226,10 @@ func (s *Server) OnOpen(c gnet.Conn) ([]byte, gnet.Action) {
 	cl.Buffers = func() (int, int) {
 		return int(cn.inBuffered.Load()), int(cn.outBuffered.Load()) + cl.Sub.Queued()
 	}
-	cl.Sub = pubsub.NewSubscriber(cn.wake, s.pubsubLimit, func(n int64) {
+	cl.Attach(pubsub.NewSubscriber(cn.wake, s.state.PubSubLimit, func(n int64) {
 		log.Printf("Client id=%d addr=%s closed for overcoming of output buffer limits (%d bytes queued).", cl.ID, cl.Addr, n)
 		cl.Kill()
-	})
-	cl.Track = tracking.NewConn(cl.ID, cl.Sub)
+	}))
 	c.SetContext(cn)
 	s.state.Clients.Add(cl)
 	return nil, gnet.None
@@ -229,12 +240,6 @@ func addrString(a net.Addr) string {
 		return ""
 	}
 	return a.String()
-}
-
-// pubsubLimit is the limit of a subscriber's queue: client-output-buffer-limit's pubsub class.
-func (s *Server) pubsubLimit() pubsub.Limit {
-	l := s.cfg.OutputLimit(config.ClassPubSub)
-	return pubsub.Limit{Hard: l.Hard, Soft: l.Soft, SoftFor: time.Duration(l.SoftSeconds) * time.Second}
 }
 
 // OnClose unregisters a connection.

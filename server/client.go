@@ -157,6 +157,15 @@ func (cl *Client) TakeMulti() *Multi {
 	return m
 }
 
+// Attach gives a new connection's client its subscriber (the pub/sub queue the reactor
+// drains), the CLIENT TRACKING state that publishes to it, and its WATCH state, made now
+// rather than on the first WATCH, which runs in a shard and must not race the close.
+func (cl *Client) Attach(sub *pubsub.Subscriber) {
+	cl.Sub = sub
+	cl.Track = tracking.NewConn(cl.ID, sub)
+	cl.Watch = &shard.Watcher{}
+}
+
 // Watcher returns the connection's watcher, made on first use.
 func (cl *Client) Watcher() *shard.Watcher {
 	if cl.Watch == nil {

@@ -335,3 +335,17 @@ func (s *Server) LoadUsers() error {
 	}
 	return nil
 }
+
+// OutputLimit returns client-output-buffer-limit's normal class: the bytes of output a
+// connection may hold (hard), or hold for longer than softFor (soft); 0 is no limit.
+func (s *Server) OutputLimit() (hard, soft int64, softFor time.Duration) {
+	l := s.Config.OutputLimit(config.ClassNormal)
+	return l.Hard, l.Soft, time.Duration(l.SoftSeconds) * time.Second
+}
+
+// PubSubLimit returns client-output-buffer-limit's pubsub class, the bound of a subscriber's
+// queue.
+func (s *Server) PubSubLimit() pubsub.Limit {
+	l := s.Config.OutputLimit(config.ClassPubSub)
+	return pubsub.Limit{Hard: l.Hard, Soft: l.Soft, SoftFor: time.Duration(l.SoftSeconds) * time.Second}
+}
