@@ -62,7 +62,8 @@ func (e *Executor) Run(c *cmds.Ctx) {
 	// The commands EXEC and scripts run write on behalf of the caller's command.
 	top := c.Tx != nil && !c.InTransaction
 	if top {
-		c.Tx.SetWriter(clientID(c.Client), c.Host)
+		tail, _ := c.Host.(shard.ReplyTail) // the reactor's slot; nil for other callers
+		c.Tx.SetWriter(clientID(c.Client), tail)
 	}
 	runGuarded(c)
 	if top {
@@ -99,9 +100,9 @@ func (e *Executor) Run(c *cmds.Ctx) {
 	}
 }
 
-// Peek answers c from committed state in the calling event loop (Command.Peek) and records it.
+// peek answers c from committed state in the calling event loop (Command.Peek) and records it.
 // It reports false, having written and recorded nothing, when only the shard can answer.
-func (e *Executor) Peek(c *cmds.Ctx, start time.Time) bool {
+func (e *Executor) peek(c *cmds.Ctx, start time.Time) bool {
 	c.Srv, c.Exec = e.srv, e
 	e.remember(c, true)
 	if !c.Cmd.Peek(c) {
@@ -111,11 +112,11 @@ func (e *Executor) Peek(c *cmds.Ctx, start time.Time) bool {
 	return true
 }
 
-// View runs the read command c against a read-only view of shard id's committed state, in the
+// view runs the read command c against a read-only view of shard id's committed state, in the
 // calling event loop (shard.Store.View). It reports false, with c.W emptied and nothing
 // recorded, when the command needed the shard (a write, a lazy expiry, a reply stream) or its
 // reads may have straddled a commit: the command must then run in its shard.
-func (e *Executor) View(c *cmds.Ctx, id int) bool {
+func (e *Executor) view(c *cmds.Ctx, id int) bool {
 	store := e.srv.Store
 	tx := store.View(id)
 	c.Tx, c.Srv, c.Exec = tx, e.srv, e

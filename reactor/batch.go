@@ -1,16 +1,12 @@
 package reactor
 
 import (
-	"errors"
 	"slices"
 	"sync/atomic"
 	"time"
 
-	"shardis/cmds"
-	"shardis/codec"
+	"shardis/executor"
 	"shardis/pubsub"
-	"shardis/server"
-	"shardis/shard"
 )
 
 // A batch is the commands parsed from one OnTraffic call of one connection. A connection has
@@ -39,13 +35,13 @@ type batch struct {
 	flushed int // slots whose replies the loop has written (see conn.flush)
 	// queued: a slot of this batch waits for a shard, so later commands must wait too (a
 	// Peek may answer a read in the loop only while nothing before it is pending).
-	queued  bool
-	peekBuf []byte // Ctx.PeekBuf, kept between commands
-	// loopCtx is the context of the commands the loop answers itself (peek, view, connection
-	// commands): a Ctx handed to a command's function escapes, so a local one would be
-	// allocated for every command.
-	loopCtx cmds.Ctx
-	keyBuf  [][]byte // scratch for the key arguments when routing (executor.OneShard)
+	queued bool
+	// loop is the executor's scratch for the commands the loop answers itself (peek, view,
+	// connection commands); coord is the coordinator's, and coordCalls its list of calls.
+	loop, coord executor.Frame
+	coordCalls  []*executor.Call
+	coordAt     []int    // the slot of each of coordCalls
+	keyBuf      [][]byte // scratch for the key arguments when routing (executor.OneShard)
 	// hasLate: some slot is a late read (slot.late); laterWrite is plan's scratch for them.
 	hasLate    bool
 	laterWrite []bool
@@ -65,33 +61,25 @@ type batch struct {
 	strayedAt int
 }
 
-// slot is one command of a batch and its reply.
+// slot is one command of a batch and its reply. Its Call is what the executor runs and
+// answers into: the command, its arguments (current once adopt ran), database, protocol,
+// MULTI state, CLIENT CACHING flag, whether the reply is suppressed (CLIENT REPLY OFF/SKIP),
+// the reply and, when set, the stream that is the rest of it (the loop sends it piece by piece,
+// see pump, and closes it; whoever drops the slot unsent must close it).
 type slot struct {
+	executor.Call
 	argStart, argEnd int
-	cmd              *cmds.Command
-	db               int
-	resp3            bool
 	shard            int  // owning shard of a single-shard command, -1 otherwise
 	finished         bool // already has its reply (ran in the loop, or was refused)
 	blocked          bool // the command blocked: its reply comes through Unblocked
-	suppress         bool // CLIENT REPLY OFF/SKIP: do not send the reply
 	late             bool // a read answered by Peek in the loop once the batch's steps are done
-	// multi is Ctx.Multi of a TraitTxControl command: the connection's MULTI at dispatch, or
-	// the transaction EXEC or DISCARD took over.
-	multi *server.Multi
-	// caching: CLIENT CACHING's flag applied to this command (Ctx.Caching).
-	caching bool
-	reply   []byte
 	// after are frames that follow the reply, sent even when the reply is suppressed: the
 	// invalidations the command's own writes cause for the connection (AfterReply).
 	after []byte
 	// captured is how many bytes of reply are pub/sub messages the command made for the
 	// connection's own subscriptions (Capture), inserted where Redis writes them.
 	captured int
-	// stream, when set, is the rest of the reply after reply: the loop sends it piece by
-	// piece (see pump) and closes it. Whoever drops the slot unsent must close it.
-	stream *shard.Stream
-	b      *batch
+	b        *batch
 }
 
 // step is a range of slots run together.
@@ -108,12 +96,12 @@ type step struct {
 	narrowShard int
 }
 
-// shardJob is the part of a fanout step that runs in one shard (shard.Job).
+// shardJob is the part of a fanout step that runs in one shard: the executor's job of the
+// step's calls there, and the slots they are.
 type shardJob struct {
+	executor.Job
 	b     *batch
-	shard int
 	slots []int
-	ctx   cmds.Ctx
 }
 
 // Buffers a batch keeps for reuse are dropped when one request made them larger than this,
@@ -136,12 +124,13 @@ func (b *batch) reset() {
 	}
 	b.adopted = 0
 	for i := range b.slots {
-		if cap(b.slots[i].reply) > maxKeptReply {
-			b.slots[i].reply = nil
+		if cap(b.slots[i].Reply) > maxKeptReply {
+			b.slots[i].Reply = nil
 		}
-		b.slots[i].reply = b.slots[i].reply[:0]
+		b.slots[i].Reply = b.slots[i].Reply[:0]
 		b.slots[i].after = b.slots[i].after[:0]
-		b.slots[i].stream = nil
+		b.slots[i].Stream = nil
+		b.slots[i].Args, b.slots[i].Multi = nil, nil // pin neither the input nor a transaction
 	}
 	b.slots = b.slots[:0]
 	b.steps = b.steps[:0]
@@ -156,16 +145,9 @@ func (b *batch) reset() {
 // loop's OnClose and from the batch's end (Stream.Close is idempotent).
 func (b *batch) closeStreams() {
 	for i := b.flushed; i < len(b.slots); i++ {
-		if st := b.slots[i].stream; st != nil {
+		if st := b.slots[i].Stream; st != nil {
 			st.Close()
 		}
-	}
-}
-
-func (s *slot) closeStream() {
-	if s.stream != nil {
-		s.stream.Close()
-		s.stream = nil
 	}
 }
 
@@ -176,7 +158,7 @@ func (b *batch) addSlot(start int) *slot {
 	if len(b.slots) < cap(b.slots) {
 		b.slots = b.slots[:len(b.slots)+1]
 		s := &b.slots[len(b.slots)-1]
-		*s = slot{argStart: start, argEnd: len(b.argv), shard: -1, reply: s.reply[:0], b: b}
+		*s = slot{Call: executor.Call{Reply: s.Reply[:0]}, argStart: start, argEnd: len(b.argv), shard: -1, b: b}
 		return s
 	}
 	b.slots = append(b.slots, slot{argStart: start, argEnd: len(b.argv), shard: -1, b: b})
@@ -200,12 +182,12 @@ func (b *batch) plan(nShards int) {
 	for i := range b.slots {
 		s := &b.slots[i]
 		last := len(b.steps) - 1
-		alone := !s.finished && s.cmd.Has(cmds.TraitOwnStep)
+		alone := !s.finished && s.Cmd.OwnStep()
 		open := last >= 0 && !sealed && !alone
-		sealed = !s.finished && s.cmd.HasAny(cmds.FlagBlocking|cmds.TraitOwnStep)
+		sealed = !s.finished && (s.Cmd.MayBlock() || s.Cmd.OwnStep())
 		if s.finished || s.shard >= 0 {
 			narrowShard := -1
-			if !s.finished && s.cmd.Has(cmds.TraitNarrowRoute) {
+			if !s.finished && s.Cmd.NarrowRoute() {
 				narrowShard = s.shard
 			}
 			if open && !b.steps[last].coordinated &&
@@ -223,8 +205,8 @@ func (b *batch) plan(nShards int) {
 			b.steps = append(b.steps, step{from: i, to: i + 1, narrowShard: narrowShard})
 			continue
 		}
-		shards := srv.exec.Shards(s.cmd, b.args(s), s.db, b.conn.client, s.multi)
-		narrow := s.cmd.Has(cmds.TraitNarrowRoute)
+		shards := srv.exec.ShardsOf(b.callOf(s), b.conn.client)
+		narrow := s.Cmd.NarrowRoute()
 		if open && b.steps[last].coordinated && b.steps[last].shards != nil && shards != nil &&
 			b.steps[last].narrow == narrow {
 			b.steps[last].to = i + 1
@@ -258,9 +240,9 @@ func (b *batch) planLate(nShards int) {
 				s.finished = true
 			}
 		case s.finished:
-		case s.shard < 0 || s.cmd.Has(cmds.TraitNarrowRoute): // a script may write anywhere
+		case s.shard < 0 || s.Cmd.NarrowRoute(): // a script may write anywhere
 			laterAll = true
-		case !s.cmd.IsReadOnly():
+		case !s.Cmd.ReadOnly():
 			b.laterWrite[s.shard] = true
 		}
 	}
@@ -323,9 +305,9 @@ func (b *batch) run(from origin) {
 
 // postFanout posts the step's jobs and reports whether any was posted.
 func (b *batch) postFanout(st *step, fromShard bool) bool {
-	srv := b.conn.srv
 	for i := range b.jobs {
 		b.jobs[i].slots = b.jobs[i].slots[:0]
+		b.jobs[i].Reset()
 	}
 	var posted int32
 	for i := st.from; i < st.to; i++ {
@@ -338,6 +320,8 @@ func (b *batch) postFanout(st *step, fromShard bool) bool {
 			posted++
 		}
 		j.slots = append(j.slots, i)
+		b.prepare(s)
+		j.Add(&s.Call)
 	}
 	if posted == 0 {
 		return false
@@ -352,12 +336,7 @@ func (b *batch) postFanout(st *step, fromShard bool) bool {
 		}
 		posted--
 		last := posted == 0
-		sh := srv.store.Shard(i)
-		if !fromShard {
-			sh.Post(j)
-		} else if !sh.TryPost(j) {
-			go sh.Post(j)
-		}
+		j.Post(fromShard)
 		if last {
 			break
 		}
@@ -365,29 +344,17 @@ func (b *batch) postFanout(st *step, fromShard bool) bool {
 	return true
 }
 
-// Run executes the job's commands in its shard (shard.Job). It stops at a command that
-// strayed: the rest of the job follows it in the step and runs again with it (rerunWide).
-func (j *shardJob) Run(tx *shard.Tx) {
+// JobDone is called after the group holding the job committed (executor.JobOwner). A call
+// that strayed and the rest of the job follow it in the step and run again (rerunWide).
+func (j *shardJob) JobDone(err error, strayed int) {
 	b := j.b
-	for n, i := range j.slots {
-		if n > 0 {
-			tx.StartCommand()
-		}
-		b.exec(&j.ctx, &b.slots[i], tx)
-		if j.ctx.Strayed {
-			b.strayedAt = i
-			return
-		}
+	if strayed >= 0 {
+		b.strayedAt = j.slots[strayed]
 	}
-}
-
-// Done is called after the group holding the job committed (shard.Job).
-func (j *shardJob) Done(err error) {
-	b := j.b
 	if err != nil {
 		for _, i := range j.slots {
 			if s := &b.slots[i]; !s.blocked { // a blocked slot's reply comes from its waiter
-				b.failSlot(s, err)
+				executor.FailReply(&s.Call, err)
 			}
 		}
 	}
@@ -425,7 +392,7 @@ func (b *batch) rerunWide() {
 // committing the command's transaction, before the batch ends. It refuses a blocked or
 // streamed command, whose reply is not in the slot: the frame then takes the queue.
 func (s *slot) AfterReply(frame []byte) bool {
-	if s.blocked || s.stream != nil {
+	if s.blocked || s.Stream != nil {
 		return false
 	}
 	s.after = append(s.after, frame...)
@@ -443,7 +410,7 @@ func (s *slot) Blocking() {
 // when the client is gone. The last thing the step waited for moves the batch on.
 func (s *slot) Unblocked(reply []byte) {
 	b := s.b
-	s.reply = reply
+	s.Reply = reply
 	if reply == nil {
 		b.abandon = true
 	}
@@ -453,99 +420,67 @@ func (s *slot) Unblocked(reply []byte) {
 	}
 }
 
-func (b *batch) failSlot(s *slot, err error) {
-	s.closeStream()
-	w := codec.Writer{Buf: s.reply[:0], RESP3: s.resp3}
-	if errors.Is(err, shard.ErrNoSpace) || errors.Is(err, shard.ErrWriteFailed) {
-		w.Error(server.DiskError) // the disk guard refused the commit
-	} else {
-		w.Error("ERR " + err.Error())
-	}
-	s.reply = w.Buf
-}
-
-// runCoordinated runs a coordinated step's commands holding its shards (none for
-// ExecServer), and commits them as one atomic batch. It stops at a command that strayed
-// (Ctx.Strayed), whose writes were rolled back: what ran before it commits, and it runs
-// again with the rest of the step holding every shard (rerunWide).
+// runCoordinated runs a coordinated step's commands holding its shards (none for a
+// command that holds none), and commits them as one atomic batch. It stops at a command that
+// strayed, whose writes were rolled back: what ran before it commits, and it runs again with
+// the rest of the step holding every shard (rerunWide).
 func (b *batch) runCoordinated(st *step) {
-	var ctx cmds.Ctx
-	if st.shards == nil {
-		b.exec(&ctx, &b.slots[st.from], nil)
-		return
-	}
-	held := b.conn.srv.store.Acquire(st.shards)
-	tx := held.Tx()
+	calls, at := b.coordCalls[:0], b.coordAt[:0]
 	for i := st.from; i < st.to; i++ {
 		if s := &b.slots[i]; !s.finished {
-			tx.StartCommand()
-			b.exec(&ctx, s, tx)
-			if ctx.Strayed {
-				b.strayedAt = i
-				break
+			b.prepare(s)
+			calls, at = append(calls, &s.Call), append(at, i)
+		}
+	}
+	b.coordCalls, b.coordAt = calls, at
+	strayed, err := b.conn.srv.exec.RunHolding(&b.coord, st.shards, calls, b.conn.client)
+	if strayed >= 0 {
+		b.strayedAt = at[strayed]
+	}
+	if err != nil {
+		for _, i := range at {
+			if s := &b.slots[i]; !s.blocked {
+				executor.FailReply(&s.Call, err)
 			}
 		}
 	}
-	if err := held.Release(); err != nil {
-		for i := st.from; i < st.to; i++ {
-			if s := &b.slots[i]; !s.finished && !s.blocked {
-				b.failSlot(s, err)
-			}
-		}
-	}
+	clear(calls)
 }
 
-// peek tries to answer slot s in the loop from committed state (Command.Peek). Its
+// peek tries to answer slot s in the loop from committed state (executor.Peek). Its
 // arguments still point into gnet's buffer, which is fine: a Peek copies what it replies.
 func (b *batch) peek(s *slot, start time.Time, late bool) bool {
-	ctx := &b.loopCtx
-	*ctx = b.ctxFor(s, nil)
-	ctx.PeekBuf, ctx.NowMs, ctx.LatePeek = b.peekBuf, start.UnixMilli(), late
-	ok := b.conn.srv.exec.Peek(ctx, start)
-	b.peekBuf = ctx.PeekBuf
-	if !ok {
+	b.prepare(s)
+	if !b.conn.srv.exec.Peek(&b.loop, &s.Call, b.conn.client, start, late) {
 		return false
 	}
-	s.reply, s.finished = ctx.W.Buf, true
+	s.finished = true
 	return true
-}
-
-// viewable reports whether cmd may be answered in the loop through a view (shard.Store.View):
-// a keyed read that routes by its keys and reads no key it does not declare.
-func viewable(cmd *cmds.Command) bool {
-	return cmd.Exec == cmds.ExecKeyed && cmd.Route == nil && cmd.IsReadOnly() &&
-		!cmd.Has(cmds.TraitReadsUndeclaredKeys)
 }
 
 // view tries to answer slot s in the loop with a read-only view of its shard's committed
-// state, running the command as the shard would (executor.View). It reports false, with
-// nothing written, when the command needs its shard. Its arguments still point into gnet's
-// buffer; commands copy what they keep.
+// state (executor.View). It reports false, with nothing written, when the command needs its
+// shard. Its arguments still point into gnet's buffer; commands copy what they keep.
 func (b *batch) view(s *slot) bool {
-	ctx := &b.loopCtx
-	*ctx = b.ctxFor(s, nil)
-	ctx.Streamable = !s.suppress
-	if !b.conn.srv.exec.View(ctx, s.shard) {
-		s.reply = ctx.W.Buf[:0]
+	b.prepare(s)
+	if !b.conn.srv.exec.View(&b.loop, &s.Call, b.conn.client, s.shard) {
 		return false
 	}
-	s.reply, s.finished, s.stream = ctx.W.Buf, true, ctx.Stream
+	s.finished = true
 	return true
 }
 
-// ctxFor returns the context that runs slot s against tx (nil for none).
-func (b *batch) ctxFor(s *slot, tx *shard.Tx) cmds.Ctx {
-	return cmds.Ctx{
-		Args:    b.args(s),
-		DB:      s.db,
-		W:       codec.Writer{Buf: s.reply[:0], RESP3: s.resp3},
-		Tx:      tx,
-		Client:  b.conn.client,
-		Cmd:     s.cmd,
-		Multi:   s.multi,
-		Caching: s.caching,
-		Origin:  s,
-	}
+// callOf returns slot s's call, prepared.
+func (b *batch) callOf(s *slot) *executor.Call {
+	b.prepare(s)
+	return &s.Call
+}
+
+// prepare makes slot s's call current before it runs: its arguments (adopt may have moved
+// them), and the slot as the receiver of its messages and of its reply if it blocks.
+func (b *batch) prepare(s *slot) {
+	s.Args = b.args(s)
+	s.Origin, s.Host = s, s
 }
 
 // Subscriber is the connection's subscriber (pubsub.Origin).
@@ -556,21 +491,7 @@ func (s *slot) Subscriber() *pubsub.Subscriber { return s.b.conn.client.Sub }
 // that ran the command, once the command wrote its whole reply and before the slot is done;
 // messages come in the order they were made, so earlier ones shift pos by what they took.
 func (s *slot) Capture(frame []byte, pos int) {
-	at := min(pos+s.captured, len(s.reply))
-	s.reply = slices.Insert(s.reply, at, frame...)
+	at := min(pos+s.captured, len(s.Reply))
+	s.Reply = slices.Insert(s.Reply, at, frame...)
 	s.captured += len(frame)
-}
-
-// exec runs one command through the executor.
-func (b *batch) exec(ctx *cmds.Ctx, s *slot, tx *shard.Tx) {
-	*ctx = b.ctxFor(s, tx)
-	ctx.Streamable = tx != nil && !s.suppress
-	if tx != nil {
-		ctx.Host = s // a command of the connection's own may block
-	}
-	b.conn.srv.exec.Run(ctx)
-	if ctx.Block != nil {
-		return // blocked: the reply comes through s.Unblocked, maybe already did
-	}
-	s.reply, s.stream = ctx.W.Buf, ctx.Stream
 }

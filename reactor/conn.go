@@ -10,12 +10,10 @@ import (
 	"github.com/panjf2000/gnet/v2"
 	"github.com/valyala/bytebufferpool"
 
-	"shardis/cmds"
 	"shardis/codec"
 	"shardis/executor"
 	"shardis/pubsub"
 	"shardis/server"
-	"shardis/shard"
 )
 
 // Batch bounds: a pipeline longer than this runs as several batches in sequence.
@@ -104,11 +102,11 @@ func (cn *conn) flush() (act gnet.Action, finished bool) {
 		}
 		// Up to and including the next streamed slot, or up to a big reply.
 		end := b.flushed
-		for end < len(b.slots) && b.slots[end].stream == nil && !bigReply(&b.slots[end]) {
+		for end < len(b.slots) && b.slots[end].Stream == nil && !bigReply(&b.slots[end]) {
 			end++
 		}
 		last := end == len(b.slots)
-		big := !last && b.slots[end].stream == nil
+		big := !last && b.slots[end].Stream == nil
 		if !last && !big {
 			end++
 		}
@@ -126,18 +124,18 @@ func (cn *conn) flush() (act gnet.Action, finished bool) {
 		}
 		if big {
 			s := &b.slots[end]
-			cn.drain = append(cn.drain[:0], s.reply, s.after)
+			cn.drain = append(cn.drain[:0], s.Reply, s.after)
 			b.flushed++
 			continue
 		}
 		s := &b.slots[end-1]
-		st := s.stream
-		s.stream = nil
-		if s.suppress {
+		st := s.Stream
+		s.Stream = nil
+		if s.Suppress {
 			st.Close()
 			continue
 		}
-		cn.pump = startPump(st, s.resp3, cn.wake)
+		cn.pump = startPump(st, s.RESP3, cn.wake)
 	}
 	b.reset()
 	cn.busy = false
@@ -150,7 +148,7 @@ func (cn *conn) flush() (act gnet.Action, finished bool) {
 // bigReply reports whether slot s's reply goes out piece by piece as the socket takes it
 // (drainOut) rather than to gnet at once, which would copy what the socket did not take: a
 // GET of a 100 MB value would be held twice.
-func bigReply(s *slot) bool { return len(s.reply) >= pumpHighWater && !s.suppress }
+func bigReply(s *slot) bool { return len(s.Reply) >= pumpHighWater && !s.Suppress }
 
 // drainOut writes the pieces in cn.drain (a big reply and what follows it) while gnet holds
 // less than pumpHighWater of output for the connection; it reports whether all went out.
@@ -185,8 +183,8 @@ const copyRepliesBelow = 64 << 10
 func (cn *conn) writeReplies(slots []slot, tail []byte) {
 	total := len(tail)
 	for i := range slots {
-		if s := &slots[i]; !s.suppress {
-			total += len(s.reply)
+		if s := &slots[i]; !s.Suppress {
+			total += len(s.Reply)
 		}
 		total += len(slots[i].after)
 	}
@@ -195,8 +193,8 @@ func (cn *conn) writeReplies(slots []slot, tail []byte) {
 	case total < copyRepliesBelow:
 		out := bytebufferpool.Get()
 		for i := range slots {
-			if s := &slots[i]; !s.suppress {
-				out.B = append(out.B, s.reply...)
+			if s := &slots[i]; !s.Suppress {
+				out.B = append(out.B, s.Reply...)
 			}
 			out.B = append(out.B, slots[i].after...)
 		}
@@ -206,8 +204,8 @@ func (cn *conn) writeReplies(slots []slot, tail []byte) {
 	default:
 		iov := cn.iov[:0]
 		for i := range slots {
-			if s := &slots[i]; !s.suppress && len(s.reply) > 0 {
-				iov = append(iov, s.reply)
+			if s := &slots[i]; !s.Suppress && len(s.Reply) > 0 {
+				iov = append(iov, s.Reply)
 			}
 			if len(slots[i].after) > 0 {
 				iov = append(iov, slots[i].after)
@@ -355,7 +353,7 @@ func (cn *conn) read() bool {
 	}
 	cn.busy = true
 	srv.batches.Add(1)
-	b.plan(srv.store.NumShards())
+	b.plan(srv.exec.NumShards())
 	b.run(inLoop)
 	return true
 }
@@ -437,72 +435,64 @@ func (cn *conn) dispatch(start int) bool {
 		return false // behind an EXEC that changes the connection: parsed once it ran
 	}
 	args := b.argv[start:]
-	cmd := cmds.Lookup(args)
+	exec := srv.exec
+	cmd := exec.Lookup(args)
 	clock := time.Now()
 	now := clock.UnixMilli()
-	if cmd != nil && cmd.Has(cmds.TraitAfterPending) && b.queued {
-		return false // dispatched again once the batch ran (the loop reads on after a batch)
+	var wake func()
+	if len(b.slots) == 0 {
+		wake = cn.wake // nothing of this batch runs to read the input again: wake when it may
 	}
-	if cmd != nil && cmd.Run != nil {
-		mayWrite := cmd.MayWrite() || cmd.Has(cmds.TraitRunsQueue) && cl.Multi != nil && cl.Multi.MayWrite
-		if paused, until := srv.state.Paused(mayWrite, now); paused {
-			if len(b.slots) == 0 {
-				cn.wakeAt(until)
-			}
-			return false
+	if held, until := exec.Hold(cmd, cl, b.queued, now, wake); held {
+		if until > 0 && wake != nil {
+			cn.wakeAt(until)
 		}
-		// While the store opens, a command allowed then (the loading flag) that needs a shard
-		// (WATCH, EXEC) waits for it in the input: the shards run once it is open.
-		if cmd.Has(cmds.FlagLoading) && cmd.NeedsShard() && srv.state.Loading() &&
-			(len(b.slots) > 0 || srv.state.WaitLoaded(cn.wake)) {
-			return false
-		}
+		return false
 	}
 	s := b.addSlot(start)
-	s.db, s.resp3 = cl.DB, cl.RESP3
+	s.DB, s.RESP3 = cl.DB, cl.RESP3
 	// CLIENT REPLY ON and RESET always answer (OFF and SKIP silence themselves).
-	if cmd == nil || !cmd.Has(cmds.TraitAlwaysReplies) {
+	if !cmd.AlwaysReplies() {
 		switch cl.ReplyMode {
 		case server.ReplyOff:
-			s.suppress = true
+			s.Suppress = true
 		case server.ReplySkip:
-			s.suppress = true
+			s.Suppress = true
 			cl.ReplyMode = server.ReplyOn
 		}
 	}
-	if msg := srv.exec.Admit(&cmds.AdmitRequest{From: cmds.FromClient, Cmd: cmd, Args: args, Client: cl}); msg != "" {
-		w := codec.Writer{Buf: s.reply[:0], RESP3: s.resp3}
+	if msg := exec.AdmitClient(cmd, args, cl); msg != "" {
+		w := codec.Writer{Buf: s.Reply[:0], RESP3: s.RESP3}
 		w.Error(msg)
-		s.reply, s.finished = w.Buf, true
+		s.Reply, s.finished = w.Buf, true
 		return true
 	}
-	s.cmd = cmd
-	cl.Touch(&cmd.Name, now)
+	s.Cmd = cmd
+	exec.Admitted(cmd, cl, now)
 	if cl.TrackCaching {
 		// CLIENT CACHING applies to this command (to the transaction when it is MULTI).
-		s.caching = true
+		s.Caching = true
 		defer cn.useCaching(cmd)
 	}
-	if cl.Multi != nil && !cmd.Has(cmds.TraitTxControl) {
-		cl.Multi.Queue(args, cmd.MayWrite(), cmd.Exec == cmds.ExecConn)
-		cl.Publish()
+	if cl.Multi != nil && !cmd.TxControl() {
+		exec.Queue(cmd, args, cl)
 		if cl.Multi.Size() > srv.cfg.ClientQueryBufferLimit() {
 			// What a client queues is input the server holds: bounded like its query buffer.
 			log.Printf("closing client %s: its MULTI holds %d bytes, over client-query-buffer-limit", cl.Addr, cl.Multi.Size())
 			cn.closeAfterFlush = true
 			_ = cn.gc.Close()
-			s.finished, s.suppress = true, true // queued, never run: the transaction dies here
+			s.finished, s.Suppress = true, true // queued, never run: the transaction dies here
 			return true
 		}
-		s.reply, s.finished = append(s.reply[:0], "+QUEUED\r\n"...), true
+		s.Reply, s.finished = append(s.Reply[:0], "+QUEUED\r\n"...), true
 		return true
 	}
-	if cmd.Has(cmds.TraitTxControl) {
-		s.multi = cl.Multi
-		if cmd.Has(cmds.TraitTakesQueue) {
+	if cmd.TxControl() {
+		s.Multi = cl.Multi
+		if cmd.TakesQueue() {
 			cl.TakeMulti()
 			cl.Publish()
-			if cmd.Has(cmds.TraitRunsQueue) && s.multi != nil && s.multi.ChangesConn {
+			if cmd.RunsQueue() && s.Multi != nil && s.Multi.ChangesConn {
 				cn.holdRest = true
 			}
 		}
@@ -510,54 +500,44 @@ func (cn *conn) dispatch(start int) bool {
 	// MONITOR sees a command once it ran, as in Redis: a connection command here, the others
 	// when dispatched (they run in order in their shards), a transaction's as EXEC runs them
 	// (the executor feeds those).
-	exec := cmd.Exec
-	if exec == cmds.ExecServer && !b.queued && cmd.Has(cmds.TraitLoopWhenIdle) {
-		exec = cmds.ExecConn // nothing before it waits: running it now is running it in order
+	where := cmd.Where(b.queued)
+	feed := exec.Monitors(cmd)
+	if feed && where != executor.InLoop {
+		exec.Monitor(cmd, args, cl)
 	}
-	feed := srv.state.Clients.HasMonitors() && executor.Monitored(cmd) && !cmd.Has(cmds.TraitRunsQueue)
-	if feed && exec != cmds.ExecConn {
-		srv.exec.FeedMonitors(cl, cl.DB, cmd.LoggedArgs(args))
-	}
-	switch exec {
-	case cmds.ExecConn:
+	switch where {
+	case executor.InLoop:
 		// Messages queued for the connection before a pub/sub command ran go out before its
 		// reply, as Redis writes them: none arrives after the UNSUBSCRIBE that ended them.
 		// A PUBLISH to the publisher's own subscription (RESP3) writes the message before
 		// the reply too; a (un)subscribe's reply goes before what arrived after it ran.
 		var pushed []byte
-		pubsubCmd := cmd.Has(cmds.FlagPubSub) && !s.suppress
+		pubsubCmd := cmd.PubSub() && !s.Suppress
 		if pubsubCmd && cl.Sub.Pending() {
 			pushed = cl.Sub.Drain(nil, pubsub.DrainAll)
 		}
-		b.exec(&b.loopCtx, s, nil)
-		if pubsubCmd && !cmd.Has(cmds.TraitSubscribedMode) && cl.Sub.Pending() {
+		b.prepare(s)
+		exec.RunInLoop(&b.loop, &s.Call, cl)
+		if pubsubCmd && !cmd.SubscribedMode() && cl.Sub.Pending() {
 			pushed = cl.Sub.Drain(pushed, pubsub.DrainAll)
 		}
 		if pushed != nil {
-			s.reply = append(pushed, s.reply...)
+			s.Reply = append(pushed, s.Reply...)
 		}
 		s.finished = true
 		if feed {
-			srv.exec.FeedMonitors(cl, cl.DB, cmd.LoggedArgs(args))
+			exec.Monitor(cmd, args, cl)
 		}
 		if cl.Quitting {
 			cn.closeAfterFlush = true // QUIT: nothing after it runs
 		}
-	case cmds.ExecKeyed:
-		if cmd.Route != nil {
-			ctx := cmds.Ctx{Args: args, DB: s.db, Client: cl, Srv: srv.state, Cmd: cmd, Multi: s.multi}
-			if ids := cmd.Route(&ctx, srv.store.NumShards()); len(ids) == 1 {
-				s.shard = ids[0]
-			}
+	case executor.InShard:
+		s.shard = exec.Shard(cmd, args, s.DB, cl, s.Multi, &b.keyBuf)
+		if cmd.Routed() {
 			break
 		}
-		s.shard = srv.exec.OneShard(cmd, args, &b.keyBuf)
-		// A Peek cannot report keyspace events (a key miss, a lazy expiry): while any are
-		// enabled, reads take the view or the shard. A view leaves a lazy expiry to the shard
-		// but would publish a key miss after the reply: with "keymiss" on, reads go to the
-		// shard, where the event lands in the reply where Redis writes it.
-		events := srv.store.EventClasses()
-		if cmd.Peek != nil && s.shard >= 0 && events == 0 {
+		peek, view := exec.LoopReads()
+		if cmd.Peekable() && s.shard >= 0 && peek {
 			if !b.queued && b.peek(s, clock, false) {
 				return true
 			}
@@ -565,11 +545,11 @@ func (cn *conn) dispatch(start int) bool {
 				s.late, b.hasLate = true, true
 				return true
 			}
-		} else if s.shard >= 0 && !b.queued && events&shard.EventKeyMiss == 0 && viewable(cmd) && b.view(s) {
+		} else if s.shard >= 0 && !b.queued && view && cmd.Viewable() && b.view(s) {
 			return true
 		}
-	case cmds.ExecAll:
-		if srv.store.NumShards() == 1 {
+	case executor.Everywhere:
+		if exec.NumShards() == 1 {
 			s.shard = 0
 		}
 	}
@@ -581,8 +561,8 @@ func (cn *conn) dispatch(start int) bool {
 
 // useCaching ends CLIENT CACHING's flag after cmd was dispatched, as Redis does after any
 // command but CLIENT's and those of a transaction being queued (MULTI included).
-func (cn *conn) useCaching(cmd *cmds.Command) {
-	if cl := cn.client; cl.Multi == nil && !cmd.Has(cmds.TraitKeepsCaching) {
+func (cn *conn) useCaching(cmd executor.Command) {
+	if cl := cn.client; cl.Multi == nil && !cmd.KeepsCaching() {
 		cl.TrackCaching = false
 	}
 }

@@ -17,11 +17,9 @@ import (
 
 	"github.com/panjf2000/gnet/v2"
 
-	"shardis/cmds"
 	"shardis/executor"
 	"shardis/pubsub"
 	"shardis/server"
-	"shardis/shard"
 )
 
 // Settings is the part of the configuration the network side reads (*config.Config has it).
@@ -44,7 +42,6 @@ type Settings interface {
 type Server struct {
 	gnet.BuiltinEventEngine
 	cfg   Settings
-	store *shard.Store
 	state *server.Server
 	exec  *executor.Executor
 	pin   pinner
@@ -69,7 +66,7 @@ type Server struct {
 
 // New creates the network server of state, whose commands exec runs.
 func New(state *server.Server, exec *executor.Executor) *Server {
-	s := &Server{cfg: state.Config, store: state.Store, state: state, exec: exec,
+	s := &Server{cfg: state.Config, state: state, exec: exec,
 		ready: make(chan struct{}), loopsUp: make(chan struct{}), stopped: make(chan struct{})}
 	state.Shutdown = func() { go s.Stop() }
 	s.pin.enabled = s.cfg.CPUPin()
@@ -153,11 +150,12 @@ func (s *Server) Stop() {
 		// the event handler) stays in memory for the process's life, which tests that start
 		// many servers pay for. The engine is already stopped: this only forgets it.
 		for _, a := range s.protoAddrs {
-			_ = gnet.Stop(ctx, a) //nolint:staticcheck // the one way to drop the registry entry
+			//lint:ignore SA1019 the one way to drop the registry entry
+			_ = gnet.Stop(ctx, a)
 		}
 	})
 	<-s.stopped
-	cmds.StopScripts(s.state) // a script that never ends would hold its batch forever
+	s.exec.StopScripts() // a script that never ends would hold its batch forever
 	s.batches.Wait()
 }
 
@@ -215,9 +213,11 @@ func (s *Server) OnOpen(c gnet.Conn) ([]byte, gnet.Action) {
 	cn := &conn{srv: s, gc: c, client: cl}
 	cn.b.conn = cn
 	cn.b.strayedAt = -1
-	cn.b.jobs = make([]shardJob, s.store.NumShards())
+	cn.b.jobs = make([]shardJob, s.exec.NumShards())
 	for i := range cn.b.jobs {
-		cn.b.jobs[i] = shardJob{b: &cn.b, shard: i}
+		j := &cn.b.jobs[i]
+		j.b = &cn.b
+		j.Job = s.exec.NewJob(i, cl, j)
 	}
 	cl.Kill = func() { _ = c.Close() }
 	cl.Write = func(p []byte) error {
@@ -303,7 +303,7 @@ func (s *Server) Addr() string { return s.addr }
 
 // String describes the server for logs.
 func (s *Server) String() string {
-	return fmt.Sprintf("shardis on %s, %d loops, %d shards, GOMAXPROCS %d", s.addr, s.cfg.Loops(), s.store.NumShards(), runtime.GOMAXPROCS(0))
+	return fmt.Sprintf("shardis on %s, %d loops, %d shards, GOMAXPROCS %d", s.addr, s.cfg.Loops(), s.exec.NumShards(), runtime.GOMAXPROCS(0))
 }
 
 // gnetLogger passes gnet's warnings and errors to the standard logger and drops its chatter.

@@ -7,11 +7,11 @@ import (
 	"github.com/valyala/bytebufferpool"
 
 	"shardis/codec"
-	"shardis/shard"
+	"shardis/executor"
 )
 
 // Streamed replies. A command whose reply walks a big collection (HGETALL of a million
-// fields) leaves a shard.Stream in its slot instead of the whole reply. When the loop gets to
+// fields) leaves a stream (executor.ReplyStream) in its slot instead of the whole reply. When the loop gets to
 // that slot it starts a pump: a goroutine fills pieces of the reply from the stream, at most
 // pumpAhead ahead of the socket, and the loop writes them while gnet's output buffer holds
 // less than pumpHighWater. The server thus holds a few pieces of the reply, never the whole,
@@ -31,13 +31,13 @@ type pump struct {
 	err    error                           // why the reply was cut short; set before chunks closes
 }
 
-func startPump(st *shard.Stream, resp3 bool, wake func()) *pump {
+func startPump(st executor.ReplyStream, resp3 bool, wake func()) *pump {
 	p := &pump{chunks: make(chan *bytebufferpool.ByteBuffer, pumpAhead), stop: make(chan struct{})}
 	go p.produce(st, resp3, wake)
 	return p
 }
 
-func (p *pump) produce(st *shard.Stream, resp3 bool, wake func()) {
+func (p *pump) produce(st executor.ReplyStream, resp3 bool, wake func()) {
 	defer func() {
 		st.Close()
 		close(p.chunks)

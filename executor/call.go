@@ -1,0 +1,437 @@
+package executor
+
+import (
+	"errors"
+	"time"
+
+	"shardis/cmds"
+	"shardis/codec"
+	"shardis/pubsub"
+	"shardis/server"
+	"shardis/shard"
+)
+
+// What the network side asks and hands over. The reactor knows no command: it asks the
+// executor what a command needs (Command's questions), hands it each one as a Call, and has
+// it run there, in a shard (Job), holding several shards (RunHolding), or in its own event
+// loop (RunInLoop, Peek, View).
+
+// Command is a command as the reactor sees it: the answers to what it needs to decide where
+// and when the command runs. The zero Command names no command.
+type Command struct{ c *cmds.Command }
+
+// Lookup returns the command args name (args[0], any case; a subcommand when it has them).
+func (e *Executor) Lookup(args [][]byte) Command { return Command{cmds.Lookup(args)} }
+
+// Where a command runs.
+type Where uint8
+
+const (
+	// InLoop: the connection's event loop runs it as soon as it is dispatched (connection
+	// commands; and PUBLISH when nothing before it waits).
+	InLoop Where = iota
+	// InShard: the shard owning its keys runs it, or a coordinator holding those shards when
+	// they are several.
+	InShard
+	// Alone: a coordinator runs it in order, holding no shard (INFO, CONFIG, …).
+	Alone
+	// Everywhere: it holds every shard (FLUSHALL, KEYS, …).
+	Everywhere
+)
+
+// Where says where the command runs; queued says a command before it in the pipeline waits
+// for a shard (then nothing runs in the loop ahead of it).
+func (c Command) Where(queued bool) Where {
+	switch c.c.Exec {
+	case cmds.ExecConn:
+		return InLoop
+	case cmds.ExecServer:
+		if !queued && c.c.Has(cmds.TraitLoopWhenIdle) {
+			return InLoop // nothing before it waits: running it now is running it in order
+		}
+		return Alone
+	case cmds.ExecAll:
+		return Everywhere
+	}
+	return InShard
+}
+
+// Known reports whether the command exists (a container command with an unknown subcommand
+// does not).
+func (c Command) Known() bool { return c.c != nil && c.c.Run != nil }
+
+// AfterPending: it is dispatched only once every earlier command of the pipeline ran.
+func (c Command) AfterPending() bool { return c.c != nil && c.c.Has(cmds.TraitAfterPending) }
+
+// AlwaysReplies: it answers even under CLIENT REPLY OFF or SKIP.
+func (c Command) AlwaysReplies() bool { return c.c != nil && c.c.Has(cmds.TraitAlwaysReplies) }
+
+// TxControl: it runs at once inside MULTI instead of being queued.
+func (c Command) TxControl() bool { return c.c.Has(cmds.TraitTxControl) }
+
+// TakesQueue: it ends the connection's MULTI and takes its transaction (EXEC, DISCARD).
+func (c Command) TakesQueue() bool { return c.c.Has(cmds.TraitTakesQueue) }
+
+// RunsQueue: it runs the transaction it took (EXEC).
+func (c Command) RunsQueue() bool { return c.c.Has(cmds.TraitRunsQueue) }
+
+// PubSub: a pub/sub command, whose reply goes out in order with the connection's messages.
+func (c Command) PubSub() bool { return c.c.Has(cmds.FlagPubSub) }
+
+// SubscribedMode: allowed in RESP2's subscribed mode ((P|S)SUBSCRIBE, …); its reply goes out
+// before the messages that arrived after it ran.
+func (c Command) SubscribedMode() bool { return c.c.Has(cmds.TraitSubscribedMode) }
+
+// KeepsCaching: CLIENT CACHING's flag survives it.
+func (c Command) KeepsCaching() bool { return c.c.Has(cmds.TraitKeepsCaching) }
+
+// OwnStep: it runs in a step of its own (see cmds.TraitOwnStep).
+func (c Command) OwnStep() bool { return c.c.Has(cmds.TraitOwnStep) }
+
+// MayBlock: it may block (BLPOP, …): what follows it waits until it is answered.
+func (c Command) MayBlock() bool { return c.c.Has(cmds.FlagBlocking) }
+
+// NarrowRoute: its shards are a guess and it may run again holding every shard (scripts).
+func (c Command) NarrowRoute() bool { return c.c.Has(cmds.TraitNarrowRoute) }
+
+// ReadOnly: it only reads data.
+func (c Command) ReadOnly() bool { return c.c.IsReadOnly() }
+
+// Routed: it picks its shards itself (SCAN by its cursor, EXEC by its queue), not by keys.
+func (c Command) Routed() bool { return c.c.Route != nil }
+
+// Peekable: the loop may answer it from committed state without its shard (GET).
+func (c Command) Peekable() bool { return c.c.Peek != nil }
+
+// Viewable: the loop may answer it through a read-only view of its shard: a keyed read that
+// routes by its keys and reads no key it does not declare.
+func (c Command) Viewable() bool {
+	cmd := c.c
+	return cmd.Exec == cmds.ExecKeyed && cmd.Route == nil && cmd.IsReadOnly() &&
+		!cmd.Has(cmds.TraitReadsUndeclaredKeys)
+}
+
+// Hold reports whether cmd, sent by cl, must wait before it is admitted, and so stay in the
+// input: CLIENT PAUSE holds it (until is when the pause ends, unix ms), or the store is still
+// opening and it needs a shard (wake, when not nil, is called when loading ends). queued says
+// a command before it in the pipeline waits for a shard.
+func (e *Executor) Hold(cmd Command, cl *server.Client, queued bool, nowMs int64, wake func()) (held bool, until int64) {
+	c := cmd.c
+	if c == nil {
+		return false, 0
+	}
+	if c.Has(cmds.TraitAfterPending) && queued {
+		return true, 0 // dispatched again once the batch ran (the loop reads on after a batch)
+	}
+	if c.Run == nil {
+		return false, 0
+	}
+	mayWrite := c.MayWrite() || c.Has(cmds.TraitRunsQueue) && cl.Multi != nil && cl.Multi.MayWrite
+	if paused, until := e.srv.Paused(mayWrite, nowMs); paused {
+		return true, until
+	}
+	// While the store opens, a command allowed then (the loading flag) that needs a shard
+	// (WATCH, EXEC) waits for it in the input: the shards run once it is open.
+	if c.Has(cmds.FlagLoading) && c.NeedsShard() && e.srv.Loading() &&
+		(wake == nil || e.srv.WaitLoaded(wake)) {
+		return true, 0
+	}
+	return false, 0
+}
+
+// AdmitClient is Admit for a connection's own command (FromClient).
+func (e *Executor) AdmitClient(cmd Command, args [][]byte, cl *server.Client) string {
+	return e.Admit(&cmds.AdmitRequest{From: cmds.FromClient, Cmd: cmd.c, Args: args, Client: cl})
+}
+
+// Admitted records that cl's admitted command is the last it sent (CLIENT LIST's cmd=).
+func (e *Executor) Admitted(cmd Command, cl *server.Client, nowMs int64) {
+	cl.Touch(&cmd.c.Name, nowMs)
+}
+
+// Queue queues cl's admitted command inside its MULTI.
+func (e *Executor) Queue(cmd Command, args [][]byte, cl *server.Client) {
+	cl.Multi.Queue(args, cmd.c.MayWrite(), cmd.c.Exec == cmds.ExecConn)
+	cl.Publish()
+}
+
+// Monitors reports whether MONITOR clients are to see cl's command as it is dispatched: there
+// are some, and it is not one they never see (admin commands) or see later (EXEC, shown after
+// the commands it ran).
+func (e *Executor) Monitors(cmd Command) bool {
+	return e.srv.Clients.HasMonitors() && Monitored(cmd.c) && !cmd.c.Has(cmds.TraitRunsQueue)
+}
+
+// Monitor shows cl's command to MONITOR clients (secret arguments redacted).
+func (e *Executor) Monitor(cmd Command, args [][]byte, cl *server.Client) {
+	e.FeedMonitors(cl, cl.DB, cmd.c.LoggedArgs(args))
+}
+
+// Shard returns the one shard cmd's args live in (0 for a keyless command), -1 when they are
+// several or the command routes itself to several. scratch is reused for the keys.
+func (e *Executor) Shard(cmd Command, args [][]byte, db int, cl *server.Client, multi *server.Multi, scratch *[][]byte) int {
+	if cmd.c.Route != nil {
+		ctx := cmds.Ctx{Args: args, DB: db, Client: cl, Srv: e.srv, Cmd: cmd.c, Multi: multi}
+		if ids := cmd.c.Route(&ctx, e.srv.Store.NumShards()); len(ids) == 1 {
+			return ids[0]
+		}
+		return -1
+	}
+	return e.OneShard(cmd.c, args, scratch)
+}
+
+// ShardsOf returns the shards a coordinated command must hold (nil: none).
+func (e *Executor) ShardsOf(c *Call, cl *server.Client) []int {
+	return e.Shards(c.Cmd.c, c.Args, c.DB, cl, c.Multi)
+}
+
+// NumShards returns the store's shard count.
+func (e *Executor) NumShards() int { return e.srv.Store.NumShards() }
+
+// LoopReads says which reads the event loops may answer themselves, by the keyspace events
+// enabled: a Peek reports none (a key miss, a lazy expiry), so it needs them all off; a view
+// leaves a lazy expiry to the shard but would publish a key miss after the reply, so it needs
+// "keymiss" off.
+func (e *Executor) LoopReads() (peek, view bool) {
+	events := e.srv.Store.EventClasses()
+	return events == 0, events&shard.EventKeyMiss == 0
+}
+
+// StopScripts ends every running script of the server: one that never ends would hold its
+// batch for ever.
+func (e *Executor) StopScripts() { cmds.StopScripts(e.srv) }
+
+// ReplyStream is the rest of a reply too big to build at once, which the reactor sends piece
+// by piece (see shard.Stream). Whoever holds it closes it.
+type ReplyStream interface {
+	// Fill appends the next elements to w, up to about max bytes, and reports whether more
+	// remain.
+	Fill(w *codec.Writer, max int) (more bool, err error)
+	Close()
+}
+
+// BlockHost receives the outcome of a command that blocked (cmds.BlockHost).
+type BlockHost interface {
+	Blocking()
+	Unblocked(reply []byte)
+}
+
+// Call is one client command as it runs: what the reactor hands in, and the reply it gets
+// back. The reactor owns it; the executor uses it only while running it, from the goroutine
+// running it. Args must be current when it runs (the reactor moves the arguments it parsed
+// into its own buffer after dispatch).
+type Call struct {
+	Cmd   Command
+	Args  [][]byte
+	DB    int
+	RESP3 bool
+	// Multi is, for a TxControl command, the connection's MULTI at dispatch, or the
+	// transaction EXEC or DISCARD took (cmds.Ctx.Multi).
+	Multi *server.Multi
+	// Caching is CLIENT CACHING's flag as it stood at dispatch.
+	Caching bool
+	// Suppress: the reply is not sent (CLIENT REPLY OFF/SKIP), so it is never streamed.
+	Suppress bool
+	// Origin receives the messages the command's keyspace events make for the connection's
+	// own subscriptions; Host, the reply of a command that blocks. Both may be nil.
+	Origin pubsub.Origin
+	Host   BlockHost
+
+	// Reply is the reply, written from Reply[:0]; Stream, when set, is the rest of it, which
+	// the holder sends and closes.
+	Reply  []byte
+	Stream ReplyStream
+}
+
+// setStream sets c.Stream to st, nil when st is (a nil *shard.Stream is not a nil interface).
+func (c *Call) setStream(st *shard.Stream) {
+	if st == nil {
+		c.Stream = nil
+	} else {
+		c.Stream = st
+	}
+}
+
+// Frame is the scratch a caller keeps to run commands without allocating: the context a
+// command's function receives escapes, so a fresh one per command would be allocated. One
+// goroutine at a time uses a Frame.
+type Frame struct {
+	ctx     cmds.Ctx
+	peekBuf []byte
+}
+
+// prepare fills f's context for c run by cl against tx (nil for none).
+func (f *Frame) prepare(c *Call, cl *server.Client, tx *shard.Tx) *cmds.Ctx {
+	ctx := &f.ctx
+	*ctx = cmds.Ctx{
+		Args:    c.Args,
+		DB:      c.DB,
+		W:       codec.Writer{Buf: c.Reply[:0], RESP3: c.RESP3},
+		Tx:      tx,
+		Client:  cl,
+		Cmd:     c.Cmd.c,
+		Multi:   c.Multi,
+		Caching: c.Caching,
+		Origin:  c.Origin,
+	}
+	return ctx
+}
+
+// run runs c against tx (nil: a command that holds no shard) and reports whether it strayed
+// (cmds.Ctx.Strayed): its reply is to be dropped, it runs again holding every shard.
+func (e *Executor) run(f *Frame, c *Call, cl *server.Client, tx *shard.Tx) (strayed bool) {
+	ctx := f.prepare(c, cl, tx)
+	ctx.Streamable = tx != nil && !c.Suppress
+	if tx != nil && c.Host != nil {
+		ctx.Host = c.Host // a command of the connection's own may block
+	}
+	e.Run(ctx)
+	if ctx.Block != nil {
+		return false // blocked: its reply comes through Host, maybe already did
+	}
+	c.Reply = ctx.W.Buf
+	c.setStream(ctx.Stream)
+	return ctx.Strayed
+}
+
+// RunInLoop runs c, a command that holds no shard, in the calling goroutine.
+func (e *Executor) RunInLoop(f *Frame, c *Call, cl *server.Client) { e.run(f, c, cl, nil) }
+
+// Peek answers c in the calling event loop from committed state (a Peekable command). It
+// reports false, having written nothing, when only the shard can answer; with late (the rest
+// of the batch ran first) it always answers. c's arguments may still point into the network
+// buffer: a Peek copies what it replies.
+func (e *Executor) Peek(f *Frame, c *Call, cl *server.Client, start time.Time, late bool) bool {
+	ctx := f.prepare(c, cl, nil)
+	ctx.PeekBuf, ctx.NowMs, ctx.LatePeek = f.peekBuf, start.UnixMilli(), late
+	ok := e.peek(ctx, start)
+	f.peekBuf = ctx.PeekBuf
+	if !ok {
+		return false
+	}
+	c.Reply = ctx.W.Buf
+	return true
+}
+
+// View answers c in the calling event loop through a read-only view of shard id's committed
+// state (a Viewable command). It reports false, with nothing written, when the command needs
+// its shard.
+func (e *Executor) View(f *Frame, c *Call, cl *server.Client, id int) bool {
+	ctx := f.prepare(c, cl, nil)
+	ctx.Streamable = !c.Suppress
+	if !e.view(ctx, id) {
+		c.Reply = ctx.W.Buf[:0]
+		return false
+	}
+	c.Reply = ctx.W.Buf
+	c.setStream(ctx.Stream)
+	return true
+}
+
+// Job is the part of a pipeline step that runs in one shard: its calls, in order, in the
+// shard's transaction (a shard.Job). The reactor keeps one per shard per connection and fills
+// it for each step.
+type Job struct {
+	e      *Executor
+	shard  int
+	client *server.Client
+	owner  JobOwner
+	calls  []*Call
+	frame  Frame
+	// strayed is the index in calls of the call that strayed, -1 for none.
+	strayed int
+}
+
+// JobOwner learns that a job's group committed (err: it did not, and no call of the job
+// took effect); strayed is the index of the call that strayed (it and the calls after it did
+// not run), -1 for none.
+type JobOwner interface {
+	JobDone(err error, strayed int)
+}
+
+// NewJob returns the job of cl's commands in shard id, which reports to owner. The caller
+// keeps it in place (a field or a slice element it does not copy afterwards), so a connection
+// makes its jobs once, with no allocation of their own.
+func (e *Executor) NewJob(id int, cl *server.Client, owner JobOwner) Job {
+	return Job{e: e, shard: id, client: cl, owner: owner, strayed: -1}
+}
+
+// Reset empties the job for the next step.
+func (j *Job) Reset() {
+	clear(j.calls)
+	j.calls = j.calls[:0]
+	j.strayed = -1
+}
+
+// Add appends c to the job's calls.
+func (j *Job) Add(c *Call) { j.calls = append(j.calls, c) }
+
+// Len returns how many calls the job has.
+func (j *Job) Len() int { return len(j.calls) }
+
+// Post hands the job to its shard. fromShard says the caller is a shard goroutine, which
+// must not block on another shard's full inbox: the post then waits in a goroutine of its
+// own. Once posted, the job belongs to the shard until its owner hears JobDone.
+func (j *Job) Post(fromShard bool) {
+	sh := j.e.srv.Store.Shard(j.shard)
+	if !fromShard {
+		sh.Post(j)
+	} else if !sh.TryPost(j) {
+		go sh.Post(j)
+	}
+}
+
+// Run runs the job's calls in the shard (shard.Job). It stops at a call that strayed.
+func (j *Job) Run(tx *shard.Tx) {
+	for n, c := range j.calls {
+		if n > 0 {
+			tx.StartCommand()
+		}
+		if j.e.run(&j.frame, c, j.client, tx) {
+			j.strayed = n
+			return
+		}
+	}
+}
+
+// Done is called once the group holding the job committed (shard.Job).
+func (j *Job) Done(err error) { j.owner.JobDone(err, j.strayed) }
+
+// RunHolding runs calls, in order, holding shards, and commits them as one atomic batch
+// (nil shards: the one call runs holding none). It stops at a call that strayed, whose
+// writes were rolled back: what ran before it commits; strayed is its index (-1 for none),
+// and it and the calls after it run again, holding every shard. err says the commit failed:
+// no call took effect (FailReply answers those that did not block).
+func (e *Executor) RunHolding(f *Frame, shards []int, calls []*Call, cl *server.Client) (strayed int, err error) {
+	if shards == nil {
+		e.run(f, calls[0], cl, nil)
+		return -1, nil
+	}
+	held := e.srv.Store.Acquire(shards)
+	tx := held.Tx()
+	strayed = -1
+	for i, c := range calls {
+		tx.StartCommand()
+		if e.run(f, c, cl, tx) {
+			strayed = i
+			break
+		}
+	}
+	return strayed, held.Release()
+}
+
+// FailReply replaces c's reply with the error of a failed commit: Redis's MISCONF when the
+// disk guard refused it, else the error.
+func FailReply(c *Call, err error) {
+	if c.Stream != nil {
+		c.Stream.Close()
+		c.Stream = nil
+	}
+	w := codec.Writer{Buf: c.Reply[:0], RESP3: c.RESP3}
+	if errors.Is(err, shard.ErrNoSpace) || errors.Is(err, shard.ErrWriteFailed) {
+		w.Error(server.DiskError) // the disk guard refused the commit
+	} else {
+		w.Error("ERR " + err.Error())
+	}
+	c.Reply = w.Buf
+}
