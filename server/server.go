@@ -220,8 +220,7 @@ func eventClasses(c pubsub.Class) uint32 {
 func (s *Server) publishEvents(events []shard.Event) {
 	enabled := s.Config.NotifyKeyspaceEvents()
 	for _, ev := range events {
-		origin, _ := ev.Origin.(pubsub.Origin)
-		s.PubSub.Notify(origin, ev.Pos, enabled, ev.Name, ev.DB, ev.Key)
+		s.PubSub.Notify(ev.Origin, ev.Pos, enabled, ev.Name, ev.DB, ev.Key)
 	}
 }
 

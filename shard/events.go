@@ -30,14 +30,15 @@ type Event struct {
 	// Origin is what the command that made the event named as its origin (SetOrigin), or nil;
 	// Pos is how long the command's reply was when the event was made. The sink delivers to the
 	// origin's own subscription at that point of the reply, as Redis writes it.
-	Origin any
+	Origin pubsub.Origin
 	Pos    int
 }
 
-// EventOrigin is the origin of a command's events: Of is opaque to the shard (the reactor's
-// reply slot), Reply the writer of the command's reply.
+// EventOrigin is the origin of a command's events: Of receives the messages the events make
+// for the connection's own subscriptions (the reactor's reply slot), Reply is the writer of
+// the command's reply.
 type EventOrigin struct {
-	Of    any
+	Of    pubsub.Origin
 	Reply *codec.Writer
 }
 

@@ -17,11 +17,19 @@ type Access struct {
 	// Client is the connection whose command made the access (0: none, e.g. the TTL worker).
 	Client int64
 	// Reader is the tracker's state of the reading connection (a read); nil for a write.
-	Reader any
+	Reader TrackingReader
 	// Owner, for a write or a flush by a connection's own command, is where a frame that
 	// must follow that command's reply goes (nil: the connection's queue).
 	Owner ReplyTail
 	Flush bool
+}
+
+// TrackingReader is a tracking connection's state as the tracker keeps it (tracking.Conn);
+// the shard only carries it from the read to the tracker, in order with the writes.
+type TrackingReader interface {
+	// Remembers reports whether the connection remembers what it reads now (CLIENT TRACKING
+	// on, in the default mode as CLIENT CACHING allows).
+	Remembers(caching bool) bool
 }
 
 // ReplyTail is the place right after a command's reply, not yet sent (the reactor's slot): an
@@ -62,16 +70,15 @@ func (s *Store) TrackWrites(on bool) {
 }
 
 // SetWriter records the client whose command runs next in the transaction (0: none) and the
-// host of that command's reply (a ReplyTail, where frames following the reply go; anything
-// else or nil: none), so the keys it writes are reported with them (NOLOOP, the order of a
-// connection's own invalidations). It costs two stores: the host is looked at only when a
-// write is recorded.
-func (tx *Tx) SetWriter(id int64, host any) { tx.writer, tx.owner = id, host }
+// place after that command's reply (where frames following the reply go; nil: none), so the
+// keys it writes are reported with them (NOLOOP, the order of a connection's own
+// invalidations). It costs two stores.
+func (tx *Tx) SetWriter(id int64, tail ReplyTail) { tx.writer, tx.owner = id, tail }
 
 // TrackRead records that tracking connection reader (the tracker's state, with id client)
 // reads keys now; the tracker learns it in order with the transaction's writes. A view has no
 // commit: its caller tells the tracker itself.
-func (tx *Tx) TrackRead(keys [][]byte, client int64, reader any) {
+func (tx *Tx) TrackRead(keys [][]byte, client int64, reader TrackingReader) {
 	for _, k := range keys {
 		tx.tracked = append(tx.tracked, Access{Key: tx.trackCopy(k), Client: client, Reader: reader})
 	}
@@ -85,7 +92,7 @@ func (tx *Tx) trackCopy(key []byte) []byte {
 
 // noteTracked records user key (of the raw key just written) for the tracker.
 func (tx *Tx) noteTracked(key []byte) {
-	owner, _ := tx.owner.(ReplyTail)
+	owner := tx.owner
 	if n := len(tx.tracked); n > 0 {
 		if last := &tx.tracked[n-1]; last.Reader == nil && !last.Flush && last.Client == tx.writer &&
 			last.Owner == owner && string(last.Key) == string(key) {
@@ -100,7 +107,7 @@ func (tx *Tx) noteFlushed() {
 	if !tx.store.tracking.Load() {
 		return
 	}
-	owner, _ := tx.owner.(ReplyTail)
+	owner := tx.owner
 	if n := len(tx.tracked); n > 0 {
 		if last := &tx.tracked[n-1]; last.Flush && last.Client == tx.writer && last.Owner == owner {
 			return // FLUSHALL: every database of every shard, one flush

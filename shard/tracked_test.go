@@ -46,7 +46,7 @@ func TestTracked_ReportsCommittedWrites(t *testing.T) {
 		tx.SetWriter(7, nil)
 		tx.SetMeta(0, []byte("a"), str("1"))
 		tx.SetMeta(0, []byte("a"), str("2"))
-		tx.TrackRead([][]byte{[]byte("a")}, 9, "reader")
+		tx.TrackRead([][]byte{[]byte("a")}, 9, testReader{})
 		tx.SetWriter(8, nil)
 		tx.SetMeta(3, []byte("b"), str("1"))
 		tx.Delete(0, []byte("off"))
@@ -91,3 +91,8 @@ func TestTracked_TransactionStraddlingTheSwitch(t *testing.T) {
 		t.Fatalf("reported %v", rec.keys)
 	}
 }
+
+// testReader stands for a tracking connection's state (tracking.Conn).
+type testReader struct{}
+
+func (testReader) Remembers(bool) bool { return true }

@@ -73,8 +73,8 @@ type Tx struct {
 	// Client-side caching (tracked.go): the keys written while tracking is on, with their
 	// writers, reported to the store's Tracker once the commit succeeded.
 	writer     int64
-	owner      any    // the writer's reply host (see SetWriter)
-	trackGen   uint64 // Store.trackGen at begin
+	owner      ReplyTail // where frames after the writer's reply go (see SetWriter)
+	trackGen   uint64    // Store.trackGen at begin
 	tracked    []Access
 	trackArena []byte
 
