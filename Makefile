@@ -8,7 +8,12 @@ DIR      ?= ./data
 # prometheus-redis-exporter: TestExporter_MetricsAsRedis scrapes shardis with it).
 DEB_PKGS := librocksdb-dev redis-server redis-tools python3 python3-redis prometheus-redis-exporter
 
-.PHONY: all build run test unit fuzz difftest deps bench clean release
+.PHONY: all build run test unit fuzz difftest deps bench clean release lint
+
+# staticcheck, at a fixed version, installed into GOPATH/bin on first use (staticcheck.conf
+# picks the checks: its defaults, less ST1005, as Redis's error texts keep their capitals).
+STATICCHECK_VERSION := v0.8.2
+STATICCHECK = $(shell $(GO) env GOPATH)/bin/staticcheck
 
 all: build
 
@@ -27,12 +32,18 @@ build: deps
 run: build
 	./bin/shardis --port $(PORT) --bind 127.0.0.1 --dir $(DIR)
 
-# The whole suite: gofmt, vet, unit and integration tests (crash and restart tests use bin/shardis),
+lint:
+	@[ -x "$(STATICCHECK)" ] || $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+	$(STATICCHECK) ./...
+
+# The whole suite: gofmt, vet, staticcheck, unit and integration tests (internal/layering
+# checks which packages import which) (crash and restart tests use bin/shardis),
 # the concurrent core (and scripts that stray and run again) under the race detector, a short fuzz run of the RESP parser, and
 # difftest against a real redis-server.
 test: build
 	@unformatted=$$(gofmt -l .); if [ -n "$$unformatted" ]; then echo "gofmt -w these:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
+	$(MAKE) --no-print-directory lint
 	$(GO) test -count=1 -timeout 15m ./...
 	$(GO) test -race -count=1 -timeout 10m ./reactor ./shard
 	$(GO) test -race -count=1 -timeout 10m -run 'TestScriptRoute|TestFunction_CallsOnOtherShards' ./cmds

@@ -131,6 +131,7 @@ func TestBlocking_BLMOVEAcrossShards(t *testing.T) {
 	// the element stays.
 	expect(t, pusher, "OK", "SET", dst, "str")
 	expect(t, pusher, int64(1), "DEL", src)
+	//lint:ignore SA1019 the deprecated command itself is under test
 	got = async(func() (any, error) { return waiter.BRPopLPush(testCtx, src, dst, 0).Result() })
 	waitBlocked(t, s, 1)
 	expect(t, pusher, int64(1), "RPUSH", src, "z")

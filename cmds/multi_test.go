@@ -54,6 +54,9 @@ func TestMulti_TxPipelined_GoRedis(t *testing.T) {
 	if err == nil || !strings.HasPrefix(err.Error(), "WRONGTYPE") {
 		t.Fatalf("err = %v, want WRONGTYPE", err)
 	}
+	if len(cmds) != 2 || cmds[1].Err() != nil {
+		t.Fatalf("EXEC's replies %v, want the LPUSH's error and the SET's OK", cmds)
+	}
 	expect(t, c, "ran", "GET", "after")
 }
 

@@ -95,7 +95,6 @@ type Table struct {
 	items int64                         // sum of the sets' sizes
 	// prefixes of BCAST connections ("" matches every key) -> their connections.
 	prefixes map[string]map[*Conn]struct{}
-	nconns   atomic.Int64
 }
 
 // NewTable returns an empty table. writes is switched on while any connection tracks; lookup
