@@ -1,4 +1,4 @@
-package cmds
+package script
 
 import (
 	"strings"
@@ -13,21 +13,21 @@ import (
 // reply as a script's reply would be written (RESP2), or the error text.
 func evalLua(t *testing.T, code string) string {
 	t.Helper()
-	vm := newScriptVM()
-	defer vm.L.Close()
+	vm := newVM()
+	defer vm.state.Close()
 	proto, err := compileChunk(code, scriptErrorSource)
 	if err != nil {
 		return "compile: " + err.Error()
 	}
-	fn := vm.L.NewFunctionFromProto(proto)
+	fn := vm.state.NewFunctionFromProto(proto)
 	fn.Env = vm.env
-	vm.L.Push(fn)
-	if err := vm.L.PCall(0, 1, vm.L.NewFunction(errorHandler)); err != nil {
+	vm.state.Push(fn)
+	if err := vm.state.PCall(0, 1, vm.state.NewFunction(errorHandler)); err != nil {
 		msg, line := scriptError(err)
 		return msg + " @" + line
 	}
 	var w codec.Writer
-	luaToResp(&w, vm.L.Get(-1), 0, false)
+	luaToResp(&w, vm.state.Get(-1), 0, false)
 	return strings.ReplaceAll(string(w.Buf), "\r\n", " ")
 }
 
@@ -74,8 +74,8 @@ func TestScriptLibs_MatchRedis(t *testing.T) {
 
 // A state from the pool keeps no global a script set: globals are read-only.
 func TestScriptVM_GlobalsStayReadOnly(t *testing.T) {
-	vm := newScriptVM()
-	defer vm.L.Close()
+	vm := newVM()
+	defer vm.state.Close()
 	for _, code := range []string{"rawset(_G, 'x', 1)", "_G.x = 1", "setmetatable(_G, nil)"} {
 		_ = evalLuaIn(vm, code)
 	}
@@ -84,13 +84,13 @@ func TestScriptVM_GlobalsStayReadOnly(t *testing.T) {
 	}
 }
 
-func evalLuaIn(vm *scriptVM, code string) error {
+func evalLuaIn(vm *VM, code string) error {
 	proto, err := compileChunk(code, scriptErrorSource)
 	if err != nil {
 		return err
 	}
-	fn := vm.L.NewFunctionFromProto(proto)
+	fn := vm.state.NewFunctionFromProto(proto)
 	fn.Env = vm.env
-	vm.L.Push(fn)
-	return vm.L.PCall(0, 0, nil)
+	vm.state.Push(fn)
+	return vm.state.PCall(0, 0, nil)
 }
