@@ -94,3 +94,43 @@ func evalLuaIn(vm *VM, code string) error {
 	vm.state.Push(fn)
 	return vm.state.PCall(0, 0, nil)
 }
+
+// What each library encodes, it decodes back.
+func TestScriptLibs_RoundTrips(t *testing.T) {
+	cases := []struct{ code, want string }{
+		{`return cjson.encode(cjson.decode('[1,"a",{"b":[true,false]},-2.5]'))`, `$31 [1,"a",{"b":[true,false]},-2.5] `},
+		{`return cjson.decode(cjson.encode({s='x\0y\n', n=1e300})).s`, "$4 x\x00y\n "},
+		{`local t = cmsgpack.unpack(cmsgpack.pack({1, 'two', {k='v'}, 2^40, -3.25})) return {t[1], t[2], t[3].k, t[4] == 2^40, t[5] == -3.25}`, "*5 :1 $3 two $1 v :1 :1 "},
+		{`return {struct.unpack('>i4I2c3', struct.pack('>i4I2c3', -5, 65535, 'abc'))}`, "*4 :-5 :65535 $3 abc :10 "},
+		{`local a, b = struct.unpack('<ds', struct.pack('<ds', 1.5, 'str')) return {a == 1.5, b}`, "*2 :1 $3 str "},
+		{`return {bit.bxor(bit.bnot(5), -1), bit.rol(bit.ror(0x12345678, 8), 8), bit.arshift(-256, 4)}`, "*3 :5 :305419896 :-16 "},
+	}
+	for _, tc := range cases {
+		if got := evalLua(t, tc.code); got != tc.want {
+			t.Errorf("%s\n got  %q\n want %q", tc.code, got, tc.want)
+		}
+	}
+}
+
+// The sandbox refuses to change globals and library tables, and hides what touches files and
+// modules.
+func TestSandbox_Refusals(t *testing.T) {
+	for code, want := range map[string]string{
+		"x = 1":                          "Attempt to modify a readonly table",
+		"redis.x = 1":                    "Attempt to modify a readonly table",
+		"cjson.encode = nil":             "Attempt to modify a readonly table",
+		"string.rep = nil":               "Attempt to modify a readonly table",
+		"_G.KEYS = {}":                   "Attempt to modify a readonly table",
+		"return getmetatable(_G)":        "$-1",
+		"return require('os')":           "nonexistent global variable 'require'",
+		"return io.open('/etc/passwd')":  "nonexistent global variable 'io'",
+		"return dofile('/etc/passwd')":   "nonexistent global variable 'dofile'",
+		"return loadfile('/etc/passwd')": "nonexistent global variable 'loadfile'",
+		"return debug.getinfo(1)":        "nonexistent global variable 'debug'",
+		"return package.loaded":          "nonexistent global variable 'package'",
+	} {
+		if got := evalLua(t, code); !strings.Contains(got, want) {
+			t.Errorf("%s: %q, want %q in it", code, got, want)
+		}
+	}
+}
