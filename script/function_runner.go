@@ -20,7 +20,7 @@ import (
 // maxIdleRunners bounds the runners an engine keeps between calls.
 const maxIdleRunners = 16
 
-// Runner is one Lua state with the libraries of set loaded. Owned by the goroutine that took
+// Runner is one Lua state with every library of one Libraries loaded. Owned by the goroutine that took
 // it (TakeRunner) until it gives it back (PutRunner).
 type Runner struct {
 	vm  *VM

@@ -57,8 +57,8 @@ func (inv Invocation) IsFunction() bool { return inv.function }
 func (inv Invocation) MarkWide() { inv.wide.Store(true) }
 
 // Run calls inv in its VM (owned by the calling goroutine) and writes the reply to w, or
-// Redis's error reply (ERR user_script:1: … script: <sha>, on @user_script:1.). caller runs
-// the commands of redis.call and redis.pcall. The script stops at its next instruction once
+// Redis's error reply (ERR user_script:1: … script: <sha>, on @user_script:1.). caller (not
+// nil) runs the commands of redis.call and redis.pcall, during Run only. The script stops at its next instruction once
 // running's context is cancelled (Running.Kill, Running.Interrupt, StopAll); a killed one
 // replies that SCRIPT KILL stopped it.
 func (inv Invocation) Run(running *Running, caller Caller, w *codec.Writer) {
