@@ -5,15 +5,15 @@ import (
 	"strings"
 	"time"
 
-	lua "github.com/yuin/gopher-lua"
-
 	"shardis/internal/glob"
+	"shardis/script"
 	"shardis/server"
 )
 
 // FUNCTION LOAD/DELETE/FLUSH/LIST/DUMP/RESTORE/STATS/KILL/HELP and FCALL, FCALL_RO, as Redis
-// 7.0 has them. The libraries and their Lua state are function_engine.go's; the payload of
-// DUMP and RESTORE is function_dump.go's.
+// 7.0 has them. The libraries, their Lua states and the payload of DUMP and RESTORE are the
+// engine's (script.Functions); function_store.go finds a store's engine and keeps its
+// libraries on disk.
 //
 // The commands that change libraries route to shard 0 (functionRoute), which keeps the
 // libraries' code under its state keys: they write it in their transaction and log what a
@@ -104,7 +104,7 @@ func fcallKeys(args [][]byte) [][]byte {
 }
 
 // fcallRoute is scriptRoute for FCALL: the declared keys' shards, every shard for a function
-// that strayed before (luaFunction.wide), or none when numkeys is invalid (the command then
+// that strayed before (script.Function.Wide), or none when numkeys is invalid (the command then
 // only replies an error).
 func fcallRoute(c *Ctx, nShards int) []int {
 	if len(c.Args) < 3 {
@@ -116,8 +116,8 @@ func fcallRoute(c *Ctx, nShards int) []int {
 	}
 	wide := false
 	if c.Tx != nil || c.Srv != nil && c.Srv.Store != nil {
-		f := functionsOf(c).current().lookup(c.Args[1])
-		wide = f != nil && f.wide.Load()
+		f := functionsOf(c).Current().Lookup(c.Args[1])
+		wide = f != nil && f.Wide()
 	}
 	return narrowRoute(c, c.Args[3:3+n], nShards, wide)
 }
@@ -125,8 +125,8 @@ func fcallRoute(c *Ctx, nShards int) []int {
 // fcallCommand is FCALL and FCALL_RO.
 func fcallCommand(c *Ctx) {
 	eng := functionsOf(c)
-	set := eng.current()
-	f := set.lookup(c.Args[1])
+	set := eng.Current()
+	f := set.Lookup(c.Args[1])
 	if f == nil {
 		c.Error("ERR Function not found")
 		return
@@ -137,21 +137,18 @@ func fcallCommand(c *Ctx) {
 		return
 	}
 	ro := c.Cmd.IsReadOnly()
-	if ro && f.flags&scriptNoWrites == 0 {
+	if ro && f.Flags()&script.FlagNoWrites == 0 {
 		c.Error("ERR Can not execute a script with write flag using *_ro command.")
 		return
 	}
-	r := eng.takeRunner(set)
-	defer eng.putRunner(r)
-	fn := r.fns[strings.ToLower(f.name)]
-	if fn == nil { // its library failed to load in this state (logged)
+	r := eng.TakeRunner(set)
+	defer eng.PutRunner(r)
+	inv, ok := r.Function(f, c.Args[3:3+n], c.Args[3+n:])
+	if !ok { // its library failed to load in this state (logged)
 		c.Error("ERR Function not found")
 		return
 	}
-	L := r.vm.L
-	call := luaCall{fn: fn, name: f.name, source: functionErrorSource, function: true, wide: &f.wide,
-		args: []lua.LValue{argTable(L, c.Args[3:3+n]), argTable(L, c.Args[3+n:])}}
-	runLua(c, r.vm, call, ro || f.flags&scriptNoWrites != 0)
+	runLua(c, inv, ro || f.Flags()&script.FlagNoWrites != 0)
 }
 
 // functionLoad is FUNCTION LOAD [REPLACE] code.
@@ -170,39 +167,21 @@ func functionLoad(c *Ctx) {
 		return
 	}
 	code := string(c.Args[i])
-	eng := functionsOf(c)
-	eng.mu.Lock()
-	defer eng.mu.Unlock()
-	md, errText := checkLibrary(code)
-	if errText != "" {
-		c.Error("ERR " + errText)
-		return
-	}
-	set := eng.current()
-	if set.libs[md.name] != nil && !replace {
-		c.Error("ERR Library '" + md.name + "' already exists")
-		return
-	}
-	timeout := functionLoadTimeout
+	timeout := script.LoadTimeout
 	if c.Client == nil { // binlog replay: what the master accepted is applied whatever it takes
 		timeout = 0
 	}
-	lib, errText := eng.run(md, code, timeout)
-	if errText != "" {
-		c.Error("ERR " + errText)
+	lib, err := functionsOf(c).Load(code, replace, timeout, func(lib *script.Library) {
+		if c.Tx != nil {
+			c.Tx.PutState(functionStateShard, libraryStateName(lib.Name()), []byte(code))
+			logFunctionLoad(c, code)
+		}
+	})
+	if err != nil {
+		c.Error(err.Error())
 		return
 	}
-	next := set.clone()
-	if errText := next.join([]*funcLibrary{lib}, true, true); errText != "" {
-		c.Error("ERR " + errText)
-		return
-	}
-	if c.Tx != nil {
-		c.Tx.PutState(functionStateShard, libraryStateName(lib.name), []byte(code))
-		logFunctionLoad(c, code)
-	}
-	eng.set.Store(next)
-	c.W.BulkString(lib.name)
+	c.W.BulkString(lib.Name())
 }
 
 func libraryStateName(name string) []byte {
@@ -215,22 +194,16 @@ func logFunctionLoad(c *Ctx, code string) {
 
 // functionDelete is FUNCTION DELETE library-name.
 func functionDelete(c *Ctx) {
-	eng := functionsOf(c)
-	eng.mu.Lock()
-	defer eng.mu.Unlock()
-	set := eng.current()
-	lib := set.libs[string(c.Args[2])]
-	if lib == nil {
-		c.Error("ERR Library not found")
+	err := functionsOf(c).Delete(string(c.Args[2]), func(lib *script.Library) {
+		if c.Tx != nil {
+			c.Tx.DeleteState(functionStateShard, libraryStateName(lib.Name()))
+			c.Tx.LogShard(functionStateShard, 0, []byte("FUNCTION"), []byte("DELETE"), []byte(lib.Name()))
+		}
+	})
+	if err != nil {
+		c.Error(err.Error())
 		return
 	}
-	next := set.clone()
-	next.remove(lib)
-	if c.Tx != nil {
-		c.Tx.DeleteState(functionStateShard, libraryStateName(lib.name))
-		c.Tx.LogShard(functionStateShard, 0, []byte("FUNCTION"), []byte("DELETE"), []byte(lib.name))
-	}
-	eng.set.Store(next)
 	c.W.OK()
 }
 
@@ -245,13 +218,11 @@ func functionFlush(c *Ctx) {
 		c.Error("ERR FUNCTION FLUSH only supports SYNC|ASYNC option")
 		return
 	}
-	eng := functionsOf(c)
-	eng.mu.Lock()
-	defer eng.mu.Unlock()
-	if c.Tx != nil {
-		flushFunctionState(c)
-	}
-	eng.set.Store(newFuncSet())
+	functionsOf(c).Flush(func() {
+		if c.Tx != nil {
+			flushFunctionState(c)
+		}
+	})
 	c.W.OK()
 }
 
@@ -260,59 +231,47 @@ func flushFunctionState(c *Ctx) {
 	c.Tx.LogShard(functionStateShard, 0, []byte("FUNCTION"), []byte("FLUSH"))
 }
 
+// restorePolicies are FUNCTION RESTORE's policies by name (lower case).
+var restorePolicies = map[string]script.RestorePolicy{
+	"append": script.RestoreAppend, "replace": script.RestoreReplace, "flush": script.RestoreFlush,
+}
+
 // functionRestore is FUNCTION RESTORE payload [FLUSH|APPEND|REPLACE].
 func functionRestore(c *Ctx) {
 	if len(c.Args) > 4 {
 		subcommandSyntaxError(c)
 		return
 	}
-	policy := "append"
+	policy := script.RestoreAppend
 	if len(c.Args) == 4 {
-		policy = strings.ToLower(string(c.Args[3]))
-		if policy != "append" && policy != "replace" && policy != "flush" {
+		p, ok := restorePolicies[strings.ToLower(string(c.Args[3]))]
+		if !ok {
 			c.Error("ERR Wrong restore policy given, value should be either FLUSH, APPEND or REPLACE.")
 			return
 		}
+		policy = p
 	}
-	codes, errText := parseFunctionDump(c.Args[2])
-	if errText != "" {
-		c.Error("ERR " + errText)
+	codes, err := script.ParseDump(c.Args[2])
+	if err != nil {
+		c.Error(err.Error())
 		return
 	}
-	eng := functionsOf(c)
-	eng.mu.Lock()
-	defer eng.mu.Unlock()
-	restored := newFuncSet()
-	var libs []*funcLibrary
-	for _, code := range codes {
-		lib, errText := eng.compile(code, 0)
-		if errText == "" {
-			errText = restored.join([]*funcLibrary{lib}, false, true)
-		}
-		if errText != "" {
-			c.Error("ERR " + errText)
+	err = functionsOf(c).Restore(codes, policy, func(libs []*script.Library) {
+		if c.Tx == nil {
 			return
 		}
-		libs = append(libs, lib)
-	}
-	next := restored
-	if policy != "flush" {
-		next = eng.current().clone()
-		if errText := next.join(libs, policy == "replace", false); errText != "" {
-			c.Error("ERR " + errText)
-			return
-		}
-	}
-	if c.Tx != nil {
-		if policy == "flush" {
+		if policy == script.RestoreFlush {
 			flushFunctionState(c)
 		}
 		for _, lib := range libs {
-			c.Tx.PutState(functionStateShard, libraryStateName(lib.name), []byte(lib.code))
-			logFunctionLoad(c, lib.code)
+			c.Tx.PutState(functionStateShard, libraryStateName(lib.Name()), []byte(lib.Code()))
+			logFunctionLoad(c, lib.Code())
 		}
+	})
+	if err != nil {
+		c.Error(err.Error())
+		return
 	}
-	eng.set.Store(next)
 	c.W.OK()
 }
 
@@ -339,9 +298,9 @@ func functionList(c *Ctx) {
 		c.Error("ERR Unknown argument " + arg)
 		return
 	}
-	var libs []*funcLibrary
-	for _, lib := range functionsOf(c).current().sortedLibs() {
-		if !hasPattern || glob.Match(pattern, []byte(lib.name), true) {
+	var libs []*script.Library
+	for _, lib := range functionsOf(c).Current().Sorted() {
+		if !hasPattern || glob.Match(pattern, []byte(lib.Name()), true) {
 			libs = append(libs, lib)
 		}
 	}
@@ -354,56 +313,50 @@ func functionList(c *Ctx) {
 			w.MapLen(3)
 		}
 		w.BulkString("library_name")
-		w.BulkString(lib.name)
+		w.BulkString(lib.Name())
 		w.BulkString("engine")
 		w.BulkString("LUA")
 		w.BulkString("functions")
-		w.ArrayLen(len(lib.funcs))
-		for _, f := range lib.funcs {
+		funcs := lib.Functions()
+		w.ArrayLen(len(funcs))
+		for _, f := range funcs {
 			w.MapLen(3)
 			w.BulkString("name")
-			w.BulkString(f.name)
+			w.BulkString(f.Name())
 			w.BulkString("description")
-			if f.hasDesc {
-				w.BulkString(f.desc)
+			if desc, ok := f.Description(); ok {
+				w.BulkString(desc)
 			} else {
 				w.Null()
 			}
 			w.BulkString("flags")
-			n := 0
-			for _, fl := range functionFlagNames {
-				if f.flags&fl.flag != 0 {
-					n++
-				}
-			}
-			w.SetLen(n)
-			for _, fl := range functionFlagNames {
-				if f.flags&fl.flag != 0 {
-					w.Simple(fl.name)
-				}
+			flags := f.Flags().Names()
+			w.SetLen(len(flags))
+			for _, name := range flags {
+				w.Simple(name)
 			}
 		}
 		if withCode {
 			w.BulkString("library_code")
-			w.BulkString(lib.code)
+			w.BulkString(lib.Code())
 		}
 	}
 }
 
 // functionDump is FUNCTION DUMP.
 func functionDump(c *Ctx) {
-	c.W.Bulk(dumpFunctions(functionsOf(c).current().sortedLibs()))
+	c.W.Bulk(functionsOf(c).Current().Dump())
 }
 
 // functionStats is FUNCTION STATS. A script shows only once it ran past the busy threshold:
 // before that Redis, busy with it, would not have served the command at all.
 func functionStats(c *Ctx) {
-	rs := busyScript(c.Srv)
-	if rs != nil && !rs.function {
+	rs := script.Busy(c.Srv)
+	if rs != nil && !rs.Function {
 		c.Error(server.ErrBusyScript)
 		return
 	}
-	set := functionsOf(c).current()
+	set := functionsOf(c).Current()
 	w := &c.W
 	w.MapLen(2)
 	w.BulkString("running_script")
@@ -412,23 +365,23 @@ func functionStats(c *Ctx) {
 	} else {
 		w.MapLen(3)
 		w.BulkString("name")
-		w.BulkString(rs.name)
+		w.BulkString(rs.Name)
 		w.BulkString("command")
-		w.ArrayLen(len(rs.command))
-		for _, a := range rs.command {
+		w.ArrayLen(len(rs.Command))
+		for _, a := range rs.Command {
 			w.Bulk(a)
 		}
 		w.BulkString("duration_ms")
-		w.Int(time.Since(rs.start).Milliseconds())
+		w.Int(time.Since(rs.Started).Milliseconds())
 	}
 	w.BulkString("engines")
 	w.MapLen(1)
 	w.BulkString("LUA")
 	w.MapLen(2)
 	w.BulkString("libraries_count")
-	w.Int(int64(len(set.libs)))
+	w.Int(int64(set.Len()))
 	w.BulkString("functions_count")
-	w.Int(int64(len(set.funcs)))
+	w.Int(int64(set.NumFunctions()))
 }
 
 func functionHelp(c *Ctx) {

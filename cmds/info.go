@@ -251,9 +251,9 @@ func infoMemory(c *Ctx, w *infoWriter) {
 		w.int("total_system_memory", total)
 		w.str("total_system_memory_human", bytesToHuman(total))
 	}
-	// The Lua states live in the Go heap (gopher-lua), counted in used_memory_go: they have no
-	// figure of their own. The scripts' and functions' code is measured.
-	nScripts, scriptBytes := scripts.stats()
+	// The Lua states (package script) live in the Go heap, counted in used_memory_go: they
+	// have no figure of their own. The scripts' and functions' code is measured.
+	nScripts, scriptBytes := scripts.Stats()
 	nLibs, nFuncs, funcBytes := functionsFootprint(c)
 	w.int("used_memory_lua", 0)
 	w.int("used_memory_vm_eval", 0)

@@ -195,7 +195,7 @@ func memoryStats(c *Ctx) {
 	pair("clients.normal", m.clients)
 	pair("cluster.links", 0)
 	pair("aof.buffer", 0)
-	pair("lua.caches", int64(scripts.size()))
+	pair("lua.caches", int64(scripts.Size()))
 	pair("functions.caches", 0)
 	for _, db := range nonEmpty {
 		c.W.BulkString("db." + string(itoa(int64(db))))

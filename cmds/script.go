@@ -3,6 +3,8 @@ package cmds
 import (
 	"slices"
 	"strings"
+
+	"shardis/script"
 )
 
 // Scripts: EVAL, EVALSHA, EVAL_RO, EVALSHA_RO and SCRIPT LOAD/EXISTS/FLUSH/HELP, as Redis 7.0
@@ -11,8 +13,9 @@ import (
 // A script is a unit like EXEC: it routes to shards (scriptRoute)
 // and runs holding them, so its writes commit in one WriteBatch across those shards (logged to
 // the binlog as one unit) and no client sees part of it. redis.call runs each command through
-// the executor in that transaction (script_redis.go). A script holds its declared keys'
-// shards; one that strays beyond them runs again holding every shard (TraitNarrowRoute).
+// the executor in that transaction (script_call.go); the Lua engine is package script. A
+// script holds its declared keys' shards; one that strays beyond them runs again holding
+// every shard (TraitNarrowRoute).
 
 func init() {
 	evalFlags := []string{"noscript", "stale", "skip_monitor", "no_mandatory_keys", "movablekeys"}
@@ -106,15 +109,18 @@ func scriptRoute(c *Ctx, nShards int) []int {
 	return narrowRoute(c, c.Args[3:3+n], nShards, wasWide(c))
 }
 
-// wasWide reports whether EVAL's script strayed in an earlier run (cachedScript.wide).
+// scripts is the server's script cache (EVAL, EVALSHA, SCRIPT LOAD/EXISTS/FLUSH).
+var scripts = script.NewCache(script.DefaultCacheBytes)
+
+// wasWide reports whether EVAL's script strayed in an earlier run (script.Script.Wide).
 func wasWide(c *Ctx) bool {
-	var s *cachedScript
+	var s *script.Script
 	if c.Cmd != nil && strings.HasPrefix(c.Cmd.Name, "evalsha") {
-		s = scripts.get(c.Args[1])
+		s = scripts.Get(c.Args[1])
 	} else {
-		s = scripts.peek(c.Args[1])
+		s = scripts.Peek(c.Args[1])
 	}
-	return s != nil && s.wide.Load()
+	return s != nil && s.Wide()
 }
 
 // narrowRoute returns the shards of keys, or every shard when wide or inside MULTI.
@@ -144,41 +150,42 @@ func evalCommand(c *Ctx) {
 		c.Error(errText)
 		return
 	}
-	var s *cachedScript
+	var s *script.Script
 	bySHA := strings.HasPrefix(c.Cmd.Name, "evalsha")
 	if bySHA {
-		if s = scripts.get(c.Args[1]); s == nil {
+		if s = scripts.Get(c.Args[1]); s == nil {
 			c.Error("NOSCRIPT No matching script. Please use EVAL.")
 			return
 		}
 	} else {
-		if s, errText = scripts.load(c.Args[1]); errText != "" {
-			c.Error(errText)
+		var err error
+		if s, err = scripts.Load(c.Args[1]); err != nil {
+			c.Error(err.Error())
 			return
 		}
 	}
 	roCommand := c.Cmd.IsReadOnly()
-	if s.flags&scriptShebang != 0 && s.flags&scriptNoWrites == 0 && roCommand {
+	if s.Flags()&script.FlagShebang != 0 && s.Flags()&script.FlagNoWrites == 0 && roCommand {
 		c.Error("ERR Can not execute a script with write flag using *_ro command.")
 		return
 	}
-	readOnly := roCommand || s.flags&scriptNoWrites != 0
+	readOnly := roCommand || s.Flags()&script.FlagNoWrites != 0
 	runScript(c, s, c.Args[3:3+n], c.Args[3+n:], readOnly)
 }
 
 func scriptLoad(c *Ctx) {
-	s, errText := scripts.load(c.Args[2])
-	if errText != "" {
-		c.Error(errText)
+	s, err := scripts.Load(c.Args[2])
+	if err != nil {
+		c.Error(err.Error())
 		return
 	}
-	c.W.BulkString(s.sha)
+	c.W.BulkString(s.SHA())
 }
 
 func scriptExists(c *Ctx) {
 	c.W.ArrayLen(len(c.Args) - 2)
 	for _, sha := range c.Args[2:] {
-		if scripts.get(sha) != nil {
+		if scripts.Get(sha) != nil {
 			c.W.Int(1)
 		} else {
 			c.W.Int(0)
@@ -194,7 +201,7 @@ func scriptFlush(c *Ctx) {
 		c.Error("ERR SCRIPT FLUSH only support SYNC|ASYNC option")
 		return
 	}
-	scripts.flush()
+	scripts.Flush()
 	c.W.OK()
 }
 

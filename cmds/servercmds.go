@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"shardis/config"
+	"shardis/script"
 	"shardis/server"
 )
 
@@ -261,8 +262,8 @@ func shutdownCommand(c *Ctx) {
 	}
 	srv := c.Srv
 	// As Redis: a busy script stops only a SHUTDOWN NOSAVE (which then kills it, StopScripts).
-	if rs := busyScript(srv); rs != nil && !nosave {
-		if rs.function {
+	if rs := script.Busy(srv); rs != nil && !nosave {
+		if rs.Function {
 			c.Error(server.ErrBusyFunction)
 		} else {
 			c.Error(server.ErrBusyScript)

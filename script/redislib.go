@@ -1,35 +1,40 @@
-package cmds
+package script
 
 import (
 	"crypto/sha1"
 	"encoding/hex"
-	"slices"
 	"strconv"
 
 	lua "github.com/yuin/gopher-lua"
-
-	"shardis/acl"
-	"shardis/codec"
-	"shardis/server"
 )
 
-// The redis library scripts see. redis.call and redis.pcall run a command the way EXEC runs
-// its queued commands: through the executor (Ctx.Exec), in the script's transaction, with
-// InTransaction set, and hand its RESP reply back converted to Lua values.
+// The redis library scripts see. redis.call and redis.pcall hand the command to the run's
+// Caller (cmds runs it through the executor, in the script's transaction) and give its RESP
+// reply back converted to Lua values.
 
-// Redis's error texts for what redis.call refuses before running a command.
+// Caller runs the commands of one script run for redis.call and redis.pcall, and knows the
+// command table for redis.acl_check_cmd. The engine calls it from the goroutine running the
+// script, one call at a time, and only during Invocation.Run.
+type Caller interface {
+	// Call runs the command args on the script's behalf and returns its RESP reply, in RESP3
+	// when resp3 (the script called redis.setresp(3)). A command refused before it runs
+	// replies an error too ("-ERR <why>\r\n"): the script sees either as a Lua error (or
+	// pcall's error table). The args slice (not its elements) is reused by the next Call;
+	// the reply is read before the next Call.
+	Call(args [][]byte, resp3 bool) []byte
+	// CommandExists reports whether args names a command (with its subcommand).
+	CommandExists(args [][]byte) bool
+}
+
+// Redis's error texts for what redis.call refuses before handing the command to the Caller.
 const (
 	errScriptNoArgs    = "Please specify at least one argument for this redis lib call"
 	errScriptArgType   = "Lua redis lib command arguments must be strings or integers"
-	errScriptUnknown   = "Unknown Redis command called from script"
-	errScriptArity     = "Wrong number of args calling Redis command from script"
-	errScriptNoScript  = "This Redis command is not allowed from script"
-	errScriptReadOnly  = "Write commands are not allowed from read-only scripts."
 	errScriptWrongArgs = "ERR wrong number or type of arguments"
 )
 
-func (vm *scriptVM) newRedisLib() *lua.LTable {
-	L := vm.L
+func (vm *VM) newRedisLib() *lua.LTable {
+	L := vm.state
 	t := L.NewTable()
 	vm.redisLib = t
 	fns := map[string]lua.LGFunction{
@@ -141,7 +146,7 @@ func sha1hexLua(L *lua.LState) int {
 	return 1
 }
 
-func (vm *scriptVM) setresp(L *lua.LState) int {
+func (vm *VM) setresp(L *lua.LState) int {
 	if L.GetTop() != 1 {
 		raiseRedisError(L, "redis.setresp() requires one argument.")
 	}
@@ -149,8 +154,8 @@ func (vm *scriptVM) setresp(L *lua.LState) int {
 	if !ok || (n != 2 && n != 3) {
 		raiseRedisError(L, "RESP version must be 2 or 3.")
 	}
-	if vm.run != nil {
-		vm.run.resp3 = n == 3
+	if vm.caller != nil {
+		vm.resp3 = n == 3
 	}
 	return 0
 }
@@ -166,13 +171,12 @@ func setRepl(L *lua.LState) int {
 	return 0
 }
 
-func (vm *scriptVM) aclCheckCmd(L *lua.LState) int {
+func (vm *VM) aclCheckCmd(L *lua.LState) int {
 	if L.GetTop() < 1 {
 		raiseRedisError(L, errScriptNoArgs)
 	}
 	args := vm.luaArgs(L)
-	cmd := Lookup(args)
-	if cmd == nil {
+	if vm.caller == nil || !vm.caller.CommandExists(args) {
 		raiseRedisError(L, "Invalid command passed to redis.acl_check_cmd()")
 	}
 	L.Push(lua.LTrue) // every client may run every command: shardis has no ACL users
@@ -189,12 +193,9 @@ func formatLuaNumber(f float64) string {
 
 // luaArgs converts redis.call's arguments to command arguments, raising Redis's error for an
 // argument that is neither a string nor a number.
-func (vm *scriptVM) luaArgs(L *lua.LState) [][]byte {
+func (vm *VM) luaArgs(L *lua.LState) [][]byte {
 	n := L.GetTop()
-	var args [][]byte
-	if vm.run != nil {
-		args = vm.run.scratch[:0]
-	}
+	args := vm.scratch[:0]
 	for i := 1; i <= n; i++ {
 		switch v := L.Get(i).(type) {
 		case lua.LString:
@@ -205,15 +206,13 @@ func (vm *scriptVM) luaArgs(L *lua.LState) [][]byte {
 			raiseRedisError(L, errScriptArgType)
 		}
 	}
-	if vm.run != nil {
-		vm.run.scratch = args
-	}
+	vm.scratch = args
 	return args
 }
 
 // call is redis.call (raise: errors are raised) and redis.pcall (errors are returned as
 // tables with an err field).
-func (vm *scriptVM) call(L *lua.LState, raise bool) int {
+func (vm *VM) call(L *lua.LState, raise bool) int {
 	fail := func(msg string) int {
 		if raise {
 			raiseRedisError(L, msg)
@@ -224,8 +223,8 @@ func (vm *scriptVM) call(L *lua.LState, raise bool) int {
 	if L.GetTop() == 0 {
 		return fail(errScriptNoArgs)
 	}
-	run := vm.run
-	if run == nil {
+	caller := vm.caller
+	if caller == nil {
 		return fail(errScriptNoArgs)
 	}
 	for i := 1; i <= L.GetTop(); i++ {
@@ -233,145 +232,11 @@ func (vm *scriptVM) call(L *lua.LState, raise bool) int {
 			return fail(errScriptArgType)
 		}
 	}
-	args := vm.luaArgs(L)
-	cmd := Lookup(args)
-	switch {
-	case cmd == nil || cmd.Run == nil:
-		return fail(errScriptUnknown)
-	case !cmd.CheckArity(len(args)):
-		return fail(errScriptArity)
-	case cmd.Has(FlagNoScript):
-		return fail(errScriptNoScript)
-	}
-	if msg := scriptACLRefusal(run.c, run.client, cmd, args); msg != "" {
-		return fail(msg)
-	}
-	switch {
-	case run.readOnly && cmd.IsWrite():
-		return fail(errScriptReadOnly)
-	}
-	if !run.holds(cmd, args) {
-		if run.stray() {
-			return fail(errScriptStrayed)
-		}
-		return fail(errScriptUndeclared)
-	}
-	if cmd.IsWrite() {
-		run.running.wrote.Store(true) // SCRIPT KILL can no longer stop it
-	}
-	c := run.c
-	w := codec.Writer{RESP3: run.resp3}
-	sub := Ctx{Args: args, DB: run.db, W: w, Tx: c.Tx, Client: run.client, Cmd: cmd,
-		InTransaction: true, Caching: c.Caching, Caller: c}
-	if cmd.Exec == ExecConn {
-		run.client.DB = run.db
-	}
-	if c.Tx != nil {
-		c.Tx.StartCommand()
-	}
-	c.Exec.Run(&sub)
-	if cmd.Exec == ExecConn {
-		run.db = run.client.DB
-	}
-	if sub.Stream != nil { // never asked for (Streamable is false), closed if ever opened
-		sub.Stream.Close()
-	}
-	reply := sub.W.Buf
+	reply := caller.Call(vm.luaArgs(L), vm.resp3)
 	if len(reply) > 0 && reply[0] == '-' {
 		return fail(string(reply[:len(reply)-2]))
 	}
 	v, _ := respToLua(L, reply)
 	L.Push(v)
 	return 1
-}
-
-// scriptACLRefusal checks a command a script runs against the ACL user of the client that
-// runs the script, as Redis does in redis.call, and returns Redis's error (logged in the ACL
-// log with context lua) or "" when the user may run it.
-func scriptACLRefusal(c *Ctx, cl *server.Client, cmd *Command, args [][]byte) string {
-	if cl == nil {
-		return ""
-	}
-	u := cl.User()
-	if u == nil || u.Unrestricted() {
-		return ""
-	}
-	why, pos := cmd.ACLCheck(u, args)
-	if why == acl.Allowed {
-		return ""
-	}
-	LogDenial(c.Srv, cl, cmd, args, why, pos, acl.ContextLua, false)
-	switch why {
-	case acl.DeniedCommand:
-		return "The user executing the script can't run this command or subcommand"
-	case acl.DeniedKey:
-		return "The user executing the script can't access at least one of the keys mentioned in the command arguments"
-	case acl.DeniedChannel:
-		return "The user executing the script can't publish to the channel mentioned in the command"
-	}
-	return "The user executing the script is lacking the permissions for the command"
-}
-
-// errScriptUndeclared is the error of a command on a key whose shard the script does not hold
-// when it cannot stray (it holds every shard, or runs without a coordinator). It guards the
-// transaction, which would fail whole on a key outside its shards.
-const errScriptUndeclared = "Script accessed a key in a shard it does not hold"
-
-// errScriptStrayed ends a script that strayed (the reply is never sent: the script runs again).
-const errScriptStrayed = "Script strayed beyond its declared keys' shards"
-
-// stray marks the run strayed and the script wide, and stops it, when it runs narrowed (with
-// a savepoint, holding fewer than every shard): runLua then rolls its writes back and it runs
-// again holding every shard. It reports false when the script holds every shard.
-func (run *scriptRun) stray() bool {
-	if run.savepoint == nil {
-		return false
-	}
-	run.strayed = true
-	if run.wide != nil {
-		run.wide.Store(true)
-	}
-	// Stop the script between instructions, whatever pcall it is in: nothing it does now
-	// counts.
-	run.running.cancel()
-	return true
-}
-
-// holds reports whether the script's transaction holds every shard cmd needs with args.
-func (run *scriptRun) holds(cmd *Command, args [][]byte) bool {
-	tx := run.c.Tx
-	if tx == nil {
-		return cmd.Exec == ExecConn || cmd.Exec == ExecServer
-	}
-	held := run.held
-	store := tx.Store()
-	has := func(id int) bool { return slices.Contains(held, id) }
-	all := len(held) == store.NumShards()
-	if run.strayed {
-		return false // strayed already: run nothing more (only a pcall could get here)
-	}
-	switch cmd.Exec {
-	case ExecConn:
-		return true
-	case ExecServer:
-		return all || !cmd.Has(TraitUnconfined)
-	case ExecAll:
-		return all
-	}
-	if cmd.Route != nil {
-		sub := Ctx{Args: args, DB: run.db, Client: run.client, Srv: run.c.Srv, Cmd: cmd}
-		for _, id := range cmd.Route(&sub, store.NumShards()) {
-			if !has(id) {
-				return false
-			}
-		}
-		return true
-	}
-	run.keyBuf = cmd.AppendKeyArgs(run.keyBuf[:0], args)
-	for _, k := range run.keyBuf {
-		if !has(store.ShardOf(k)) {
-			return false
-		}
-	}
-	return true
 }

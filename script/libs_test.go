@@ -1,4 +1,4 @@
-package cmds
+package script
 
 import (
 	"strings"
@@ -13,21 +13,21 @@ import (
 // reply as a script's reply would be written (RESP2), or the error text.
 func evalLua(t *testing.T, code string) string {
 	t.Helper()
-	vm := newScriptVM()
-	defer vm.L.Close()
+	vm := newVM()
+	defer vm.state.Close()
 	proto, err := compileChunk(code, scriptErrorSource)
 	if err != nil {
 		return "compile: " + err.Error()
 	}
-	fn := vm.L.NewFunctionFromProto(proto)
+	fn := vm.state.NewFunctionFromProto(proto)
 	fn.Env = vm.env
-	vm.L.Push(fn)
-	if err := vm.L.PCall(0, 1, vm.L.NewFunction(errorHandler)); err != nil {
+	vm.state.Push(fn)
+	if err := vm.state.PCall(0, 1, vm.state.NewFunction(errorHandler)); err != nil {
 		msg, line := scriptError(err)
 		return msg + " @" + line
 	}
 	var w codec.Writer
-	luaToResp(&w, vm.L.Get(-1), 0, false)
+	luaToResp(&w, vm.state.Get(-1), 0, false)
 	return strings.ReplaceAll(string(w.Buf), "\r\n", " ")
 }
 
@@ -74,8 +74,8 @@ func TestScriptLibs_MatchRedis(t *testing.T) {
 
 // A state from the pool keeps no global a script set: globals are read-only.
 func TestScriptVM_GlobalsStayReadOnly(t *testing.T) {
-	vm := newScriptVM()
-	defer vm.L.Close()
+	vm := newVM()
+	defer vm.state.Close()
 	for _, code := range []string{"rawset(_G, 'x', 1)", "_G.x = 1", "setmetatable(_G, nil)"} {
 		_ = evalLuaIn(vm, code)
 	}
@@ -84,13 +84,53 @@ func TestScriptVM_GlobalsStayReadOnly(t *testing.T) {
 	}
 }
 
-func evalLuaIn(vm *scriptVM, code string) error {
+func evalLuaIn(vm *VM, code string) error {
 	proto, err := compileChunk(code, scriptErrorSource)
 	if err != nil {
 		return err
 	}
-	fn := vm.L.NewFunctionFromProto(proto)
+	fn := vm.state.NewFunctionFromProto(proto)
 	fn.Env = vm.env
-	vm.L.Push(fn)
-	return vm.L.PCall(0, 0, nil)
+	vm.state.Push(fn)
+	return vm.state.PCall(0, 0, nil)
+}
+
+// What each library encodes, it decodes back.
+func TestScriptLibs_RoundTrips(t *testing.T) {
+	cases := []struct{ code, want string }{
+		{`return cjson.encode(cjson.decode('[1,"a",{"b":[true,false]},-2.5]'))`, `$31 [1,"a",{"b":[true,false]},-2.5] `},
+		{`return cjson.decode(cjson.encode({s='x\0y\n', n=1e300})).s`, "$4 x\x00y\n "},
+		{`local t = cmsgpack.unpack(cmsgpack.pack({1, 'two', {k='v'}, 2^40, -3.25})) return {t[1], t[2], t[3].k, t[4] == 2^40, t[5] == -3.25}`, "*5 :1 $3 two $1 v :1 :1 "},
+		{`return {struct.unpack('>i4I2c3', struct.pack('>i4I2c3', -5, 65535, 'abc'))}`, "*4 :-5 :65535 $3 abc :10 "},
+		{`local a, b = struct.unpack('<ds', struct.pack('<ds', 1.5, 'str')) return {a == 1.5, b}`, "*2 :1 $3 str "},
+		{`return {bit.bxor(bit.bnot(5), -1), bit.rol(bit.ror(0x12345678, 8), 8), bit.arshift(-256, 4)}`, "*3 :5 :305419896 :-16 "},
+	}
+	for _, tc := range cases {
+		if got := evalLua(t, tc.code); got != tc.want {
+			t.Errorf("%s\n got  %q\n want %q", tc.code, got, tc.want)
+		}
+	}
+}
+
+// The sandbox refuses to change globals and library tables, and hides what touches files and
+// modules.
+func TestSandbox_Refusals(t *testing.T) {
+	for code, want := range map[string]string{
+		"x = 1":                          "Attempt to modify a readonly table",
+		"redis.x = 1":                    "Attempt to modify a readonly table",
+		"cjson.encode = nil":             "Attempt to modify a readonly table",
+		"string.rep = nil":               "Attempt to modify a readonly table",
+		"_G.KEYS = {}":                   "Attempt to modify a readonly table",
+		"return getmetatable(_G)":        "$-1",
+		"return require('os')":           "nonexistent global variable 'require'",
+		"return io.open('/etc/passwd')":  "nonexistent global variable 'io'",
+		"return dofile('/etc/passwd')":   "nonexistent global variable 'dofile'",
+		"return loadfile('/etc/passwd')": "nonexistent global variable 'loadfile'",
+		"return debug.getinfo(1)":        "nonexistent global variable 'debug'",
+		"return package.loaded":          "nonexistent global variable 'package'",
+	} {
+		if got := evalLua(t, code); !strings.Contains(got, want) {
+			t.Errorf("%s: %q, want %q in it", code, got, want)
+		}
+	}
 }

@@ -1,4 +1,4 @@
-package cmds
+package script
 
 import (
 	"errors"
@@ -8,46 +8,52 @@ import (
 	"sync"
 
 	lua "github.com/yuin/gopher-lua"
-
-	"shardis/shard"
 )
 
 // The Lua sandbox scripts run in, as Redis 7.0 builds it: the base library (less what touches
 // files or modules), table, string, math (with Redis's rand48 generator), the redis library,
-// cjson and bit; every global and every library table read-only; reading a global that does
-// not exist is an error.
-//
-// A scriptVM is one gopher-lua state. States are not safe for concurrent use, so each is owned
-// by one goroutine at a time: vmPool hands one to the goroutine running a script (the shard
-// goroutine or the coordinator) and takes it back when the script returned. A state keeps no
-// script data between runs: KEYS and ARGV are replaced at each run and the globals are
-// read-only, so only math.random's generator carries over (as in Redis).
+// cjson, bit, struct and cmsgpack; every global and every library table read-only; reading a
+// global that does not exist is an error.
 
-// scriptVM is a Lua state with Redis's sandbox, and the run it is busy with.
-type scriptVM struct {
-	L *lua.LState
+// VM is one gopher-lua state with Redis's sandbox. A state is not safe for concurrent use, so
+// a VM is owned by one goroutine at a time: GetVM hands one to the goroutine running a script
+// (the shard goroutine or the coordinator), which gives it back with PutVM once the script
+// returned; a function Runner owns its VM the same way. A VM keeps no script data between
+// runs: KEYS and ARGV are replaced at each run and the globals are read-only, so only
+// math.random's generator carries over (as in Redis).
+type VM struct {
+	state *lua.LState
 	// globals is the real globals table; scripts see env, an empty proxy that reads globals
 	// and refuses writes.
 	globals *lua.LTable
 	env     *lua.LTable
 	rand    rand48
-	// run is the script being run (set by runLua for the redis library's functions).
-	run *scriptRun
 	// redisLib is the redis library table (behind its read-only proxy in globals).
 	redisLib *lua.LTable
+
+	// The run in progress (Invocation.Run), for the redis library's functions: caller runs
+	// redis.call's commands (nil between runs), resp3 is redis.setresp(3), scratch holds
+	// the arguments of the last redis.call.
+	caller  Caller
+	resp3   bool
+	scratch [][]byte
 
 	// Function states only (newFunctionVM): fenv is the globals proxy libraries are loaded
 	// with, and loading the library FUNCTION LOAD is running (nil otherwise), which
 	// redis.register_function adds to.
 	fenv    *lua.LTable
-	loading *funcLibrary
-
-	// savepoint is the one a narrowed run of this state marks its transaction with (kept
-	// here to reuse its buffers).
-	savepoint shard.Savepoint
+	loading *Library
 }
 
-var vmPool = sync.Pool{New: func() any { return newScriptVM() }}
+var vmPool = sync.Pool{New: func() any { return newVM() }}
+
+// GetVM returns an idle VM for one script run; the calling goroutine owns it until it hands
+// it back with PutVM.
+func GetVM() *VM { return vmPool.Get().(*VM) }
+
+// PutVM gives back a VM from GetVM once its script returned; the caller must not use it
+// after.
+func PutVM(vm *VM) { vmPool.Put(vm) }
 
 // allowedBase are the base library's globals Redis 7.0 leaves to scripts.
 var allowedBase = []string{
@@ -56,9 +62,9 @@ var allowedBase = []string{
 	"tonumber", "tostring", "type", "unpack", "xpcall", "_VERSION",
 }
 
-func newScriptVM() *scriptVM {
+func newVM() *VM {
 	L := lua.NewState(lua.Options{SkipOpenLibs: true, CallStackSize: 1024, RegistrySize: 1024 * 20})
-	vm := &scriptVM{L: L}
+	vm := &VM{state: L}
 	for _, lib := range []struct {
 		name string
 		open lua.LGFunction
@@ -207,7 +213,7 @@ func (r *rand48) next() int32 {
 	return int32(r.x >> 17)
 }
 
-func (vm *scriptVM) mathRandom(L *lua.LState) int {
+func (vm *VM) mathRandom(L *lua.LState) int {
 	r := float64(vm.rand.next()%rand48Max) / rand48Max
 	switch L.GetTop() {
 	case 0:
@@ -230,7 +236,7 @@ func (vm *scriptVM) mathRandom(L *lua.LState) int {
 	return 1
 }
 
-func (vm *scriptVM) mathRandomseed(L *lua.LState) int {
+func (vm *VM) mathRandomseed(L *lua.LState) int {
 	vm.rand.seed(int32(L.CheckInt(1)))
 	return 0
 }

@@ -1,4 +1,4 @@
-package cmds
+package script
 
 import (
 	"strings"
@@ -14,18 +14,18 @@ func TestCRC64Jones_RedisVector(t *testing.T) {
 
 func TestFunctionDump_RoundTrip(t *testing.T) {
 	long := "#!lua name=b\n" + strings.Repeat("-- padding\n", 2000) // past the 14-bit length
-	libs := []*funcLibrary{{name: "a", code: "#!lua name=a\n"}, {name: "b", code: long}}
-	codes, errText := parseFunctionDump(dumpFunctions(libs))
-	if errText != "" || len(codes) != 2 || codes[0] != libs[0].code || codes[1] != long {
-		t.Fatalf("round trip: %q %d codes", errText, len(codes))
+	libs := []*Library{{name: "a", code: "#!lua name=a\n"}, {name: "b", code: long}}
+	codes, err := ParseDump(dumpFunctions(libs))
+	if err != nil || len(codes) != 2 || codes[0] != libs[0].code || codes[1] != long {
+		t.Fatalf("round trip: %v %d codes", err, len(codes))
 	}
 	p := dumpFunctions(libs)
 	p[3] ^= 1
-	if _, errText := parseFunctionDump(p); errText != errBadPayload {
-		t.Fatalf("corrupt payload: %q", errText)
+	if _, err := ParseDump(p); err != ErrBadPayload {
+		t.Fatalf("corrupt payload: %v", err)
 	}
-	if _, errText := parseFunctionDump([]byte("short")); errText != errBadPayload {
-		t.Fatalf("short payload: %q", errText)
+	if _, err := ParseDump([]byte("short")); err != ErrBadPayload {
+		t.Fatalf("short payload: %v", err)
 	}
 }
 

@@ -1,4 +1,4 @@
-package cmds
+package script
 
 import (
 	"testing"
@@ -7,22 +7,22 @@ import (
 
 // The registry of running scripts: oldest first, empty once they finished.
 func TestRunningScripts_Registry(t *testing.T) {
-	a, _ := startScript(nil, "test", nil, false, nil)
+	a := Start(nil, "test", nil, false, nil)
 	time.Sleep(time.Millisecond) // distinct start times; the order is what is checked
-	b, ctxB := startScript(nil, "test", nil, false, nil)
-	if oldestScript(nil) != a {
+	b := Start(nil, "test", nil, false, nil)
+	if Oldest(nil) != a {
 		t.Fatal("oldest is not the first started")
 	}
-	a.finish()
-	if oldestScript(nil) != b {
+	a.Finish()
+	if Oldest(nil) != b {
 		t.Fatal("oldest after the first finished")
 	}
-	b.finish()
-	if oldestScript(nil) != nil {
+	b.Finish()
+	if Oldest(nil) != nil {
 		t.Fatal("registry not empty")
 	}
 	select {
-	case <-ctxB.Done():
+	case <-b.ctx.Done():
 	default:
 		t.Fatal("finish did not release the script's context")
 	}

@@ -1,4 +1,4 @@
-package cmds
+package script
 
 import (
 	"strconv"
@@ -7,12 +7,12 @@ import (
 
 // The cache drops its oldest scripts past its byte bound, and finds a script by SHA in any case.
 func TestScriptCache_BoundedAndCaseInsensitive(t *testing.T) {
-	sc := &scriptCache{bySHA: map[string]*cachedScript{}, maxLen: 1000}
-	var first *cachedScript
+	sc := NewCache(1000)
+	var first *Script
 	for i := range 100 {
-		s, errText := sc.load([]byte("return " + strconv.Itoa(i) + " -- padding padding padding"))
-		if errText != "" {
-			t.Fatal(errText)
+		s, err := sc.Load([]byte("return " + strconv.Itoa(i) + " -- padding padding padding"))
+		if err != nil {
+			t.Fatal(err)
 		}
 		if i == 0 {
 			first = s
@@ -21,21 +21,21 @@ func TestScriptCache_BoundedAndCaseInsensitive(t *testing.T) {
 	if sc.bytes > sc.maxLen {
 		t.Fatalf("cache holds %d bytes, bound %d", sc.bytes, sc.maxLen)
 	}
-	if sc.get([]byte(first.sha)) != nil {
+	if sc.Get([]byte(first.sha)) != nil {
 		t.Fatal("oldest script still cached past the bound")
 	}
-	last, _ := sc.load([]byte("return 99 -- padding padding padding"))
+	last, _ := sc.Load([]byte("return 99 -- padding padding padding"))
 	upper := []byte(last.sha)
 	for i, ch := range upper {
 		if ch >= 'a' && ch <= 'f' {
 			upper[i] = ch - 'a' + 'A'
 		}
 	}
-	if sc.get(upper) != last {
+	if sc.Get(upper) != last {
 		t.Fatal("upper-case SHA not found")
 	}
-	sc.flush()
-	if sc.get([]byte(last.sha)) != nil || sc.bytes != 0 {
+	sc.Flush()
+	if sc.Get([]byte(last.sha)) != nil || sc.bytes != 0 {
 		t.Fatal("flush left scripts")
 	}
 }
@@ -43,14 +43,14 @@ func TestScriptCache_BoundedAndCaseInsensitive(t *testing.T) {
 func TestParseShebang(t *testing.T) {
 	cases := []struct {
 		body    string
-		flags   scriptFlags
+		flags   Flags
 		code    string
 		errText string
 	}{
 		{"return 1", 0, "return 1", ""},
-		{"#!lua\nreturn 1", scriptShebang, "\nreturn 1", ""},
-		{"#!lua flags=no-writes,allow-oom\nreturn 1", scriptShebang | scriptNoWrites | scriptAllowOOM, "\nreturn 1", ""},
-		{"#!lua flags=\nreturn 1", scriptShebang, "\nreturn 1", ""},
+		{"#!lua\nreturn 1", FlagShebang, "\nreturn 1", ""},
+		{"#!lua flags=no-writes,allow-oom\nreturn 1", FlagShebang | FlagNoWrites | FlagAllowOOM, "\nreturn 1", ""},
+		{"#!lua flags=\nreturn 1", FlagShebang, "\nreturn 1", ""},
 		{"#!lua flags=bad\nreturn 1", 0, "", "ERR Unexpected flag in script shebang: bad"},
 		{"#!lua foo\nreturn 1", 0, "", "ERR Unknown lua shebang option: foo"},
 		{"#!foo\nreturn 1", 0, "", "ERR Unexpected engine in script shebang: #!foo"},

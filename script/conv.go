@@ -1,4 +1,4 @@
-package cmds
+package script
 
 import (
 	"bytes"
@@ -214,4 +214,11 @@ func nonFinite(f float64) (string, bool) {
 		return "nan", true
 	}
 	return "", false
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -1,4 +1,4 @@
-package cmds
+package script
 
 import (
 	"encoding/binary"
@@ -20,7 +20,7 @@ const (
 )
 
 // dumpFunctions returns the payload of libs.
-func dumpFunctions(libs []*funcLibrary) []byte {
+func dumpFunctions(libs []*Library) []byte {
 	var p []byte
 	for _, lib := range libs {
 		p = append(p, rdbOpcodeFunction2)
@@ -31,18 +31,20 @@ func dumpFunctions(libs []*funcLibrary) []byte {
 	return binary.LittleEndian.AppendUint64(p, crc64Jones(0, p))
 }
 
-// errBadPayload is RESTORE's reply to a payload whose version or checksum is wrong.
-const errBadPayload = "DUMP payload version or checksum are wrong"
+// ErrBadPayload is FUNCTION RESTORE's error for a payload whose version or checksum is
+// wrong.
+var ErrBadPayload = errors.New("ERR DUMP payload version or checksum are wrong")
 
-// parseFunctionDump returns the libraries' codes in payload, or Redis's error text.
-func parseFunctionDump(payload []byte) ([]string, string) {
+// ParseDump returns the libraries' codes in FUNCTION DUMP's payload, for Functions.Restore.
+// The error is Redis's reply text.
+func ParseDump(payload []byte) ([]string, error) {
 	if len(payload) < 10 {
-		return nil, errBadPayload
+		return nil, ErrBadPayload
 	}
 	tail := payload[len(payload)-10:]
 	if binary.LittleEndian.Uint16(tail) > rdbVersion ||
 		binary.LittleEndian.Uint64(tail[2:]) != crc64Jones(0, payload[:len(payload)-8]) {
-		return nil, errBadPayload
+		return nil, ErrBadPayload
 	}
 	body := payload[:len(payload)-10]
 	var codes []string
@@ -51,19 +53,19 @@ func parseFunctionDump(payload []byte) ([]string, string) {
 		body = body[1:]
 		switch op {
 		case rdbOpcodeFunctionPreGA:
-			return nil, "Pre-GA function format not supported"
+			return nil, errors.New("ERR Pre-GA function format not supported")
 		case rdbOpcodeFunction2:
 		default:
-			return nil, "given type is not a function"
+			return nil, errors.New("ERR given type is not a function")
 		}
 		code, rest, err := readRDBString(body)
 		if err != nil {
-			return nil, "failed loading the given functions payload"
+			return nil, errors.New("ERR failed loading the given functions payload")
 		}
 		codes = append(codes, string(code))
 		body = rest
 	}
-	return codes, ""
+	return codes, nil
 }
 
 func appendRDBLen(p []byte, n uint64) []byte {

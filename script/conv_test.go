@@ -1,4 +1,4 @@
-package cmds
+package script
 
 import (
 	"math"
