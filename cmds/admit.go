@@ -38,10 +38,11 @@ type AdmitRequest struct {
 	ReadOnly bool
 }
 
-// Redis's error texts for what redis.call refuses before running a command.
+// Redis's errors for what redis.call refuses before running a command (the script sees the
+// text after the code).
 const (
-	ErrScriptUnknown  = "Unknown Redis command called from script"
-	ErrScriptArity    = "Wrong number of args calling Redis command from script"
-	ErrScriptNoScript = "This Redis command is not allowed from script"
-	ErrScriptReadOnly = "Write commands are not allowed from read-only scripts."
+	ErrScriptUnknown  = "ERR Unknown Redis command called from script"
+	ErrScriptArity    = "ERR Wrong number of args calling Redis command from script"
+	ErrScriptNoScript = "ERR This Redis command is not allowed from script"
+	ErrScriptReadOnly = "ERR Write commands are not allowed from read-only scripts."
 )

@@ -3,7 +3,6 @@ package cmds
 import (
 	"slices"
 
-	"shardis/acl"
 	"shardis/codec"
 	"shardis/script"
 	"shardis/server"
@@ -13,15 +12,8 @@ import (
 // redis.call and redis.pcall: the engine (package script) hands each command a script runs to
 // its run's Caller, a scriptRun, which runs it the way EXEC runs its queued commands: through
 // the executor (Ctx.Exec), in the script's transaction, with InTransaction set, and returns
-// its RESP reply. What Redis refuses before running the command is admitScriptCall's.
-
-// Redis's error texts for what redis.call refuses before running a command.
-const (
-	errScriptUnknown  = "Unknown Redis command called from script"
-	errScriptArity    = "Wrong number of args calling Redis command from script"
-	errScriptNoScript = "This Redis command is not allowed from script"
-	errScriptReadOnly = "Write commands are not allowed from read-only scripts."
-)
+// its RESP reply. What Redis refuses before running the command, the executor's Admit
+// refuses (FromScript).
 
 // scriptRun is one run of a script or a function: what redis.call needs to run commands on
 // the caller's behalf (it is the run's script.Caller). It lives for the run only.
@@ -46,15 +38,16 @@ func (run *scriptRun) CommandExists(args [][]byte) bool { return Lookup(args) !=
 // Call runs the command args for redis.call and redis.pcall and returns its reply, or the
 // error reply of a refusal.
 func (run *scriptRun) Call(args [][]byte, resp3 bool) []byte {
-	cmd, refusal := admitScriptCall(run, args)
-	if refusal != "" {
-		return refusalReply(refusal)
+	cmd := Lookup(args)
+	if refusal := run.c.Exec.Admit(&AdmitRequest{From: FromScript, Cmd: cmd, Args: args, Client: run.client,
+		ReadOnly: run.readOnly}); refusal != "" {
+		return codec.AppendError(nil, refusal)
 	}
 	if !run.holds(cmd, args) {
 		if run.stray() {
-			return refusalReply(errScriptStrayed)
+			return codec.AppendError(nil, "ERR "+errScriptStrayed)
 		}
-		return refusalReply(errScriptUndeclared)
+		return codec.AppendError(nil, "ERR "+errScriptUndeclared)
 	}
 	if cmd.IsWrite() {
 		run.running.MarkWrote() // SCRIPT KILL can no longer stop it
@@ -77,61 +70,6 @@ func (run *scriptRun) Call(args [][]byte, resp3 bool) []byte {
 		sub.Stream.Close()
 	}
 	return sub.W.Buf
-}
-
-// refusalReply is the error reply of a command redis.call refused: the script sees why with
-// the ERR code.
-func refusalReply(why string) []byte {
-	return codec.AppendError(nil, "ERR "+why)
-}
-
-// admitScriptCall is what Redis checks before redis.call runs a command: that it exists, its
-// arity, that scripts may run it, the ACL user of the client running the script, and no
-// writes from a read-only script. It returns the command, or the text of its refusal.
-func admitScriptCall(run *scriptRun, args [][]byte) (*Command, string) {
-	cmd := Lookup(args)
-	switch {
-	case cmd == nil || cmd.Run == nil:
-		return nil, errScriptUnknown
-	case !cmd.CheckArity(len(args)):
-		return nil, errScriptArity
-	case cmd.Has(FlagNoScript):
-		return nil, errScriptNoScript
-	}
-	if msg := scriptACLRefusal(run.c, run.client, cmd, args); msg != "" {
-		return nil, msg
-	}
-	if run.readOnly && cmd.IsWrite() {
-		return nil, errScriptReadOnly
-	}
-	return cmd, ""
-}
-
-// scriptACLRefusal checks a command a script runs against the ACL user of the client that
-// runs the script, as Redis does in redis.call, and returns Redis's error (logged in the ACL
-// log with context lua) or "" when the user may run it.
-func scriptACLRefusal(c *Ctx, cl *server.Client, cmd *Command, args [][]byte) string {
-	if cl == nil {
-		return ""
-	}
-	u := cl.User()
-	if u == nil || u.Unrestricted() {
-		return ""
-	}
-	why, pos := cmd.ACLCheck(u, args)
-	if why == acl.Allowed {
-		return ""
-	}
-	LogDenial(c.Srv, cl, cmd, args, why, pos, acl.ContextLua, false)
-	switch why {
-	case acl.DeniedCommand:
-		return "The user executing the script can't run this command or subcommand"
-	case acl.DeniedKey:
-		return "The user executing the script can't access at least one of the keys mentioned in the command arguments"
-	case acl.DeniedChannel:
-		return "The user executing the script can't publish to the channel mentioned in the command"
-	}
-	return "The user executing the script is lacking the permissions for the command"
 }
 
 // errScriptUndeclared is the error of a command on a key whose shard the script does not hold

@@ -120,7 +120,8 @@ func (e *Executor) admitQueued(req *cmds.AdmitRequest) string {
 }
 
 // admitScripted is scriptCall's checks: the command, the ACL of the client running the
-// script (logged with context lua), then, for a write, a read-only script and the disk.
+// script (logged with context lua), then, for a write, a read-only script and the disk. Its
+// errors carry their code (ERR, MISCONF), as luaPushError makes them.
 func (e *Executor) admitScripted(req *cmds.AdmitRequest) string {
 	cmd := req.Cmd
 	switch {
@@ -135,13 +136,13 @@ func (e *Executor) admitScripted(req *cmds.AdmitRequest) string {
 		cmds.LogDenial(e.srv, req.Client, cmd, req.Args, why, pos, acl.ContextLua, false)
 		switch why {
 		case acl.DeniedCommand:
-			return "The user executing the script can't run this command or subcommand"
+			return "ERR The user executing the script can't run this command or subcommand"
 		case acl.DeniedKey:
-			return "The user executing the script can't access at least one of the keys mentioned in the command arguments"
+			return "ERR The user executing the script can't access at least one of the keys mentioned in the command arguments"
 		case acl.DeniedChannel:
-			return "The user executing the script can't publish to the channel mentioned in the command"
+			return "ERR The user executing the script can't publish to the channel mentioned in the command"
 		}
-		return "The user executing the script is lacking the permissions for the command"
+		return "ERR The user executing the script is lacking the permissions for the command"
 	}
 	if cmd.IsWrite() {
 		if req.ReadOnly {

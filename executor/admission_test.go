@@ -102,7 +102,7 @@ func TestAdmit_EveryPathRefusesTheSameWay(t *testing.T) {
 		}{
 			{cmds.FromClient, "NOPERM this user has no permissions to access one of the keys used as arguments"},
 			{cmds.FromExec, "NOPERM ACLs rules changed between the moment the transaction was accumulated and the EXEC call. This command is no longer allowed for the following reason: no permission to touch the specified keys"},
-			{cmds.FromScript, "The user executing the script can't access at least one of the keys mentioned in the command arguments"},
+			{cmds.FromScript, "ERR The user executing the script can't access at least one of the keys mentioned in the command arguments"},
 			{cmds.FromReplication, ""},
 		} {
 			from := cl
