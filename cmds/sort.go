@@ -27,8 +27,10 @@ func init() {
 			Syntax:     "key [BY pattern] [LIMIT offset count] [GET pattern [GET pattern ...]] [ASC | DESC] [ALPHA] [STORE destination]",
 			KeySpecs: []spec.KeySpec{
 				{Flags: spec.RO | spec.Access, Begin: spec.Index(1), Find: spec.Range(0, 1, 0)},
-				{Flags: spec.RO | spec.Access, Notes: "For the optional BY/GET keyword. It is marked 'unknown' because the key names derive from the content of the key we sort"},
-				{Flags: spec.OW | spec.Update, Notes: "For the optional STORE keyword. It is marked 'unknown' because the keyword can appear anywhere in the argument array"},
+				{Flags: spec.RO | spec.Access,
+					Notes: "For the optional BY/GET keyword. It is marked 'unknown' because the key names derive from the content of the key we sort"},
+				{Flags: spec.OW | spec.Update,
+					Notes: "For the optional STORE keyword. It is marked 'unknown' because the keyword can appear anywhere in the argument array"},
 			},
 			Keys: sortKeys, Route: func(c *Ctx, n int) []int { return sortRoute(c, n, false) },
 			Run: func(c *Ctx) { sortCommand(c, false) }},
@@ -40,7 +42,8 @@ func init() {
 			Syntax:     "key [BY pattern] [LIMIT offset count] [GET pattern [GET pattern ...]] [ASC | DESC] [ALPHA]",
 			KeySpecs: []spec.KeySpec{
 				{Flags: spec.RO | spec.Access, Begin: spec.Index(1), Find: spec.Range(0, 1, 0)},
-				{Flags: spec.RO | spec.Access, Notes: "For the optional BY/GET keyword. It is marked 'unknown' because the key names derive from the content of the key we sort"},
+				{Flags: spec.RO | spec.Access,
+					Notes: "For the optional BY/GET keyword. It is marked 'unknown' because the key names derive from the content of the key we sort"},
 			},
 			Traits: TraitReadsUndeclaredKeys, Keys: func(args [][]byte) [][]byte { return args[1:2] },
 			Route: func(c *Ctx, n int) []int { return sortRoute(c, n, true) },
