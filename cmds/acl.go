@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"shardis/acl"
+	"shardis/cmds/spec"
 	"shardis/pubsub"
 	"shardis/server"
 )
@@ -19,52 +20,76 @@ import (
 
 func init() {
 	acl.SetCommands(buildACLTable)
-	var (
-		admin    = []string{"admin", "noscript", "loading", "stale"}
-		plain    = []string{"noscript", "loading", "stale"}
-		aclAdmin = []string{"admin", "slow", "dangerous"}
-		aclSlow  = []string{"slow"}
-		sub      = func(arity int, flags, cats []string, since, summary, complexity, syntax string, run func(*Ctx)) *Command {
-			// Run in the loop, but in order with the pipeline: a change of users must not
-			// overtake a script or EXEC queued before it, nor a read overtake a change
-			// (CONFIG SET requirepass) queued before it.
-			return &Command{Arity: arity, Flags: flags, ACL: cats, Since: since, Summary: summary,
-				Complexity: complexity, Syntax: syntax, Exec: ExecConn, Run: run, Traits: TraitAfterPending}
-		}
+	register(
+		&Command{Name: "acl", Arity: -2, ACL: []string{"slow"}, Group: "server", Since: "6.0.0",
+			Summary: "A container for Access List Control commands", Complexity: "Depends on subcommand.",
+			Exec: ExecConn,
+			// Every subcommand runs in the loop (ExecConn), but in order with the pipeline
+			// (TraitAfterPending): a change of users must not overtake a script or EXEC queued
+			// before it, nor a read overtake a change (CONFIG SET requirepass) queued before it.
+			Subs: map[string]*Command{
+				"cat": {Arity: -2, Flags: []string{"noscript", "loading", "stale"}, ACL: []string{"slow"}, Since: "6.0.0",
+					Summary:    "List the ACL categories or the commands inside a category",
+					Complexity: "O(1) since the categories and commands are a fixed set.",
+					Syntax:     "[categoryname]", Exec: ExecConn, Traits: TraitAfterPending, Run: aclCat},
+				"deluser": {Arity: -3, Flags: []string{"admin", "noscript", "loading", "stale"},
+					ACL: []string{"admin", "slow", "dangerous"}, Since: "6.0.0",
+					Summary:    "Remove the specified ACL users and the associated rules",
+					Complexity: "O(1) amortized time considering the typical user.",
+					Syntax:     "username [username ...]", Exec: ExecConn, Traits: TraitAfterPending, Run: aclDelUser},
+				"dryrun": {Arity: -4, Flags: []string{"admin", "noscript", "loading", "stale"},
+					ACL: []string{"admin", "slow", "dangerous"}, Since: "7.0.0",
+					Summary:    "Returns whether the user can execute the given command without executing the command.",
+					Complexity: "O(1).", Syntax: "username command [arg [arg ...]]", Exec: ExecConn,
+					Traits: TraitAfterPending, Run: aclDryRun},
+				"genpass": {Arity: -2, Flags: []string{"noscript", "loading", "stale"}, ACL: []string{"slow"}, Since: "6.0.0",
+					Summary: "Generate a pseudorandom secure password to use for ACL users", Complexity: "O(1)",
+					Syntax: "[bits]", Exec: ExecConn, Traits: TraitAfterPending, Run: aclGenPass},
+				"getuser": {Arity: 3, Flags: []string{"admin", "noscript", "loading", "stale"},
+					ACL: []string{"admin", "slow", "dangerous"}, Since: "6.0.0",
+					Summary:    "Get the rules for a specific ACL user",
+					Complexity: "O(N). Where N is the number of password, command and pattern rules that the user has.",
+					Syntax:     "username", Exec: ExecConn, Traits: TraitAfterPending, Run: aclGetUser},
+				"help": {Arity: 2, Flags: []string{"loading", "stale"}, ACL: []string{"slow"}, Since: "6.0.0",
+					Summary: "Show helpful text about the different subcommands", Complexity: "O(1)",
+					Exec: ExecConn, Traits: TraitAfterPending, Run: aclHelp},
+				"list": {Arity: 2, Flags: []string{"admin", "noscript", "loading", "stale"},
+					ACL: []string{"admin", "slow", "dangerous"}, Since: "6.0.0",
+					Summary:    "List the current ACL rules in ACL config file format",
+					Complexity: "O(N). Where N is the number of configured users.", Exec: ExecConn,
+					Traits: TraitAfterPending, Run: aclList},
+				"load": {Arity: 2, Flags: []string{"admin", "noscript", "loading", "stale"},
+					ACL: []string{"admin", "slow", "dangerous"}, Since: "6.0.0",
+					Summary:    "Reload the ACLs from the configured ACL file",
+					Complexity: "O(N). Where N is the number of configured users.", Exec: ExecConn,
+					Traits: TraitAfterPending, Run: aclLoad},
+				"log": {Arity: -2, Flags: []string{"admin", "noscript", "loading", "stale"},
+					ACL: []string{"admin", "slow", "dangerous"}, Since: "6.0.0",
+					Summary:    "List latest events denied because of ACLs in place",
+					Complexity: "O(N) with N being the number of entries shown.", Syntax: "[count | RESET]",
+					Exec: ExecConn, Traits: TraitAfterPending, Run: aclLog},
+				"save": {Arity: 2, Flags: []string{"admin", "noscript", "loading", "stale"},
+					ACL: []string{"admin", "slow", "dangerous"}, Since: "6.0.0",
+					Summary:    "Save the current ACL rules in the configured ACL file",
+					Complexity: "O(N). Where N is the number of configured users.", Exec: ExecConn,
+					Traits: TraitAfterPending, Run: aclSave},
+				"setuser": {Arity: -3, Flags: []string{"admin", "noscript", "loading", "stale"},
+					ACL: []string{"admin", "slow", "dangerous"}, Since: "6.0.0",
+					Summary:    "Modify or create the rules for a specific ACL user",
+					Complexity: "O(N). Where N is the number of rules provided.",
+					Syntax:     "username [rule [rule ...]]", Exec: ExecConn, Traits: TraitAfterPending,
+					// The user name and rules (passwords) of ACL SETUSER are not kept by SLOWLOG.
+					Secret: func(_ [][]byte, i int) bool { return i >= 2 }, Run: aclSetUser},
+				"users": {Arity: 2, Flags: []string{"admin", "noscript", "loading", "stale"},
+					ACL: []string{"admin", "slow", "dangerous"}, Since: "6.0.0",
+					Summary:    "List the username of all the configured ACL rules",
+					Complexity: "O(N). Where N is the number of configured users.", Exec: ExecConn,
+					Traits: TraitAfterPending, Run: aclUsers},
+				"whoami": {Arity: 2, Flags: []string{"noscript", "loading", "stale"}, ACL: []string{"slow"}, Since: "6.0.0",
+					Summary:    "Return the name of the user associated to the current connection",
+					Complexity: "O(1)", Exec: ExecConn, Traits: TraitAfterPending, Run: aclWhoAmI},
+			}},
 	)
-	register(&Command{Name: "acl", Arity: -2, ACL: aclSlow, Group: "server", Since: "6.0.0",
-		Summary: "A container for Access List Control commands", Complexity: "Depends on subcommand.",
-		Exec: ExecConn,
-		Subs: map[string]*Command{
-			"cat": sub(-2, plain, aclSlow, "6.0.0", "List the ACL categories or the commands inside a category",
-				"O(1) since the categories and commands are a fixed set.", "[categoryname]", aclCat),
-			"deluser": sub(-3, admin, aclAdmin, "6.0.0", "Remove the specified ACL users and the associated rules",
-				"O(1) amortized time considering the typical user.", "username [username ...]", aclDelUser),
-			"dryrun": sub(-4, admin, aclAdmin, "7.0.0", "Returns whether the user can execute the given command without executing the command.",
-				"O(1).", "username command [arg [arg ...]]", aclDryRun),
-			"genpass": sub(-2, plain, aclSlow, "6.0.0", "Generate a pseudorandom secure password to use for ACL users",
-				"O(1)", "[bits]", aclGenPass),
-			"getuser": sub(3, admin, aclAdmin, "6.0.0", "Get the rules for a specific ACL user",
-				"O(N). Where N is the number of password, command and pattern rules that the user has.", "username", aclGetUser),
-			"help": sub(2, []string{"loading", "stale"}, aclSlow, "6.0.0", "Show helpful text about the different subcommands",
-				"O(1)", "", aclHelp),
-			"list": sub(2, admin, aclAdmin, "6.0.0", "List the current ACL rules in ACL config file format",
-				"O(N). Where N is the number of configured users.", "", aclList),
-			"load": sub(2, admin, aclAdmin, "6.0.0", "Reload the ACLs from the configured ACL file",
-				"O(N). Where N is the number of configured users.", "", aclLoad),
-			"log": sub(-2, admin, aclAdmin, "6.0.0", "List latest events denied because of ACLs in place",
-				"O(N) with N being the number of entries shown.", "[count | RESET]", aclLog),
-			"save": sub(2, admin, aclAdmin, "6.0.0", "Save the current ACL rules in the configured ACL file",
-				"O(N). Where N is the number of configured users.", "", aclSave),
-			"setuser": sub(-3, admin, aclAdmin, "6.0.0", "Modify or create the rules for a specific ACL user",
-				"O(N). Where N is the number of rules provided.", "username [rule [rule ...]]", aclSetUser),
-			"users": sub(2, admin, aclAdmin, "6.0.0", "List the username of all the configured ACL rules",
-				"O(N). Where N is the number of configured users.", "", aclUsers),
-			"whoami": sub(2, plain, aclSlow, "6.0.0", "Return the name of the user associated to the current connection",
-				"O(1)", "", aclWhoAmI),
-		}})
-	// The user name and rules (passwords) of ACL SETUSER are not kept by SLOWLOG.
-	table["acl"].Subs["setuser"].Secret = func(_ [][]byte, i int) bool { return i >= 2 }
 }
 
 // buildACLTable makes package acl's view of the command table, once every command is
@@ -115,7 +140,7 @@ const (
 func (cmd *Command) ACLCheck(u *acl.User, args [][]byte) (acl.Reason, int) {
 	r := acl.Request{Cmd: cmd.aclCommand(), Args: args}
 	if u.NeedsKeys() {
-		if r.HasKeys = introHasKeys(cmd); r.HasKeys {
+		if r.HasKeys = cmd.hasKeys(); r.HasKeys {
 			r.Keys = aclKeyRefs(cmd, args)
 		}
 		switch cmd.Channels {
@@ -133,23 +158,21 @@ func (cmd *Command) ACLCheck(u *acl.User, args [][]byte) (acl.Reason, int) {
 // aclKeyRefs returns the key arguments of args with the access their key specs declare
 // (COMMAND GETKEYSANDFLAGS's flags): access reads, insert, delete and update write.
 func aclKeyRefs(cmd *Command, args [][]byte) []acl.KeyRef {
-	keys := introKeysOf(cmd, args)
+	keys := cmd.keysWithFlags(args)
 	refs := make([]acl.KeyRef, 0, len(keys))
 	next := 1 // keys come in argument order: each search starts after the last key found
 	for _, k := range keys {
-		pos := argPosition(args, k.key, next)
+		pos := argPosition(args, k.Key, next)
 		if pos < 0 {
 			continue
 		}
 		next = pos + 1
 		var perm acl.Perm
-		for _, f := range k.flags {
-			switch f {
-			case "access":
-				perm |= acl.PermRead
-			case "insert", "delete", "update":
-				perm |= acl.PermWrite
-			}
+		if k.Flags&spec.Access != 0 {
+			perm |= acl.PermRead
+		}
+		if k.Flags&(spec.Insert|spec.Delete|spec.Update) != 0 {
+			perm |= acl.PermWrite
 		}
 		refs = append(refs, acl.KeyRef{Pos: pos, Perm: perm})
 	}
@@ -162,7 +185,7 @@ func argPosition(args [][]byte, key []byte, from int) int {
 	n := len(args) - 1
 	for step := 0; step < n; step++ {
 		i := 1 + (from-1+step)%n
-		if introSameArg(args[i], key) {
+		if spec.SameArg(args[i], key) {
 			return i
 		}
 	}

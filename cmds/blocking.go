@@ -3,6 +3,7 @@ package cmds
 import (
 	"math"
 
+	"shardis/cmds/spec"
 	"shardis/codec"
 	"shardis/pubsub"
 )
@@ -14,53 +15,73 @@ import (
 // serving it (executor/blocking.go); it then pops from that key only.
 
 func init() {
-	bc := func(name string, arity int, flags, acl []string, first, last int, since, summary, complexity, syntax string, run func(*Ctx)) *Command {
-		step := 1
-		if first == 0 {
-			step = 0 // keys after numkeys: found by Keys
-		}
-		return &Command{Name: name, Arity: arity, Flags: flags, ACL: acl, FirstKey: first, LastKey: last, Step: step,
-			Group: "list", Since: since, Summary: summary, Complexity: complexity, Syntax: syntax, Run: run}
-	}
-	var (
-		wBlock     = []string{"write", "noscript", "blocking"}
-		wDenyBlock = []string{"write", "denyoom", "noscript", "blocking"}
-		wMBlock    = []string{"write", "blocking"}
-		wFastBlock = []string{"write", "noscript", "blocking", "fast"}
-		aclList    = []string{"write", "list", "slow", "blocking"}
-		aclZSlow   = []string{"write", "sortedset", "slow", "blocking"}
-		aclZFast   = []string{"write", "sortedset", "fast", "blocking"}
-	)
-	const (
-		popCplx  = "O(N) where N is the number of provided keys."
-		moveSum  = "Pop an element from a list, push it to another list and return it; or block until one is available"
-		zpopCplx = "O(log(N)) with N being the number of elements in the sorted set."
-	)
-	blmpop := bc("blmpop", -5, wMBlock, aclList, 0, 0, "7.0.0", "Pop elements from a list, or block until one is available",
-		"O(N+M) where N is the number of provided keys and M is the number of elements returned.",
-		"timeout numkeys key [key ...] <LEFT | RIGHT> [COUNT count]", blmpopCmd)
-	blmpop.Keys = blockingNumKeys
-	bzmpop := bc("bzmpop", -5, wMBlock, aclZSlow, 0, 0, "7.0.0", "Remove and return members with scores in a sorted set or block until one is available",
-		"O(K) + O(M*log(N)) where K is the number of provided keys, N being the number of elements in the sorted set, and M being the number of elements popped.",
-		"timeout numkeys key [key ...] <MIN | MAX> [COUNT count]", bzmpopCmd)
-	bzmpop.Keys = blockingNumKeys
-	bzmpop.Group = "sorted-set"
-	bzpopmin := bc("bzpopmin", -3, wFastBlock, aclZFast, 1, -2, "5.0.0",
-		"Remove and return the member with the lowest score from one or more sorted sets, or block until one is available",
-		zpopCplx, "key [key ...] timeout", func(c *Ctx) { bzpopCmd(c, false) })
-	bzpopmax := bc("bzpopmax", -3, wFastBlock, aclZFast, 1, -2, "5.0.0",
-		"Remove and return the member with the highest score from one or more sorted sets, or block until one is available",
-		zpopCplx, "key [key ...] timeout", func(c *Ctx) { bzpopCmd(c, true) })
-	bzpopmin.Group, bzpopmax.Group = "sorted-set", "sorted-set"
 	register(
-		bc("blpop", -3, wBlock, aclList, 1, -2, "2.0.0", "Remove and get the first element in a list, or block until one is available",
-			popCplx, "key [key ...] timeout", func(c *Ctx) { bpopCmd(c, true) }),
-		bc("brpop", -3, wBlock, aclList, 1, -2, "2.0.0", "Remove and get the last element in a list, or block until one is available",
-			popCplx, "key [key ...] timeout", func(c *Ctx) { bpopCmd(c, false) }),
-		bc("brpoplpush", 4, wDenyBlock, aclList, 1, 2, "2.2.0", moveSum, "O(1)", "source destination timeout", brpoplpushCmd),
-		bc("blmove", 6, wDenyBlock, aclList, 1, 2, "6.2.0", moveSum, "O(1)",
-			"source destination <LEFT | RIGHT> <LEFT | RIGHT> timeout", blmoveCmd),
-		blmpop, bzpopmin, bzpopmax, bzmpop,
+		&Command{Name: "blmpop", Arity: -5, Flags: []string{"write", "blocking"},
+			ACL: []string{"write", "list", "slow", "blocking"}, Group: "list", Since: "7.0.0",
+			Summary:    "Pop elements from a list, or block until one is available",
+			Complexity: "O(N+M) where N is the number of provided keys and M is the number of elements returned.",
+			Syntax:     "timeout numkeys key [key ...] <LEFT | RIGHT> [COUNT count]",
+			KeySpecs:   []spec.KeySpec{{Flags: spec.RW | spec.Access | spec.Delete, Begin: spec.Index(2), Find: spec.KeyNum(0, 1, 1)}},
+			Keys:       blockingNumKeys, Run: blmpopCmd},
+		&Command{Name: "bzmpop", Arity: -5, Flags: []string{"write", "blocking"},
+			ACL: []string{"write", "sortedset", "slow", "blocking"}, Group: "sorted-set", Since: "7.0.0",
+			Summary:    "Remove and return members with scores in a sorted set or block until one is available",
+			Complexity: "O(K) + O(M*log(N)) where K is the number of provided keys, N being the number of elements in the sorted set, and M being the number of elements popped.",
+			Syntax:     "timeout numkeys key [key ...] <MIN | MAX> [COUNT count]",
+			KeySpecs:   []spec.KeySpec{{Flags: spec.RW | spec.Access | spec.Delete, Begin: spec.Index(2), Find: spec.KeyNum(0, 1, 1)}},
+			Keys:       blockingNumKeys, Run: bzmpopCmd},
+		&Command{Name: "bzpopmin", Arity: -3, Flags: []string{"write", "noscript", "blocking", "fast"},
+			ACL: []string{"write", "sortedset", "fast", "blocking"}, FirstKey: 1, LastKey: -2, Step: 1,
+			Group: "sorted-set", Since: "5.0.0",
+			Summary:    "Remove and return the member with the lowest score from one or more sorted sets, or block until one is available",
+			Complexity: "O(log(N)) with N being the number of elements in the sorted set.",
+			Syntax:     "key [key ...] timeout",
+			KeySpecs:   []spec.KeySpec{{Flags: spec.RW | spec.Access | spec.Delete, Begin: spec.Index(1), Find: spec.Range(-2, 1, 0)}},
+			Run:        func(c *Ctx) { bzpopCmd(c, false) }},
+		&Command{Name: "bzpopmax", Arity: -3, Flags: []string{"write", "noscript", "blocking", "fast"},
+			ACL: []string{"write", "sortedset", "fast", "blocking"}, FirstKey: 1, LastKey: -2, Step: 1,
+			Group: "sorted-set", Since: "5.0.0",
+			Summary:    "Remove and return the member with the highest score from one or more sorted sets, or block until one is available",
+			Complexity: "O(log(N)) with N being the number of elements in the sorted set.",
+			Syntax:     "key [key ...] timeout",
+			KeySpecs:   []spec.KeySpec{{Flags: spec.RW | spec.Access | spec.Delete, Begin: spec.Index(1), Find: spec.Range(-2, 1, 0)}},
+			Run:        func(c *Ctx) { bzpopCmd(c, true) }},
+		&Command{Name: "blpop", Arity: -3, Flags: []string{"write", "noscript", "blocking"},
+			ACL: []string{"write", "list", "slow", "blocking"}, FirstKey: 1, LastKey: -2, Step: 1,
+			Group: "list", Since: "2.0.0",
+			Summary:    "Remove and get the first element in a list, or block until one is available",
+			Complexity: "O(N) where N is the number of provided keys.", Syntax: "key [key ...] timeout",
+			KeySpecs: []spec.KeySpec{{Flags: spec.RW | spec.Access | spec.Delete, Begin: spec.Index(1), Find: spec.Range(-2, 1, 0)}},
+			Run:      func(c *Ctx) { bpopCmd(c, true) }},
+		&Command{Name: "brpop", Arity: -3, Flags: []string{"write", "noscript", "blocking"},
+			ACL: []string{"write", "list", "slow", "blocking"}, FirstKey: 1, LastKey: -2, Step: 1,
+			Group: "list", Since: "2.0.0",
+			Summary:    "Remove and get the last element in a list, or block until one is available",
+			Complexity: "O(N) where N is the number of provided keys.", Syntax: "key [key ...] timeout",
+			KeySpecs: []spec.KeySpec{{Flags: spec.RW | spec.Access | spec.Delete, Begin: spec.Index(1), Find: spec.Range(-2, 1, 0)}},
+			Run:      func(c *Ctx) { bpopCmd(c, false) }},
+		&Command{Name: "brpoplpush", Arity: 4, Flags: []string{"write", "denyoom", "noscript", "blocking"},
+			ACL: []string{"write", "list", "slow", "blocking"}, FirstKey: 1, LastKey: 2, Step: 1,
+			Group: "list", Since: "2.2.0",
+			Summary:    "Pop an element from a list, push it to another list and return it; or block until one is available",
+			Complexity: "O(1)", DocFlags: []string{"deprecated"}, DeprecatedSince: "6.2.0",
+			ReplacedBy: "`BLMOVE` with the `RIGHT` and `LEFT` arguments",
+			Syntax:     "source destination timeout",
+			KeySpecs: []spec.KeySpec{
+				{Flags: spec.RW | spec.Access | spec.Delete, Begin: spec.Index(1), Find: spec.Range(0, 1, 0)},
+				{Flags: spec.RW | spec.Insert, Begin: spec.Index(2), Find: spec.Range(0, 1, 0)},
+			},
+			Run: brpoplpushCmd},
+		&Command{Name: "blmove", Arity: 6, Flags: []string{"write", "denyoom", "noscript", "blocking"},
+			ACL: []string{"write", "list", "slow", "blocking"}, FirstKey: 1, LastKey: 2, Step: 1,
+			Group: "list", Since: "6.2.0",
+			Summary:    "Pop an element from a list, push it to another list and return it; or block until one is available",
+			Complexity: "O(1)", Syntax: "source destination <LEFT | RIGHT> <LEFT | RIGHT> timeout",
+			KeySpecs: []spec.KeySpec{
+				{Flags: spec.RW | spec.Access | spec.Delete, Begin: spec.Index(1), Find: spec.Range(0, 1, 0)},
+				{Flags: spec.RW | spec.Insert, Begin: spec.Index(2), Find: spec.Range(0, 1, 0)},
+			},
+			Run: blmoveCmd},
 	)
 }
 

@@ -1,7 +1,7 @@
 // Package cmds is the command table and every command. A command is declared once, in a
-// Command value registered from the file of its family (strings.go, keys.go, …); COMMAND,
-// COMMAND INFO/DOCS/COUNT/GETKEYS, arity checks, key routing and the binlog are all derived
-// from that declaration.
+// Command literal registered from the file of its family (strings.go, keys.go, …); COMMAND,
+// COMMAND INFO/DOCS/COUNT/GETKEYS, the ACL key check, arity checks, key routing and the
+// binlog are all derived from that declaration (package spec renders and evaluates it).
 package cmds
 
 import (
@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"shardis/acl"
+	"shardis/cmds/spec"
 	"shardis/codec"
 	"shardis/pubsub"
 	"shardis/server"
@@ -48,7 +49,18 @@ type Command struct {
 	// Syntax is the argument synopsis as in Redis's docs, e.g. "key value [NX | XX]"; COMMAND
 	// DOCS builds its argument tree from it.
 	Syntax string
-	Exec   Exec
+	// KeySpecs are the command's key specs as COMMAND INFO shows them (Redis 7.0's, for a
+	// command Redis has): where its keys are and how each is accessed. COMMAND GETKEYS and
+	// GETKEYSANDFLAGS and the ACL key check read them.
+	KeySpecs []spec.KeySpec
+	// Tips are COMMAND INFO's command tips ("nondeterministic_output", "request_policy:…").
+	Tips []string
+	// DocFlags ("deprecated", "syscmd"), DeprecatedSince and ReplacedBy are COMMAND DOCS'
+	// doc_flags, deprecated_since and replaced_by.
+	DocFlags        []string
+	DeprecatedSince string
+	ReplacedBy      string
+	Exec            Exec
 	// Keys, when set, extracts the key arguments for commands whose keys are not a
 	// FirstKey/LastKey/Step range (e.g. after a numkeys argument).
 	Keys func(args [][]byte) [][]byte
@@ -112,6 +124,31 @@ func (cmd *Command) AppendKeyArgs(dst, args [][]byte) [][]byte {
 		return append(dst, cmd.Keys(args)...)
 	}
 	return keyRange(args, cmd.FirstKey, cmd.LastKey, cmd.Step, dst)
+}
+
+// hasKeys reports whether cmd takes key arguments (Redis's doesCommandHaveKeys): a Keys func
+// or a key spec that finds real keys (not shard channels).
+func (cmd *Command) hasKeys() bool { return cmd.Keys != nil || spec.HasKeys(cmd.KeySpecs) }
+
+// keysWithFlags returns the keys of argv (argv[0] is the command name) with the flags of
+// cmd's key specs (COMMAND GETKEYSANDFLAGS, the ACL key check). The keys are those routing
+// uses (Command.KeyArgs); each takes the flags of the key spec that finds the same argument.
+func (cmd *Command) keysWithFlags(argv [][]byte) []spec.Key {
+	return spec.Keys(cmd.KeySpecs, argv, cmd.Keys, cmd.unlocatedKeyFlags())
+}
+
+// unlocatedKeyFlags are the flags of a key that cmd's Keys func finds and none of its key
+// specs locates, when no key spec of unknown position declares them.
+func (cmd *Command) unlocatedKeyFlags() spec.KeyFlag {
+	switch {
+	case cmd.Has(FlagPubSub):
+		return spec.NotKey
+	case cmd.IsWrite():
+		return spec.RW | spec.Access | spec.Update
+	case cmd.Has(FlagReadonly):
+		return spec.RO | spec.Access
+	}
+	return spec.RO
 }
 
 func keyRange(args [][]byte, first, last, step int, out [][]byte) [][]byte {
@@ -241,18 +278,6 @@ func ArityError(cmd *Command) string {
 var table = map[string]*Command{}
 
 // register adds commands to the table; called from the init of each family's file.
-// withPeek sets cmd's Peek (see Command.Peek) and returns cmd.
-func withPeek(cmd *Command, peek func(c *Ctx) bool) *Command {
-	cmd.Peek = peek
-	return cmd
-}
-
-// withTraits sets cmd's Traits and returns cmd.
-func withTraits(cmd *Command, t Flag) *Command {
-	cmd.Traits |= t
-	return cmd
-}
-
 func register(list ...*Command) {
 	for _, cmd := range list {
 		if _, dup := table[cmd.Name]; dup {

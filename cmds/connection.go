@@ -10,33 +10,41 @@ import (
 const RedisVersion = "7.0.15"
 
 func init() {
-	connFlags := []string{"noscript", "loading", "stale", "fast", "no_auth", "allow_busy"}
-	connACL := []string{"fast", "connection"}
 	register(
-		&Command{Name: "ping", Arity: -1, Flags: []string{"fast"}, ACL: connACL,
-			Group: "connection", Since: "1.0.0", Summary: "Ping the server",
-			Complexity: "O(1)", Syntax: "[message]", Exec: ExecConn, Run: ping, Traits: TraitSubscribedMode | TraitDeniedOnDiskError},
-		&Command{Name: "echo", Arity: 2, Flags: []string{"loading", "stale", "fast"}, ACL: connACL,
-			Group: "connection", Since: "1.0.0", Summary: "Echo the given string",
-			Complexity: "O(1)", Syntax: "message", Exec: ExecConn, Run: echo},
-		&Command{Name: "quit", Arity: -1, Flags: connFlags, ACL: connACL,
-			Group: "connection", Since: "1.0.0", Summary: "Close the connection",
-			Complexity: "O(1)", Exec: ExecConn, Run: quitCommand, Traits: TraitTxControl | TraitSubscribedMode},
-		&Command{Name: "reset", Arity: 1, Flags: connFlags, ACL: connACL,
-			Group: "connection", Since: "6.2.0", Summary: "Reset the connection",
-			Complexity: "O(1)", Exec: ExecConn, Run: resetCommand,
-			Traits: TraitTxControl | TraitAlwaysReplies | TraitAfterPending | TraitSubscribedMode},
-		&Command{Name: "hello", Arity: -1, Flags: connFlags, ACL: connACL,
-			Group: "connection", Since: "6.0.0", Summary: "Handshake with Redis",
-			Complexity: "O(1)", Syntax: "[protover [AUTH username password] [SETNAME clientname]]",
-			Exec: ExecConn, Run: helloCommand, Traits: TraitAfterPending},
-		&Command{Name: "auth", Arity: -2, Flags: connFlags, ACL: connACL,
-			Group: "connection", Since: "1.0.0", Summary: "Authenticate to the server",
+		&Command{Name: "ping", Arity: -1, Flags: []string{"fast"}, ACL: []string{"fast", "connection"},
+			Group: "connection", Since: "1.0.0", Summary: "Ping the server", Complexity: "O(1)",
+			Syntax: "[message]",
+			Tips:   []string{"request_policy:all_shards", "response_policy:all_succeeded"}, Exec: ExecConn,
+			Traits: TraitSubscribedMode | TraitDeniedOnDiskError, Run: ping},
+		&Command{Name: "echo", Arity: 2, Flags: []string{"loading", "stale", "fast"},
+			ACL: []string{"fast", "connection"}, Group: "connection", Since: "1.0.0",
+			Summary: "Echo the given string", Complexity: "O(1)", Syntax: "message", Exec: ExecConn,
+			Run: echo},
+		&Command{Name: "quit", Arity: -1,
+			Flags: []string{"noscript", "loading", "stale", "fast", "no_auth", "allow_busy"},
+			ACL:   []string{"fast", "connection"}, Group: "connection", Since: "1.0.0",
+			Summary: "Close the connection", Complexity: "O(1)", Exec: ExecConn,
+			Traits: TraitTxControl | TraitSubscribedMode, Run: quitCommand},
+		&Command{Name: "reset", Arity: 1,
+			Flags: []string{"noscript", "loading", "stale", "fast", "no_auth", "allow_busy"},
+			ACL:   []string{"fast", "connection"}, Group: "connection", Since: "6.2.0",
+			Summary: "Reset the connection", Complexity: "O(1)", Exec: ExecConn,
+			Traits: TraitTxControl | TraitAlwaysReplies | TraitAfterPending | TraitSubscribedMode,
+			Run:    resetCommand},
+		&Command{Name: "hello", Arity: -1,
+			Flags: []string{"noscript", "loading", "stale", "fast", "no_auth", "allow_busy"},
+			ACL:   []string{"fast", "connection"}, Group: "connection", Since: "6.0.0",
+			Summary: "Handshake with Redis", Complexity: "O(1)",
+			Syntax: "[protover [AUTH username password] [SETNAME clientname]]", Exec: ExecConn,
+			Traits: TraitAfterPending, Secret: helloSecret, Run: helloCommand},
+		&Command{Name: "auth", Arity: -2,
+			Flags: []string{"noscript", "loading", "stale", "fast", "no_auth", "allow_busy"},
+			ACL:   []string{"fast", "connection"}, Group: "connection", Since: "1.0.0",
+			Summary:    "Authenticate to the server",
 			Complexity: "O(N) where N is the number of passwords defined for the user",
-			Syntax:     "[username] password", Exec: ExecConn, Run: authCommand, Traits: TraitAfterPending},
+			Syntax:     "[username] password", Exec: ExecConn, Traits: TraitAfterPending,
+			Secret: func(_ [][]byte, i int) bool { return i >= 1 }, Run: authCommand},
 	)
-	table["auth"].Secret = func(_ [][]byte, i int) bool { return i >= 1 }
-	table["hello"].Secret = helloSecret
 }
 
 // helloSecret: the user and password after HELLO's AUTH.

@@ -27,10 +27,13 @@ import (
 // keys hold the keys' shards, DIGEST, POPULATE and RELOAD every shard, the rest none.
 
 func init() {
-	register(&Command{Name: "debug", Arity: -2, Flags: []string{"admin", "noscript", "loading", "stale"},
-		ACL: []string{"admin", "slow", "dangerous"}, Group: "server", Since: "1.0.0",
-		Summary: "A container for debugging commands", Complexity: "Depends on subcommand.",
-		Exec: ExecKeyed, Route: debugRoute, Traits: TraitProtected | TraitNoTouch, Run: debugCommand})
+	register(
+		&Command{Name: "debug", Arity: -2, Flags: []string{"admin", "noscript", "loading", "stale"},
+			ACL: []string{"admin", "slow", "dangerous"}, Group: "server", Since: "1.0.0",
+			Summary: "A container for debugging commands", Complexity: "Depends on subcommand.",
+			DocFlags: []string{"syscmd"}, Traits: TraitNoTouch | TraitProtected, Route: debugRoute,
+			Run: debugCommand},
+	)
 }
 
 // debugSub is one DEBUG subcommand: its argument count (Redis's checks: exact, or at least

@@ -3,6 +3,7 @@ package cmds
 import (
 	"math"
 
+	"shardis/cmds/spec"
 	"shardis/pubsub"
 )
 
@@ -11,43 +12,61 @@ import (
 // instant whenever it applies the record.
 
 func init() {
-	oneKey := func(cmd *Command) *Command {
-		cmd.FirstKey, cmd.LastKey, cmd.Step, cmd.Group = 1, 1, 1, "generic"
-		return cmd
-	}
-	setter := func(name, since, summary, syntax string, base func(c *Ctx) int64, seconds bool) *Command {
-		return oneKey(&Command{Name: name, Arity: -3, Flags: []string{"write", "fast"},
-			ACL: []string{"keyspace", "write", "fast"}, Since: since, Summary: summary,
-			Complexity: "O(1)", Syntax: syntax,
-			Run: func(c *Ctx) { expireGeneric(c, base(c), seconds) }})
-	}
-	relative := func(c *Ctx) int64 { return c.Tx.Now() }
-	absolute := func(*Ctx) int64 { return 0 }
-	getter := func(name, since, summary string, run func(c *Ctx)) *Command {
-		return oneKey(&Command{Name: name, Arity: 2, Flags: []string{"readonly", "fast"},
-			ACL: []string{"keyspace", "read", "fast"}, Since: since, Summary: summary,
-			Complexity: "O(1)", Syntax: "key", Traits: TraitNoTouch, Run: run})
-	}
 	register(
-		setter("expire", "1.0.0", "Set a key's time to live in seconds",
-			"key seconds [NX | XX | GT | LT]", relative, true),
-		setter("pexpire", "2.6.0", "Set a key's time to live in milliseconds",
-			"key milliseconds [NX | XX | GT | LT]", relative, false),
-		setter("expireat", "1.2.0", "Set the expiration for a key as a UNIX timestamp",
-			"key unix-time-seconds [NX | XX | GT | LT]", absolute, true),
-		setter("pexpireat", "2.6.0", "Set the expiration for a key as a UNIX timestamp specified in milliseconds",
-			"key unix-time-milliseconds [NX | XX | GT | LT]", absolute, false),
-		getter("expiretime", "7.0.0", "Get the expiration Unix timestamp for a key",
-			func(c *Ctx) { ttlGeneric(c, false, true) }),
-		getter("pexpiretime", "7.0.0", "Get the expiration Unix timestamp for a key in milliseconds",
-			func(c *Ctx) { ttlGeneric(c, true, true) }),
-		getter("ttl", "1.0.0", "Get the time to live for a key in seconds",
-			func(c *Ctx) { ttlGeneric(c, false, false) }),
-		getter("pttl", "2.6.0", "Get the time to live for a key in milliseconds",
-			func(c *Ctx) { ttlGeneric(c, true, false) }),
-		oneKey(&Command{Name: "persist", Arity: 2, Flags: []string{"write", "fast"},
-			ACL: []string{"keyspace", "write", "fast"}, Since: "2.2.0",
-			Summary: "Remove the expiration from a key", Complexity: "O(1)", Syntax: "key", Run: persistCommand}),
+		&Command{Name: "expire", Arity: -3, Flags: []string{"write", "fast"},
+			ACL: []string{"keyspace", "write", "fast"}, FirstKey: 1, LastKey: 1, Step: 1, Group: "generic",
+			Since: "1.0.0", Summary: "Set a key's time to live in seconds", Complexity: "O(1)",
+			Syntax:   "key seconds [NX | XX | GT | LT]",
+			KeySpecs: []spec.KeySpec{{Flags: spec.RW | spec.Update, Begin: spec.Index(1), Find: spec.Range(0, 1, 0)}},
+			Run:      func(c *Ctx) { expireGeneric(c, c.Tx.Now(), true) }},
+		&Command{Name: "pexpire", Arity: -3, Flags: []string{"write", "fast"},
+			ACL: []string{"keyspace", "write", "fast"}, FirstKey: 1, LastKey: 1, Step: 1, Group: "generic",
+			Since: "2.6.0", Summary: "Set a key's time to live in milliseconds", Complexity: "O(1)",
+			Syntax:   "key milliseconds [NX | XX | GT | LT]",
+			KeySpecs: []spec.KeySpec{{Flags: spec.RW | spec.Update, Begin: spec.Index(1), Find: spec.Range(0, 1, 0)}},
+			Run:      func(c *Ctx) { expireGeneric(c, c.Tx.Now(), false) }},
+		&Command{Name: "expireat", Arity: -3, Flags: []string{"write", "fast"},
+			ACL: []string{"keyspace", "write", "fast"}, FirstKey: 1, LastKey: 1, Step: 1, Group: "generic",
+			Since: "1.2.0", Summary: "Set the expiration for a key as a UNIX timestamp", Complexity: "O(1)",
+			Syntax:   "key unix-time-seconds [NX | XX | GT | LT]",
+			KeySpecs: []spec.KeySpec{{Flags: spec.RW | spec.Update, Begin: spec.Index(1), Find: spec.Range(0, 1, 0)}},
+			Run:      func(c *Ctx) { expireGeneric(c, 0, true) }},
+		&Command{Name: "pexpireat", Arity: -3, Flags: []string{"write", "fast"},
+			ACL: []string{"keyspace", "write", "fast"}, FirstKey: 1, LastKey: 1, Step: 1, Group: "generic",
+			Since:      "2.6.0",
+			Summary:    "Set the expiration for a key as a UNIX timestamp specified in milliseconds",
+			Complexity: "O(1)", Syntax: "key unix-time-milliseconds [NX | XX | GT | LT]",
+			KeySpecs: []spec.KeySpec{{Flags: spec.RW | spec.Update, Begin: spec.Index(1), Find: spec.Range(0, 1, 0)}},
+			Run:      func(c *Ctx) { expireGeneric(c, 0, false) }},
+		&Command{Name: "expiretime", Arity: 2, Flags: []string{"readonly", "fast"},
+			ACL: []string{"keyspace", "read", "fast"}, FirstKey: 1, LastKey: 1, Step: 1, Group: "generic",
+			Since: "7.0.0", Summary: "Get the expiration Unix timestamp for a key", Complexity: "O(1)",
+			Syntax:   "key",
+			KeySpecs: []spec.KeySpec{{Flags: spec.RO | spec.Access, Begin: spec.Index(1), Find: spec.Range(0, 1, 0)}},
+			Traits:   TraitNoTouch, Run: func(c *Ctx) { ttlGeneric(c, false, true) }},
+		&Command{Name: "pexpiretime", Arity: 2, Flags: []string{"readonly", "fast"},
+			ACL: []string{"keyspace", "read", "fast"}, FirstKey: 1, LastKey: 1, Step: 1, Group: "generic",
+			Since: "7.0.0", Summary: "Get the expiration Unix timestamp for a key in milliseconds",
+			Complexity: "O(1)", Syntax: "key",
+			KeySpecs: []spec.KeySpec{{Flags: spec.RO | spec.Access, Begin: spec.Index(1), Find: spec.Range(0, 1, 0)}},
+			Traits:   TraitNoTouch, Run: func(c *Ctx) { ttlGeneric(c, true, true) }},
+		&Command{Name: "ttl", Arity: 2, Flags: []string{"readonly", "fast"}, ACL: []string{"keyspace", "read", "fast"},
+			FirstKey: 1, LastKey: 1, Step: 1, Group: "generic", Since: "1.0.0",
+			Summary: "Get the time to live for a key in seconds", Complexity: "O(1)", Syntax: "key",
+			KeySpecs: []spec.KeySpec{{Flags: spec.RO | spec.Access, Begin: spec.Index(1), Find: spec.Range(0, 1, 0)}},
+			Tips:     []string{"nondeterministic_output"}, Traits: TraitNoTouch,
+			Run: func(c *Ctx) { ttlGeneric(c, false, false) }},
+		&Command{Name: "pttl", Arity: 2, Flags: []string{"readonly", "fast"}, ACL: []string{"keyspace", "read", "fast"},
+			FirstKey: 1, LastKey: 1, Step: 1, Group: "generic", Since: "2.6.0",
+			Summary: "Get the time to live for a key in milliseconds", Complexity: "O(1)", Syntax: "key",
+			KeySpecs: []spec.KeySpec{{Flags: spec.RO | spec.Access, Begin: spec.Index(1), Find: spec.Range(0, 1, 0)}},
+			Tips:     []string{"nondeterministic_output"}, Traits: TraitNoTouch,
+			Run: func(c *Ctx) { ttlGeneric(c, true, false) }},
+		&Command{Name: "persist", Arity: 2, Flags: []string{"write", "fast"},
+			ACL: []string{"keyspace", "write", "fast"}, FirstKey: 1, LastKey: 1, Step: 1, Group: "generic",
+			Since: "2.2.0", Summary: "Remove the expiration from a key", Complexity: "O(1)", Syntax: "key",
+			KeySpecs: []spec.KeySpec{{Flags: spec.RW | spec.Update, Begin: spec.Index(1), Find: spec.Range(0, 1, 0)}},
+			Run:      persistCommand},
 	)
 }
 

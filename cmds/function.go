@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"shardis/cmds/spec"
 	"shardis/internal/glob"
 	"shardis/script"
 	"shardis/server"
@@ -22,51 +23,77 @@ import (
 // does (its declared keys' shards, every shard once it strayed; see scriptRoute).
 
 func init() {
-	acl := []string{"slow", "scripting"}
-	wacl := []string{"write", "slow", "scripting"}
-	fcallCmd := func(name string, flags []string, summary string, traits Flag) *Command {
-		return &Command{Name: name, Arity: -3, Flags: flags, ACL: acl, Group: "scripting",
-			Since: "7.0.0", Summary: summary, Complexity: "Depends on the function that is executed.",
-			Syntax: "function numkeys [key [key ...]] [arg [arg ...]]", Exec: ExecKeyed,
-			Keys: fcallKeys, Route: fcallRoute, Run: fcallCommand, Traits: traits | TraitNarrowRoute}
-	}
-	fcallFlags := []string{"noscript", "stale", "skip_monitor", "no_mandatory_keys", "movablekeys"}
-	// Changes go to shard 0, which keeps the libraries; reads run outside the shards.
-	change := func(arity int, flags []string, summary, cplx, syntax string, run func(*Ctx)) *Command {
-		return &Command{Arity: arity, Flags: flags, ACL: wacl, Since: "7.0.0", Summary: summary,
-			Complexity: cplx, Syntax: syntax, Exec: ExecKeyed, Route: functionRoute, Run: run,
-			Traits: TraitOwnStep}
-	}
-	read := func(arity int, flags []string, summary, cplx, syntax string, run func(*Ctx)) *Command {
-		return &Command{Arity: arity, Flags: flags, ACL: acl, Since: "7.0.0", Summary: summary,
-			Complexity: cplx, Syntax: syntax, Exec: ExecServer, Run: run}
-	}
 	register(
-		fcallCmd("fcall", fcallFlags, "Invoke a function", TraitRunsScript),
-		fcallCmd("fcall_ro", append([]string{"readonly"}, fcallFlags...), "Invoke a read-only function", 0),
+		&Command{Name: "fcall", Arity: -3,
+			Flags: []string{"noscript", "stale", "skip_monitor", "no_mandatory_keys", "movablekeys"},
+			ACL:   []string{"slow", "scripting"}, Group: "scripting", Since: "7.0.0",
+			Summary: "Invoke a function", Complexity: "Depends on the function that is executed.",
+			Syntax: "function numkeys [key [key ...]] [arg [arg ...]]",
+			KeySpecs: []spec.KeySpec{{Flags: spec.RW | spec.Access | spec.Update,
+				Notes: "We cannot tell how the keys will be used so we assume the worst, RW and UPDATE",
+				Begin: spec.Index(2), Find: spec.KeyNum(0, 1, 1)}},
+			Traits: TraitRunsScript | TraitNarrowRoute, Keys: fcallKeys, Route: fcallRoute,
+			Run: fcallCommand},
+		&Command{Name: "fcall_ro", Arity: -3,
+			Flags: []string{"readonly", "noscript", "stale", "skip_monitor", "no_mandatory_keys", "movablekeys"},
+			ACL:   []string{"slow", "scripting"}, Group: "scripting", Since: "7.0.0",
+			Summary: "Invoke a read-only function", Complexity: "Depends on the function that is executed.",
+			Syntax: "function numkeys [key [key ...]] [arg [arg ...]]",
+			KeySpecs: []spec.KeySpec{{Flags: spec.RO | spec.Access,
+				Notes: "We cannot tell how the keys will be used so we assume the worst, RO and ACCESS",
+				Begin: spec.Index(2), Find: spec.KeyNum(0, 1, 1)}},
+			Traits: TraitNarrowRoute, Keys: fcallKeys, Route: fcallRoute, Run: fcallCommand},
 		&Command{Name: "function", Arity: -2, ACL: []string{"slow"}, Group: "scripting", Since: "7.0.0",
 			Summary: "A container for function commands", Complexity: "Depends on subcommand.",
 			Exec: ExecServer,
+			// Changes (ExecKeyed, TraitOwnStep) go to shard 0, which keeps the libraries;
+			// reads (ExecServer) run outside the shards.
 			Subs: map[string]*Command{
-				"load": change(-3, []string{"write", "denyoom", "noscript"}, "Create a function with the given arguments (name, code, description)",
-					"O(1) (considering compilation time is redundant)", "[REPLACE] function-code", functionLoad),
-				"delete": change(3, []string{"write", "noscript"}, "Delete a function by name",
-					"O(1)", "library-name", functionDelete),
-				"flush": change(-2, []string{"write", "noscript"}, "Deleting all functions",
-					"O(N) where N is the number of functions deleted", "[ASYNC | SYNC]", functionFlush),
-				"restore": change(-3, []string{"write", "denyoom", "noscript"}, "Restore all the functions on the given payload",
-					"O(N) where N is the number of functions on the payload", "serialized-value [FLUSH | APPEND | REPLACE]", functionRestore),
-				"list": read(-2, []string{"noscript"}, "List information about all the functions",
-					"O(N) where N is the number of functions", "[LIBRARYNAME library-name-pattern] [WITHCODE]", functionList),
-				"dump": read(2, []string{"noscript"}, "Dump all functions into a serialized binary payload",
-					"O(N) where N is the number of functions", "", functionDump),
-				"stats": read(2, []string{"noscript", "allow_busy"}, "Return information about the function currently running (name, description, duration)",
-					"O(1)", "", functionStats),
-				"kill": read(2, []string{"noscript", "allow_busy"}, "Kill the function currently in execution.",
-					"O(1)", "", functionKill),
-				"help": {Arity: 2, Flags: []string{"loading", "stale"}, ACL: acl, Since: "7.0.0",
+				"delete": {Arity: 3, Flags: []string{"write", "noscript"}, ACL: []string{"write", "slow", "scripting"},
+					Since: "7.0.0", Summary: "Delete a function by name", Complexity: "O(1)",
+					Syntax: "library-name",
+					Tips:   []string{"request_policy:all_shards", "response_policy:all_succeeded"},
+					Traits: TraitOwnStep, Route: functionRoute, Run: functionDelete},
+				"dump": {Arity: 2, Flags: []string{"noscript"}, ACL: []string{"slow", "scripting"}, Since: "7.0.0",
+					Summary:    "Dump all functions into a serialized binary payload",
+					Complexity: "O(N) where N is the number of functions", Exec: ExecServer, Run: functionDump},
+				"flush": {Arity: -2, Flags: []string{"write", "noscript"}, ACL: []string{"write", "slow", "scripting"},
+					Since: "7.0.0", Summary: "Deleting all functions",
+					Complexity: "O(N) where N is the number of functions deleted", Syntax: "[ASYNC | SYNC]",
+					Tips:   []string{"request_policy:all_shards", "response_policy:all_succeeded"},
+					Traits: TraitOwnStep, Route: functionRoute, Run: functionFlush},
+				"help": {Arity: 2, Flags: []string{"loading", "stale"}, ACL: []string{"slow", "scripting"}, Since: "7.0.0",
 					Summary: "Show helpful text about the different subcommands", Complexity: "O(1)",
 					Exec: ExecServer, Run: functionHelp},
+				"kill": {Arity: 2, Flags: []string{"noscript", "allow_busy"}, ACL: []string{"slow", "scripting"},
+					Since: "7.0.0", Summary: "Kill the function currently in execution.", Complexity: "O(1)",
+					Tips: []string{"request_policy:all_shards", "response_policy:one_succeeded"}, Exec: ExecServer,
+					Run: functionKill},
+				"list": {Arity: -2, Flags: []string{"noscript"}, ACL: []string{"slow", "scripting"}, Since: "7.0.0",
+					Summary:    "List information about all the functions",
+					Complexity: "O(N) where N is the number of functions",
+					Syntax:     "[LIBRARYNAME library-name-pattern] [WITHCODE]",
+					Tips:       []string{"nondeterministic_output_order"}, Exec: ExecServer, Run: functionList},
+				"load": {Arity: -3, Flags: []string{"write", "denyoom", "noscript"},
+					ACL: []string{"write", "slow", "scripting"}, Since: "7.0.0",
+					Summary:    "Create a function with the given arguments (name, code, description)",
+					Complexity: "O(1) (considering compilation time is redundant)",
+					Syntax:     "[REPLACE] function-code",
+					Tips:       []string{"request_policy:all_shards", "response_policy:all_succeeded"},
+					Traits:     TraitOwnStep, Route: functionRoute, Run: functionLoad},
+				"restore": {Arity: -3, Flags: []string{"write", "denyoom", "noscript"},
+					ACL: []string{"write", "slow", "scripting"}, Since: "7.0.0",
+					Summary:    "Restore all the functions on the given payload",
+					Complexity: "O(N) where N is the number of functions on the payload",
+					Syntax:     "serialized-value [FLUSH | APPEND | REPLACE]",
+					Tips:       []string{"request_policy:all_shards", "response_policy:all_succeeded"},
+					Traits:     TraitOwnStep, Route: functionRoute, Run: functionRestore},
+				"stats": {Arity: 2, Flags: []string{"noscript", "allow_busy"}, ACL: []string{"slow", "scripting"},
+					Since:      "7.0.0",
+					Summary:    "Return information about the function currently running (name, description, duration)",
+					Complexity: "O(1)",
+					Tips:       []string{"nondeterministic_output", "request_policy:all_shards", "response_policy:special"},
+					Exec:       ExecServer, Run: functionStats},
 			}},
 	)
 }

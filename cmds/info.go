@@ -21,9 +21,13 @@ import (
 // AOF rewrites, forks) report what an idle Redis reports.
 
 func init() {
-	register(&Command{Name: "info", Arity: -1, Flags: []string{"loading", "stale"}, ACL: []string{"slow", "dangerous"},
-		Group: "server", Since: "1.0.0", Summary: "Get information and statistics about the server",
-		Complexity: "O(1)", Syntax: "[section [section ...]]", Exec: ExecServer, Run: infoCommand, Traits: TraitUnconfined})
+	register(
+		&Command{Name: "info", Arity: -1, Flags: []string{"loading", "stale"}, ACL: []string{"slow", "dangerous"},
+			Group: "server", Since: "1.0.0", Summary: "Get information and statistics about the server",
+			Complexity: "O(1)", Syntax: "[section [section ...]]",
+			Tips: []string{"nondeterministic_output", "request_policy:all_shards", "response_policy:special"},
+			Exec: ExecServer, Traits: TraitUnconfined, Run: infoCommand},
+	)
 }
 
 // infoSection is one "# Title" block of INFO.

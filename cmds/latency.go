@@ -13,30 +13,50 @@ import (
 // latency histograms (HISTOGRAM) kept while latency-tracking is on. See latency/.
 
 func init() {
-	var (
-		admin    = []string{"admin", "noscript", "loading", "stale"}
-		aclAdmin = []string{"admin", "slow", "dangerous"}
-		sub      = func(arity int, since, summary, complexity, syntax string, run func(*Ctx)) *Command {
-			return &Command{Arity: arity, Flags: admin, ACL: aclAdmin, Since: since, Summary: summary,
-				Complexity: complexity, Syntax: syntax, Exec: ExecServer, Run: run}
-		}
+	register(
+		&Command{Name: "latency", Arity: -2, ACL: []string{"slow"}, Group: "server", Since: "2.8.13",
+			Summary: "A container for latency diagnostics commands", Complexity: "Depends on subcommand.",
+			Exec: ExecServer,
+			Subs: map[string]*Command{
+				"doctor": {Arity: 2, Flags: []string{"admin", "noscript", "loading", "stale"},
+					ACL: []string{"admin", "slow", "dangerous"}, Since: "2.8.13",
+					Summary: "Return a human readable latency analysis report.", Complexity: "O(1)",
+					Tips: []string{"nondeterministic_output", "request_policy:all_nodes", "response_policy:special"},
+					Exec: ExecServer, Run: latencyDoctor},
+				"graph": {Arity: 3, Flags: []string{"admin", "noscript", "loading", "stale"},
+					ACL: []string{"admin", "slow", "dangerous"}, Since: "2.8.13",
+					Summary: "Return a latency graph for the event.", Complexity: "O(1)", Syntax: "event",
+					Tips: []string{"nondeterministic_output", "request_policy:all_nodes", "response_policy:special"},
+					Exec: ExecServer, Run: latencyGraph},
+				"help": {Arity: 2, Flags: []string{"loading", "stale"}, ACL: []string{"slow"}, Since: "2.8.13",
+					Summary: "Show helpful text about the different subcommands.", Complexity: "O(1)",
+					Exec: ExecServer, Run: latencyHelp},
+				"histogram": {Arity: -2, Flags: []string{"admin", "noscript", "loading", "stale"},
+					ACL: []string{"admin", "slow", "dangerous"}, Since: "7.0.0",
+					Summary:    "Return the cumulative distribution of latencies of a subset of commands or all.",
+					Complexity: "O(N) where N is the number of commands with latency information being retrieved.",
+					Syntax:     "[command [command ...]]",
+					Tips:       []string{"nondeterministic_output", "request_policy:all_nodes", "response_policy:special"},
+					Exec:       ExecServer, Run: latencyHistogram},
+				"history": {Arity: 3, Flags: []string{"admin", "noscript", "loading", "stale"},
+					ACL: []string{"admin", "slow", "dangerous"}, Since: "2.8.13",
+					Summary: "Return timestamp-latency samples for the event.", Complexity: "O(1)",
+					Syntax: "event",
+					Tips:   []string{"nondeterministic_output", "request_policy:all_nodes", "response_policy:special"},
+					Exec:   ExecServer, Run: latencyHistory},
+				"latest": {Arity: 2, Flags: []string{"admin", "noscript", "loading", "stale"},
+					ACL: []string{"admin", "slow", "dangerous"}, Since: "2.8.13",
+					Summary: "Return the latest latency samples for all events.", Complexity: "O(1)",
+					Tips: []string{"nondeterministic_output", "request_policy:all_nodes", "response_policy:special"},
+					Exec: ExecServer, Run: latencyLatest},
+				"reset": {Arity: -2, Flags: []string{"admin", "noscript", "loading", "stale"},
+					ACL: []string{"admin", "slow", "dangerous"}, Since: "2.8.13",
+					Summary: "Reset latency data for one or more events.", Complexity: "O(1)",
+					Syntax: "[event [event ...]]",
+					Tips:   []string{"request_policy:all_nodes", "response_policy:all_succeeded"}, Exec: ExecServer,
+					Run: latencyReset},
+			}},
 	)
-	register(&Command{Name: "latency", Arity: -2, ACL: []string{"slow"}, Group: "server", Since: "2.8.13",
-		Summary: "A container for latency diagnostics commands", Complexity: "Depends on subcommand.",
-		Exec: ExecServer,
-		Subs: map[string]*Command{
-			"doctor": sub(2, "2.8.13", "Return a human readable latency analysis report.", "O(1)", "", latencyDoctor),
-			"graph":  sub(3, "2.8.13", "Return a latency graph for the event.", "O(1)", "event", latencyGraph),
-			"histogram": sub(-2, "7.0.0", "Return the cumulative distribution of latencies of a subset of commands or all.",
-				"O(N) where N is the number of commands with latency information being retrieved.",
-				"[command [command ...]]", latencyHistogram),
-			"history": sub(3, "2.8.13", "Return timestamp-latency samples for the event.", "O(1)", "event", latencyHistory),
-			"latest":  sub(2, "2.8.13", "Return the latest latency samples for all events.", "O(1)", "", latencyLatest),
-			"reset":   sub(-2, "2.8.13", "Reset latency data for one or more events.", "O(1)", "[event [event ...]]", latencyReset),
-			"help": {Arity: 2, Flags: []string{"loading", "stale"}, ACL: []string{"slow"}, Since: "2.8.13",
-				Summary: "Show helpful text about the different subcommands.", Complexity: "O(1)",
-				Exec: ExecServer, Run: latencyHelp},
-		}})
 }
 
 func latencyLatest(c *Ctx) {

@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"runtime/debug"
 
+	"shardis/cmds/spec"
 	"shardis/codec"
 )
 
@@ -15,28 +16,33 @@ import (
 
 func init() {
 	register(
-		&Command{Name: "memory", Arity: -2, ACL: []string{"slow"},
-			Group: "server", Since: "4.0.0", Summary: "A container for memory diagnostics commands",
-			Complexity: "Depends on subcommand.",
+		&Command{Name: "memory", Arity: -2, ACL: []string{"slow"}, Group: "server", Since: "4.0.0",
+			Summary: "A container for memory diagnostics commands", Complexity: "Depends on subcommand.",
 			Subs: map[string]*Command{
-				"doctor": {Arity: 2, ACL: []string{"slow"}, Since: "4.0.0",
-					Summary: "Outputs memory problems report", Complexity: "O(1)",
-					Exec: ExecServer, Run: memoryDoctor},
+				"doctor": {Arity: 2, ACL: []string{"slow"}, Since: "4.0.0", Summary: "Outputs memory problems report",
+					Complexity: "O(1)",
+					Tips:       []string{"nondeterministic_output", "request_policy:all_shards", "response_policy:special"},
+					Exec:       ExecServer, Run: memoryDoctor},
 				"help": {Arity: 2, Flags: []string{"loading", "stale"}, ACL: []string{"slow"}, Since: "4.0.0",
 					Summary: "Show helpful text about the different subcommands", Complexity: "O(1)",
 					Exec: ExecConn, Run: memoryHelp},
-				"malloc-stats": {Arity: 2, ACL: []string{"slow"}, Since: "4.0.0",
-					Summary: "Show allocator internal stats", Complexity: "Depends on how much memory is allocated, could be slow",
-					Exec: ExecServer, Run: memoryMallocStats},
-				"purge": {Arity: 2, ACL: []string{"slow"}, Since: "4.0.0",
-					Summary: "Ask the allocator to release memory", Complexity: "Depends on how much memory is allocated, could be slow",
-					Exec: ExecServer, Run: memoryPurge},
-				"stats": {Arity: 2, ACL: []string{"slow"}, Since: "4.0.0",
-					Summary: "Show memory usage details", Complexity: "O(1)",
-					Exec: ExecServer, Run: memoryStats},
-				"usage": {Arity: -3, Flags: []string{"readonly"}, ACL: []string{"read", "slow"}, Since: "4.0.0",
-					Summary: "Estimate the memory usage of a key", Complexity: "O(N) where N is the number of samples.",
-					Syntax: "key [SAMPLES count]", FirstKey: 2, LastKey: 2, Step: 1, Traits: TraitNoTouch, Run: memoryUsage},
+				"malloc-stats": {Arity: 2, ACL: []string{"slow"}, Since: "4.0.0", Summary: "Show allocator internal stats",
+					Complexity: "Depends on how much memory is allocated, could be slow",
+					Tips:       []string{"nondeterministic_output", "request_policy:all_shards", "response_policy:special"},
+					Exec:       ExecServer, Run: memoryMallocStats},
+				"purge": {Arity: 2, ACL: []string{"slow"}, Since: "4.0.0", Summary: "Ask the allocator to release memory",
+					Complexity: "Depends on how much memory is allocated, could be slow",
+					Tips:       []string{"request_policy:all_shards", "response_policy:all_succeeded"}, Exec: ExecServer,
+					Run: memoryPurge},
+				"stats": {Arity: 2, ACL: []string{"slow"}, Since: "4.0.0", Summary: "Show memory usage details",
+					Complexity: "O(1)",
+					Tips:       []string{"nondeterministic_output", "request_policy:all_shards", "response_policy:special"},
+					Exec:       ExecServer, Run: memoryStats},
+				"usage": {Arity: -3, Flags: []string{"readonly"}, ACL: []string{"read", "slow"}, FirstKey: 2, LastKey: 2,
+					Step: 1, Since: "4.0.0", Summary: "Estimate the memory usage of a key",
+					Complexity: "O(N) where N is the number of samples.", Syntax: "key [SAMPLES count]",
+					KeySpecs: []spec.KeySpec{{Flags: spec.RO, Begin: spec.Index(2), Find: spec.Range(0, 1, 0)}},
+					Traits:   TraitNoTouch, Run: memoryUsage},
 			}},
 	)
 }

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"time"
 
+	"shardis/cmds/spec"
 	"shardis/codec"
 	"shardis/server"
 )
@@ -20,29 +21,31 @@ import (
 // sees in part. WATCH is a keyed command run in the shards owning its keys (shard.Watcher).
 
 func init() {
-	txACL := []string{"fast", "transaction"}
-	txFlags := []string{"noscript", "loading", "stale", "fast", "allow_busy"}
 	register(
-		&Command{Name: "multi", Arity: 1, Flags: txFlags, ACL: txACL, Group: "transactions",
-			Since: "1.2.0", Summary: "Mark the start of a transaction block", Complexity: "O(1)",
-			Exec: ExecConn, Run: multiCommand, Traits: TraitTxControl},
+		&Command{Name: "multi", Arity: 1, Flags: []string{"noscript", "loading", "stale", "fast", "allow_busy"},
+			ACL: []string{"fast", "transaction"}, Group: "transactions", Since: "1.2.0",
+			Summary: "Mark the start of a transaction block", Complexity: "O(1)", Exec: ExecConn,
+			Traits: TraitTxControl, Run: multiCommand},
 		&Command{Name: "exec", Arity: 1, Flags: []string{"noscript", "loading", "stale", "skip_slowlog"},
 			ACL: []string{"slow", "transaction"}, Group: "transactions", Since: "1.2.0",
-			Summary: "Execute all commands issued after MULTI", Complexity: "Depends on commands in the transaction",
-			Exec: ExecKeyed, Route: execRoute, Run: execCommand,
-			Traits: TraitTxControl | TraitTakesQueue | TraitRunsQueue},
-		&Command{Name: "discard", Arity: 1, Flags: txFlags, ACL: txACL, Group: "transactions",
-			Since: "2.0.0", Summary: "Discard all commands issued after MULTI",
-			Complexity: "O(N), when N is the number of queued commands",
-			Exec:       ExecServer, Run: discardCommand, Traits: TraitTxControl | TraitTakesQueue},
-		&Command{Name: "watch", Arity: -2, Flags: txFlags, ACL: txACL, FirstKey: 1, LastKey: -1, Step: 1,
-			Group: "transactions", Since: "2.2.0",
-			Summary:    "Watch the given keys to determine execution of the MULTI/EXEC block",
+			Summary:    "Execute all commands issued after MULTI",
+			Complexity: "Depends on commands in the transaction",
+			Traits:     TraitTxControl | TraitTakesQueue | TraitRunsQueue, Route: execRoute, Run: execCommand},
+		&Command{Name: "discard", Arity: 1, Flags: []string{"noscript", "loading", "stale", "fast", "allow_busy"},
+			ACL: []string{"fast", "transaction"}, Group: "transactions", Since: "2.0.0",
+			Summary:    "Discard all commands issued after MULTI",
+			Complexity: "O(N), when N is the number of queued commands", Exec: ExecServer,
+			Traits: TraitTxControl | TraitTakesQueue, Run: discardCommand},
+		&Command{Name: "watch", Arity: -2, Flags: []string{"noscript", "loading", "stale", "fast", "allow_busy"},
+			ACL: []string{"fast", "transaction"}, FirstKey: 1, LastKey: -1, Step: 1, Group: "transactions",
+			Since: "2.2.0", Summary: "Watch the given keys to determine execution of the MULTI/EXEC block",
 			Complexity: "O(1) for every key.", Syntax: "key [key ...]",
-			Exec: ExecKeyed, Run: watchCommand, Traits: TraitTxControl},
-		&Command{Name: "unwatch", Arity: 1, Flags: txFlags, ACL: txACL, Group: "transactions",
-			Since: "2.2.0", Summary: "Forget about all watched keys", Complexity: "O(1)",
-			Exec: ExecServer, Run: unwatchCommand},
+			KeySpecs: []spec.KeySpec{{Flags: spec.RO, Begin: spec.Index(1), Find: spec.Range(-1, 1, 0)}},
+			Traits:   TraitTxControl, Run: watchCommand},
+		&Command{Name: "unwatch", Arity: 1, Flags: []string{"noscript", "loading", "stale", "fast", "allow_busy"},
+			ACL: []string{"fast", "transaction"}, Group: "transactions", Since: "2.2.0",
+			Summary: "Forget about all watched keys", Complexity: "O(1)", Exec: ExecServer,
+			Run: unwatchCommand},
 	)
 	onConnReset(func(c *Ctx) {
 		c.Client.Multi = nil

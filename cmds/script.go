@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"shardis/cmds/spec"
 	"shardis/script"
 )
 
@@ -18,50 +19,74 @@ import (
 // every shard (TraitNarrowRoute).
 
 func init() {
-	evalFlags := []string{"noscript", "stale", "skip_monitor", "no_mandatory_keys", "movablekeys"}
-	roFlags := append([]string{"readonly"}, evalFlags...)
-	acl := []string{"slow", "scripting"}
-	evalCmd := func(name string, flags []string, since, summary, syntax string, run func(*Ctx)) *Command {
-		traits := TraitNotTracked | TraitNarrowRoute
-		if !slices.Contains(flags, "readonly") {
-			traits = TraitRunsScript | TraitNarrowRoute
-		}
-		return &Command{Name: name, Arity: -3, Flags: flags, ACL: acl, Group: "scripting",
-			Since: since, Summary: summary, Complexity: "Depends on the script that is executed.",
-			Syntax: syntax, Exec: ExecKeyed, Keys: scriptKeys, Route: scriptRoute, Run: run,
-			Traits: traits}
-	}
-	sub := func(arity int, flags []string, since, summary, cplx, syntax string, run func(*Ctx)) *Command {
-		return &Command{Arity: arity, Flags: flags, ACL: acl, Since: since, Summary: summary,
-			Complexity: cplx, Syntax: syntax, Exec: ExecServer, Run: run}
-	}
 	register(
-		evalCmd("eval", evalFlags, "2.6.0", "Execute a Lua script server side",
-			"script numkeys [key [key ...]] [arg [arg ...]]", evalCommand),
-		evalCmd("evalsha", evalFlags, "2.6.0", "Execute a Lua script server side",
-			"sha1 numkeys [key [key ...]] [arg [arg ...]]", evalCommand),
-		evalCmd("eval_ro", roFlags, "7.0.0", "Execute a read-only Lua script server side",
-			"script numkeys [key [key ...]] [arg [arg ...]]", evalCommand),
-		evalCmd("evalsha_ro", roFlags, "7.0.0", "Execute a read-only Lua script server side",
-			"sha1 numkeys [key [key ...]] [arg [arg ...]]", evalCommand),
+		&Command{Name: "eval", Arity: -3,
+			Flags: []string{"noscript", "stale", "skip_monitor", "no_mandatory_keys", "movablekeys"},
+			ACL:   []string{"slow", "scripting"}, Group: "scripting", Since: "2.6.0",
+			Summary:    "Execute a Lua script server side",
+			Complexity: "Depends on the script that is executed.",
+			Syntax:     "script numkeys [key [key ...]] [arg [arg ...]]",
+			KeySpecs: []spec.KeySpec{{Flags: spec.RW | spec.Access | spec.Update,
+				Notes: "We cannot tell how the keys will be used so we assume the worst, RW and UPDATE",
+				Begin: spec.Index(2), Find: spec.KeyNum(0, 1, 1)}},
+			Traits: TraitRunsScript | TraitNarrowRoute, Keys: scriptKeys, Route: scriptRoute,
+			Run: evalCommand},
+		&Command{Name: "evalsha", Arity: -3,
+			Flags: []string{"noscript", "stale", "skip_monitor", "no_mandatory_keys", "movablekeys"},
+			ACL:   []string{"slow", "scripting"}, Group: "scripting", Since: "2.6.0",
+			Summary:    "Execute a Lua script server side",
+			Complexity: "Depends on the script that is executed.",
+			Syntax:     "sha1 numkeys [key [key ...]] [arg [arg ...]]",
+			KeySpecs:   []spec.KeySpec{{Flags: spec.RW | spec.Access | spec.Update, Begin: spec.Index(2), Find: spec.KeyNum(0, 1, 1)}},
+			Traits:     TraitRunsScript | TraitNarrowRoute, Keys: scriptKeys, Route: scriptRoute,
+			Run: evalCommand},
+		&Command{Name: "eval_ro", Arity: -3,
+			Flags: []string{"readonly", "noscript", "stale", "skip_monitor", "no_mandatory_keys", "movablekeys"},
+			ACL:   []string{"slow", "scripting"}, Group: "scripting", Since: "7.0.0",
+			Summary:    "Execute a read-only Lua script server side",
+			Complexity: "Depends on the script that is executed.",
+			Syntax:     "script numkeys [key [key ...]] [arg [arg ...]]",
+			KeySpecs: []spec.KeySpec{{Flags: spec.RO | spec.Access,
+				Notes: "We cannot tell how the keys will be used so we assume the worst, RO and ACCESS",
+				Begin: spec.Index(2), Find: spec.KeyNum(0, 1, 1)}},
+			Traits: TraitNotTracked | TraitNarrowRoute, Keys: scriptKeys, Route: scriptRoute,
+			Run: evalCommand},
+		&Command{Name: "evalsha_ro", Arity: -3,
+			Flags: []string{"readonly", "noscript", "stale", "skip_monitor", "no_mandatory_keys", "movablekeys"},
+			ACL:   []string{"slow", "scripting"}, Group: "scripting", Since: "7.0.0",
+			Summary:    "Execute a read-only Lua script server side",
+			Complexity: "Depends on the script that is executed.",
+			Syntax:     "sha1 numkeys [key [key ...]] [arg [arg ...]]",
+			KeySpecs:   []spec.KeySpec{{Flags: spec.RO | spec.Access, Begin: spec.Index(2), Find: spec.KeyNum(0, 1, 1)}},
+			Traits:     TraitNotTracked | TraitNarrowRoute, Keys: scriptKeys, Route: scriptRoute,
+			Run: evalCommand},
 		&Command{Name: "script", Arity: -2, ACL: []string{"slow"}, Group: "scripting", Since: "2.6.0",
 			Summary: "A container for Lua scripts management commands", Complexity: "Depends on subcommand.",
 			Exec: ExecServer,
 			Subs: map[string]*Command{
-				"load": sub(3, []string{"noscript", "stale"}, "2.6.0",
-					"Load the specified Lua script into the script cache.",
-					"O(N) with N being the length in bytes of the script body.", "script", scriptLoad),
-				"exists": sub(-3, []string{"noscript"}, "2.6.0",
-					"Check existence of scripts in the script cache.",
-					"O(N) with N being the number of scripts to check (so checking a single script is an O(1) operation).",
-					"sha1 [sha1 ...]", scriptExists),
-				"flush": sub(-2, []string{"noscript"}, "2.6.0",
-					"Remove all the scripts from the script cache.",
-					"O(N) with N being the number of scripts in cache", "[ASYNC | SYNC]", scriptFlush),
-				"kill": sub(2, []string{"noscript", "allow_busy"}, "2.6.0",
-					"Kill the script currently in execution.", "O(1)", "", scriptKill),
-				"help": sub(2, []string{"loading", "stale"}, "5.0.0", "Show helpful text about the different subcommands",
-					"O(1)", "", scriptHelp),
+				"exists": {Arity: -3, Flags: []string{"noscript"}, ACL: []string{"slow", "scripting"}, Since: "2.6.0",
+					Summary:    "Check existence of scripts in the script cache.",
+					Complexity: "O(N) with N being the number of scripts to check (so checking a single script is an O(1) operation).",
+					Syntax:     "sha1 [sha1 ...]",
+					Tips:       []string{"request_policy:all_shards", "response_policy:agg_logical_and"},
+					Exec:       ExecServer, Run: scriptExists},
+				"flush": {Arity: -2, Flags: []string{"noscript"}, ACL: []string{"slow", "scripting"}, Since: "2.6.0",
+					Summary:    "Remove all the scripts from the script cache.",
+					Complexity: "O(N) with N being the number of scripts in cache", Syntax: "[ASYNC | SYNC]",
+					Tips: []string{"request_policy:all_nodes", "response_policy:all_succeeded"}, Exec: ExecServer,
+					Run: scriptFlush},
+				"help": {Arity: 2, Flags: []string{"loading", "stale"}, ACL: []string{"slow", "scripting"}, Since: "5.0.0",
+					Summary: "Show helpful text about the different subcommands", Complexity: "O(1)",
+					Exec: ExecServer, Run: scriptHelp},
+				"kill": {Arity: 2, Flags: []string{"noscript", "allow_busy"}, ACL: []string{"slow", "scripting"},
+					Since: "2.6.0", Summary: "Kill the script currently in execution.", Complexity: "O(1)",
+					Tips: []string{"request_policy:all_shards", "response_policy:one_succeeded"}, Exec: ExecServer,
+					Run: scriptKill},
+				"load": {Arity: 3, Flags: []string{"noscript", "stale"}, ACL: []string{"slow", "scripting"}, Since: "2.6.0",
+					Summary:    "Load the specified Lua script into the script cache.",
+					Complexity: "O(N) with N being the length in bytes of the script body.", Syntax: "script",
+					Tips: []string{"request_policy:all_nodes", "response_policy:all_succeeded"}, Exec: ExecServer,
+					Run: scriptLoad},
 			}},
 	)
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 
+	"shardis/cmds/spec"
 	"shardis/codec"
 	"shardis/pubsub"
 	"shardis/shard"
@@ -24,65 +25,135 @@ import (
 // memory.
 
 func init() {
-	setCmd := func(name string, arity int, flags, acl []string, first, last, step int, since, summary, complexity, syntax string, run func(*Ctx)) *Command {
-		return &Command{Name: name, Arity: arity, Flags: flags, ACL: acl, FirstKey: first, LastKey: last, Step: step,
-			Group: "set", Since: since, Summary: summary, Complexity: complexity, Syntax: syntax, Run: run}
-	}
-	var (
-		roFast   = []string{"readonly", "fast"}
-		ro       = []string{"readonly"}
-		wDenyF   = []string{"write", "denyoom", "fast"}
-		wDeny    = []string{"write", "denyoom"}
-		wFast    = []string{"write", "fast"}
-		aclRFast = []string{"read", "set", "fast"}
-		aclRSlow = []string{"read", "set", "slow"}
-		aclWFast = []string{"write", "set", "fast"}
-		aclWSlow = []string{"write", "set", "slow"}
-	)
-	const (
-		interCplx = "O(N*M) worst case where N is the cardinality of the smallest set and M is the number of sets."
-		totalCplx = "O(N) where N is the total number of elements in all given sets."
-	)
-	sintercard := setCmd("sintercard", -3, ro, aclRSlow, 0, 0, 0, "7.0.0",
-		"Intersect multiple sets and return the cardinality of the result", interCplx,
-		"numkeys key [key ...] [LIMIT limit]", sintercardCmd)
-	sintercard.Keys = setNumKeys
 	register(
-		setCmd("sadd", -3, wDenyF, aclWFast, 1, 1, 1, "1.0.0", "Add one or more members to a set",
-			"O(1) for each element added, so O(N) to add N elements when the command is called with multiple arguments.",
-			"key member [member ...]", sadd),
-		setCmd("srem", -3, wFast, aclWFast, 1, 1, 1, "1.0.0", "Remove one or more members from a set",
-			"O(N) where N is the number of members to be removed.", "key member [member ...]", srem),
-		setCmd("scard", 2, roFast, aclRFast, 1, 1, 1, "1.0.0", "Get the number of members in a set", "O(1)",
-			"key", scard),
-		setCmd("sismember", 3, roFast, aclRFast, 1, 1, 1, "1.0.0", "Determine if a given value is a member of a set", "O(1)",
-			"key member", sismember),
-		setCmd("smismember", -3, roFast, aclRFast, 1, 1, 1, "6.2.0", "Returns the membership associated with the given elements for a set",
-			"O(N) where N is the number of elements being checked for membership", "key member [member ...]", smismember),
-		setCmd("smembers", 2, ro, aclRSlow, 1, 1, 1, "1.0.0", "Get all the members in a set",
-			"O(N) where N is the set cardinality.", "key", smembers),
-		setCmd("spop", -2, wFast, aclWFast, 1, 1, 1, "1.0.0", "Remove and return one or multiple random members from a set",
-			"Without the count argument O(1), otherwise O(N) where N is the value of the passed count.", "key [count]", spop),
-		setCmd("srandmember", -2, ro, aclRSlow, 1, 1, 1, "1.0.0", "Get one or multiple random members from a set",
-			"Without the count argument O(1), otherwise O(N) where N is the absolute value of the passed count.", "key [count]", srandmember),
-		setCmd("smove", 4, wFast, aclWFast, 1, 2, 1, "1.0.0", "Move a member from one set to another", "O(1)",
-			"source destination member", smove),
-		setCmd("sinter", -2, ro, aclRSlow, 1, -1, 1, "1.0.0", "Intersect multiple sets", interCplx,
-			"key [key ...]", func(c *Ctx) { setOpCommand(c, setOpInter, nil) }),
-		setCmd("sunion", -2, ro, aclRSlow, 1, -1, 1, "1.0.0", "Add multiple sets", totalCplx,
-			"key [key ...]", func(c *Ctx) { setOpCommand(c, setOpUnion, nil) }),
-		setCmd("sdiff", -2, ro, aclRSlow, 1, -1, 1, "1.0.0", "Subtract multiple sets", totalCplx,
-			"key [key ...]", func(c *Ctx) { setOpCommand(c, setOpDiff, nil) }),
-		setCmd("sinterstore", -3, wDeny, aclWSlow, 1, -1, 1, "1.0.0", "Intersect multiple sets and store the resulting set in a key",
-			interCplx, "destination key [key ...]", func(c *Ctx) { setOpCommand(c, setOpInter, c.Args[1]) }),
-		setCmd("sunionstore", -3, wDeny, aclWSlow, 1, -1, 1, "1.0.0", "Add multiple sets and store the resulting set in a key",
-			totalCplx, "destination key [key ...]", func(c *Ctx) { setOpCommand(c, setOpUnion, c.Args[1]) }),
-		setCmd("sdiffstore", -3, wDeny, aclWSlow, 1, -1, 1, "1.0.0", "Subtract multiple sets and store the resulting set in a key",
-			totalCplx, "destination key [key ...]", func(c *Ctx) { setOpCommand(c, setOpDiff, c.Args[1]) }),
-		sintercard,
-		setCmd("sscan", -3, ro, aclRSlow, 1, 1, 1, "2.8.0", "Incrementally iterate Set elements",
-			"O(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to return back to 0. N is the number of elements inside the collection..",
-			"key cursor [MATCH pattern] [COUNT count]", sscan),
+		&Command{Name: "sintercard", Arity: -3, Flags: []string{"readonly"}, ACL: []string{"read", "set", "slow"},
+			Group: "set", Since: "7.0.0",
+			Summary:    "Intersect multiple sets and return the cardinality of the result",
+			Complexity: "O(N*M) worst case where N is the cardinality of the smallest set and M is the number of sets.",
+			Syntax:     "numkeys key [key ...] [LIMIT limit]",
+			KeySpecs:   []spec.KeySpec{{Flags: spec.RO | spec.Access, Begin: spec.Index(1), Find: spec.KeyNum(0, 1, 1)}},
+			Keys:       setNumKeys, Run: sintercardCmd},
+		&Command{Name: "sadd", Arity: -3, Flags: []string{"write", "denyoom", "fast"},
+			ACL: []string{"write", "set", "fast"}, FirstKey: 1, LastKey: 1, Step: 1, Group: "set",
+			Since: "1.0.0", Summary: "Add one or more members to a set",
+			Complexity: "O(1) for each element added, so O(N) to add N elements when the command is called with multiple arguments.",
+			Syntax:     "key member [member ...]",
+			KeySpecs:   []spec.KeySpec{{Flags: spec.RW | spec.Insert, Begin: spec.Index(1), Find: spec.Range(0, 1, 0)}},
+			Run:        sadd},
+		&Command{Name: "srem", Arity: -3, Flags: []string{"write", "fast"}, ACL: []string{"write", "set", "fast"},
+			FirstKey: 1, LastKey: 1, Step: 1, Group: "set", Since: "1.0.0",
+			Summary:    "Remove one or more members from a set",
+			Complexity: "O(N) where N is the number of members to be removed.",
+			Syntax:     "key member [member ...]",
+			KeySpecs:   []spec.KeySpec{{Flags: spec.RW | spec.Delete, Begin: spec.Index(1), Find: spec.Range(0, 1, 0)}},
+			Run:        srem},
+		&Command{Name: "scard", Arity: 2, Flags: []string{"readonly", "fast"}, ACL: []string{"read", "set", "fast"},
+			FirstKey: 1, LastKey: 1, Step: 1, Group: "set", Since: "1.0.0",
+			Summary: "Get the number of members in a set", Complexity: "O(1)", Syntax: "key",
+			KeySpecs: []spec.KeySpec{{Flags: spec.RO, Begin: spec.Index(1), Find: spec.Range(0, 1, 0)}},
+			Run:      scard},
+		&Command{Name: "sismember", Arity: 3, Flags: []string{"readonly", "fast"}, ACL: []string{"read", "set", "fast"},
+			FirstKey: 1, LastKey: 1, Step: 1, Group: "set", Since: "1.0.0",
+			Summary: "Determine if a given value is a member of a set", Complexity: "O(1)",
+			Syntax:   "key member",
+			KeySpecs: []spec.KeySpec{{Flags: spec.RO, Begin: spec.Index(1), Find: spec.Range(0, 1, 0)}},
+			Run:      sismember},
+		&Command{Name: "smismember", Arity: -3, Flags: []string{"readonly", "fast"},
+			ACL: []string{"read", "set", "fast"}, FirstKey: 1, LastKey: 1, Step: 1, Group: "set",
+			Since: "6.2.0", Summary: "Returns the membership associated with the given elements for a set",
+			Complexity: "O(N) where N is the number of elements being checked for membership",
+			Syntax:     "key member [member ...]",
+			KeySpecs:   []spec.KeySpec{{Flags: spec.RO | spec.Access, Begin: spec.Index(1), Find: spec.Range(0, 1, 0)}},
+			Run:        smismember},
+		&Command{Name: "smembers", Arity: 2, Flags: []string{"readonly"}, ACL: []string{"read", "set", "slow"},
+			FirstKey: 1, LastKey: 1, Step: 1, Group: "set", Since: "1.0.0",
+			Summary: "Get all the members in a set", Complexity: "O(N) where N is the set cardinality.",
+			Syntax:   "key",
+			KeySpecs: []spec.KeySpec{{Flags: spec.RO | spec.Access, Begin: spec.Index(1), Find: spec.Range(0, 1, 0)}},
+			Tips:     []string{"nondeterministic_output_order"}, Run: smembers},
+		&Command{Name: "spop", Arity: -2, Flags: []string{"write", "fast"}, ACL: []string{"write", "set", "fast"},
+			FirstKey: 1, LastKey: 1, Step: 1, Group: "set", Since: "1.0.0",
+			Summary:    "Remove and return one or multiple random members from a set",
+			Complexity: "Without the count argument O(1), otherwise O(N) where N is the value of the passed count.",
+			Syntax:     "key [count]",
+			KeySpecs:   []spec.KeySpec{{Flags: spec.RW | spec.Access | spec.Delete, Begin: spec.Index(1), Find: spec.Range(0, 1, 0)}},
+			Tips:       []string{"nondeterministic_output"}, Run: spop},
+		&Command{Name: "srandmember", Arity: -2, Flags: []string{"readonly"}, ACL: []string{"read", "set", "slow"},
+			FirstKey: 1, LastKey: 1, Step: 1, Group: "set", Since: "1.0.0",
+			Summary:    "Get one or multiple random members from a set",
+			Complexity: "Without the count argument O(1), otherwise O(N) where N is the absolute value of the passed count.",
+			Syntax:     "key [count]",
+			KeySpecs:   []spec.KeySpec{{Flags: spec.RO | spec.Access, Begin: spec.Index(1), Find: spec.Range(0, 1, 0)}},
+			Tips:       []string{"nondeterministic_output"}, Run: srandmember},
+		&Command{Name: "smove", Arity: 4, Flags: []string{"write", "fast"}, ACL: []string{"write", "set", "fast"},
+			FirstKey: 1, LastKey: 2, Step: 1, Group: "set", Since: "1.0.0",
+			Summary: "Move a member from one set to another", Complexity: "O(1)",
+			Syntax: "source destination member",
+			KeySpecs: []spec.KeySpec{
+				{Flags: spec.RW | spec.Access | spec.Delete, Begin: spec.Index(1), Find: spec.Range(0, 1, 0)},
+				{Flags: spec.RW | spec.Insert, Begin: spec.Index(2), Find: spec.Range(0, 1, 0)},
+			},
+			Run: smove},
+		&Command{Name: "sinter", Arity: -2, Flags: []string{"readonly"}, ACL: []string{"read", "set", "slow"},
+			FirstKey: 1, LastKey: -1, Step: 1, Group: "set", Since: "1.0.0",
+			Summary:    "Intersect multiple sets",
+			Complexity: "O(N*M) worst case where N is the cardinality of the smallest set and M is the number of sets.",
+			Syntax:     "key [key ...]",
+			KeySpecs:   []spec.KeySpec{{Flags: spec.RO | spec.Access, Begin: spec.Index(1), Find: spec.Range(-1, 1, 0)}},
+			Tips:       []string{"nondeterministic_output_order"},
+			Run:        func(c *Ctx) { setOpCommand(c, setOpInter, nil) }},
+		&Command{Name: "sunion", Arity: -2, Flags: []string{"readonly"}, ACL: []string{"read", "set", "slow"},
+			FirstKey: 1, LastKey: -1, Step: 1, Group: "set", Since: "1.0.0", Summary: "Add multiple sets",
+			Complexity: "O(N) where N is the total number of elements in all given sets.",
+			Syntax:     "key [key ...]",
+			KeySpecs:   []spec.KeySpec{{Flags: spec.RO | spec.Access, Begin: spec.Index(1), Find: spec.Range(-1, 1, 0)}},
+			Tips:       []string{"nondeterministic_output_order"},
+			Run:        func(c *Ctx) { setOpCommand(c, setOpUnion, nil) }},
+		&Command{Name: "sdiff", Arity: -2, Flags: []string{"readonly"}, ACL: []string{"read", "set", "slow"},
+			FirstKey: 1, LastKey: -1, Step: 1, Group: "set", Since: "1.0.0",
+			Summary:    "Subtract multiple sets",
+			Complexity: "O(N) where N is the total number of elements in all given sets.",
+			Syntax:     "key [key ...]",
+			KeySpecs:   []spec.KeySpec{{Flags: spec.RO | spec.Access, Begin: spec.Index(1), Find: spec.Range(-1, 1, 0)}},
+			Tips:       []string{"nondeterministic_output_order"},
+			Run:        func(c *Ctx) { setOpCommand(c, setOpDiff, nil) }},
+		&Command{Name: "sinterstore", Arity: -3, Flags: []string{"write", "denyoom"},
+			ACL: []string{"write", "set", "slow"}, FirstKey: 1, LastKey: -1, Step: 1, Group: "set",
+			Since: "1.0.0", Summary: "Intersect multiple sets and store the resulting set in a key",
+			Complexity: "O(N*M) worst case where N is the cardinality of the smallest set and M is the number of sets.",
+			Syntax:     "destination key [key ...]",
+			KeySpecs: []spec.KeySpec{
+				{Flags: spec.RW | spec.Update, Begin: spec.Index(1), Find: spec.Range(0, 1, 0)},
+				{Flags: spec.RO | spec.Access, Begin: spec.Index(2), Find: spec.Range(-1, 1, 0)},
+			},
+			Run: func(c *Ctx) { setOpCommand(c, setOpInter, c.Args[1]) }},
+		&Command{Name: "sunionstore", Arity: -3, Flags: []string{"write", "denyoom"},
+			ACL: []string{"write", "set", "slow"}, FirstKey: 1, LastKey: -1, Step: 1, Group: "set",
+			Since: "1.0.0", Summary: "Add multiple sets and store the resulting set in a key",
+			Complexity: "O(N) where N is the total number of elements in all given sets.",
+			Syntax:     "destination key [key ...]",
+			KeySpecs: []spec.KeySpec{
+				{Flags: spec.OW | spec.Update, Begin: spec.Index(1), Find: spec.Range(0, 1, 0)},
+				{Flags: spec.RO | spec.Access, Begin: spec.Index(2), Find: spec.Range(-1, 1, 0)},
+			},
+			Run: func(c *Ctx) { setOpCommand(c, setOpUnion, c.Args[1]) }},
+		&Command{Name: "sdiffstore", Arity: -3, Flags: []string{"write", "denyoom"},
+			ACL: []string{"write", "set", "slow"}, FirstKey: 1, LastKey: -1, Step: 1, Group: "set",
+			Since: "1.0.0", Summary: "Subtract multiple sets and store the resulting set in a key",
+			Complexity: "O(N) where N is the total number of elements in all given sets.",
+			Syntax:     "destination key [key ...]",
+			KeySpecs: []spec.KeySpec{
+				{Flags: spec.OW | spec.Update, Begin: spec.Index(1), Find: spec.Range(0, 1, 0)},
+				{Flags: spec.RO | spec.Access, Begin: spec.Index(2), Find: spec.Range(-1, 1, 0)},
+			},
+			Run: func(c *Ctx) { setOpCommand(c, setOpDiff, c.Args[1]) }},
+		&Command{Name: "sscan", Arity: -3, Flags: []string{"readonly"}, ACL: []string{"read", "set", "slow"},
+			FirstKey: 1, LastKey: 1, Step: 1, Group: "set", Since: "2.8.0",
+			Summary:    "Incrementally iterate Set elements",
+			Complexity: "O(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to return back to 0. N is the number of elements inside the collection..",
+			Syntax:     "key cursor [MATCH pattern] [COUNT count]",
+			KeySpecs:   []spec.KeySpec{{Flags: spec.RO | spec.Access, Begin: spec.Index(1), Find: spec.Range(0, 1, 0)}},
+			Tips:       []string{"nondeterministic_output"}, Run: sscan},
 	)
 }
 

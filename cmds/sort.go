@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 
+	"shardis/cmds/spec"
 	"shardis/codec"
 	"shardis/pubsub"
 )
@@ -17,25 +18,36 @@ import (
 // may live in any shard: sortRoute makes such a command hold every shard.
 
 func init() {
-	const (
-		cplx   = "O(N+M*log(M)) where N is the number of elements in the list or set to sort, and M the number of returned elements. When the elements are not sorted, complexity is O(N)."
-		syntax = "key [BY pattern] [LIMIT offset count] [GET pattern [GET pattern ...]] [ASC | DESC] [ALPHA]"
-	)
 	register(
 		&Command{Name: "sort", Arity: -2, Flags: []string{"write", "denyoom"},
-			ACL: []string{"write", "set", "sortedset", "list", "slow", "dangerous"}, FirstKey: 1, LastKey: 1, Step: 1,
-			Group: "generic", Since: "1.0.0", Summary: "Sort the elements in a list, set or sorted set",
-			Complexity: cplx, Syntax: syntax + " [STORE destination]",
+			ACL: []string{"write", "set", "sortedset", "list", "slow", "dangerous"}, FirstKey: 1, LastKey: 1,
+			Step: 1, Group: "generic", Since: "1.0.0",
+			Summary:    "Sort the elements in a list, set or sorted set",
+			Complexity: "O(N+M*log(M)) where N is the number of elements in the list or set to sort, and M the number of returned elements. When the elements are not sorted, complexity is O(N).",
+			Syntax:     "key [BY pattern] [LIMIT offset count] [GET pattern [GET pattern ...]] [ASC | DESC] [ALPHA] [STORE destination]",
+			KeySpecs: []spec.KeySpec{
+				{Flags: spec.RO | spec.Access, Begin: spec.Index(1), Find: spec.Range(0, 1, 0)},
+				{Flags: spec.RO | spec.Access,
+					Notes: "For the optional BY/GET keyword. It is marked 'unknown' because the key names derive from the content of the key we sort"},
+				{Flags: spec.OW | spec.Update,
+					Notes: "For the optional STORE keyword. It is marked 'unknown' because the keyword can appear anywhere in the argument array"},
+			},
 			Keys: sortKeys, Route: func(c *Ctx, n int) []int { return sortRoute(c, n, false) },
 			Run: func(c *Ctx) { sortCommand(c, false) }},
 		&Command{Name: "sort_ro", Arity: -2, Flags: []string{"readonly"},
-			ACL: []string{"read", "set", "sortedset", "list", "slow", "dangerous"}, FirstKey: 1, LastKey: 1, Step: 1,
-			Group: "generic", Since: "7.0.0", Summary: "Sort the elements in a list, set or sorted set. Read-only variant of SORT.",
-			Complexity: cplx, Syntax: syntax,
-			Keys:   func(args [][]byte) [][]byte { return args[1:2] },
-			Route:  func(c *Ctx, n int) []int { return sortRoute(c, n, true) },
-			Run:    func(c *Ctx) { sortCommand(c, true) },
-			Traits: TraitReadsUndeclaredKeys},
+			ACL: []string{"read", "set", "sortedset", "list", "slow", "dangerous"}, FirstKey: 1, LastKey: 1,
+			Step: 1, Group: "generic", Since: "7.0.0",
+			Summary:    "Sort the elements in a list, set or sorted set. Read-only variant of SORT.",
+			Complexity: "O(N+M*log(M)) where N is the number of elements in the list or set to sort, and M the number of returned elements. When the elements are not sorted, complexity is O(N).",
+			Syntax:     "key [BY pattern] [LIMIT offset count] [GET pattern [GET pattern ...]] [ASC | DESC] [ALPHA]",
+			KeySpecs: []spec.KeySpec{
+				{Flags: spec.RO | spec.Access, Begin: spec.Index(1), Find: spec.Range(0, 1, 0)},
+				{Flags: spec.RO | spec.Access,
+					Notes: "For the optional BY/GET keyword. It is marked 'unknown' because the key names derive from the content of the key we sort"},
+			},
+			Traits: TraitReadsUndeclaredKeys, Keys: func(args [][]byte) [][]byte { return args[1:2] },
+			Route: func(c *Ctx, n int) []int { return sortRoute(c, n, true) },
+			Run:   func(c *Ctx) { sortCommand(c, true) }},
 	)
 }
 

@@ -1,4 +1,4 @@
-package cmds
+package spec
 
 import (
 	"errors"
@@ -21,20 +21,20 @@ import (
 // as in Redis's command table. A token directly before a value becomes that value's token
 // ("EX seconds"), a token before two or more values opens a block ("LIMIT offset count").
 
-// docArg is one node of a command's COMMAND DOCS argument tree.
-type docArg struct {
-	name          string
-	typ           string // key, string, integer, double, pattern, unix-time, pure-token, oneof, block
-	token         string
-	hasToken      bool // token may be "" (MIGRATE's empty key)
-	optional      bool
-	multiple      bool
-	multipleToken bool
-	keySpec       int // key_spec_index; -1 when none
-	args          []*docArg
+// Arg is one node of a command's COMMAND DOCS argument tree.
+type Arg struct {
+	Name          string
+	Type          string // key, string, integer, double, pattern, unix-time, pure-token, oneof, block
+	Token         string
+	HasToken      bool // Token may be "" (MIGRATE's empty key)
+	Optional      bool
+	Multiple      bool
+	MultipleToken bool
+	KeySpec       int // key_spec_index; -1 when none
+	Args          []*Arg
 }
 
-// synNode is one element of a synopsis before it is turned into docArgs.
+// synNode is one element of a synopsis before it is turned into Args.
 type synNode struct {
 	kind  byte        // 'w' word, '[' optional group, '<' required group, '.' "...", 'r' repetition
 	word  string      // kind 'w'
@@ -45,9 +45,9 @@ type synNode struct {
 	token bool        // kind 'w': an uppercase literal
 }
 
-// parseSyntax builds the COMMAND DOCS argument tree of command cmd (its full name, e.g.
+// ParseSyntax builds the COMMAND DOCS argument tree of command cmd (its full name, e.g.
 // "config|set") from its synopsis.
-func parseSyntax(cmd, syntax string) ([]*docArg, error) {
+func ParseSyntax(cmd, syntax string) ([]*Arg, error) {
 	p := &synParser{toks: synLex(syntax)}
 	seq, err := p.seq()
 	if err != nil {
@@ -67,20 +67,20 @@ func parseSyntax(cmd, syntax string) ([]*docArg, error) {
 
 // syntaxWrap puts the arguments listed in syntaxWrapBlocks into the one-child block Redis
 // declares around them (invisible in a synopsis).
-func syntaxWrap(cmd string, args []*docArg) {
+func syntaxWrap(cmd string, args []*Arg) {
 	for i, a := range args {
-		spec, ok := syntaxWrapBlocks[cmd+":"+a.name]
-		if !ok || a.typ == "block" {
-			syntaxWrap(cmd, a.args)
+		spec, ok := syntaxWrapBlocks[cmd+":"+a.Name]
+		if !ok || a.Type == "block" {
+			syntaxWrap(cmd, a.Args)
 			continue
 		}
 		name, inner, _ := strings.Cut(spec, " ")
-		b := &docArg{name: name, typ: "block", token: a.token, hasToken: a.hasToken, optional: a.optional,
-			keySpec: -1, args: []*docArg{a}}
-		a.token, a.hasToken, a.optional = "", false, false
+		b := &Arg{Name: name, Type: "block", Token: a.Token, HasToken: a.HasToken, Optional: a.Optional,
+			KeySpec: -1, Args: []*Arg{a}}
+		a.Token, a.HasToken, a.Optional = "", false, false
 		if inner == "" {
-			b.multiple, b.multipleToken = a.multiple, a.multipleToken
-			a.multiple, a.multipleToken = false, false
+			b.Multiple, b.MultipleToken = a.Multiple, a.MultipleToken
+			a.Multiple, a.MultipleToken = false, false
 		}
 		args[i] = b
 	}
@@ -293,7 +293,7 @@ func isSynToken(w string) bool {
 	return w == `""` || upper && !lower || !alnum
 }
 
-// synConv turns parsed synopsis nodes into docArgs for one command.
+// synConv turns parsed synopsis nodes into Args for one command.
 type synConv struct {
 	cmd   string
 	seen  map[string]int // occurrences of each group signature, for syntaxGroupNames
@@ -313,8 +313,8 @@ func synIsPlain(n synNode) bool {
 	return false
 }
 
-func (c *synConv) seq(nodes []synNode) []*docArg {
-	var out []*docArg
+func (c *synConv) seq(nodes []synNode) []*Arg {
+	var out []*Arg
 	for i := 0; i < len(nodes); i++ {
 		n := nodes[i]
 		if n.kind == '.' {
@@ -341,28 +341,28 @@ func (c *synConv) seq(nodes []synNode) []*docArg {
 				j = len(nodes)
 			}
 			blk := c.block(c.seq(nodes[i+1 : j]))
-			blk.token, blk.hasToken = tok, true
+			blk.Token, blk.HasToken = tok, true
 			out = append(out, blk)
 			i = j - 1
 		case i+1 < len(nodes) && (synIsPlain(nodes[i+1]) || nodes[i+1].kind == '<'):
 			a := c.node(nodes[i+1])
-			a.token, a.hasToken = tok, true
+			a.Token, a.HasToken = tok, true
 			out = append(out, a)
 			i++
 		case i == 0 && c.depth > 0 && len(nodes) > 1 && nodes[1].kind != 'w':
 			// "[FULL [COUNT count]]": a token opening a group heads a block of the rest.
 			blk := c.block(c.seq(nodes[1:]))
-			blk.token, blk.hasToken = tok, true
+			blk.Token, blk.HasToken = tok, true
 			out = append(out, blk)
 			i = len(nodes) - 1
 		default:
-			out = append(out, &docArg{name: docTokenName(tok), typ: "pure-token", token: tok, hasToken: true, keySpec: -1})
+			out = append(out, &Arg{Name: docTokenName(tok), Type: "pure-token", Token: tok, HasToken: true, KeySpec: -1})
 		}
 	}
 	return out
 }
 
-func (c *synConv) node(n synNode) *docArg {
+func (c *synConv) node(n synNode) *Arg {
 	switch n.kind {
 	case 'w':
 		if n.token {
@@ -370,43 +370,43 @@ func (c *synConv) node(n synNode) *docArg {
 			if tok == `""` {
 				tok = ""
 			}
-			return &docArg{name: docTokenName(tok), typ: "pure-token", token: tok, hasToken: true, keySpec: -1}
+			return &Arg{Name: docTokenName(tok), Type: "pure-token", Token: tok, HasToken: true, KeySpec: -1}
 		}
-		return &docArg{name: n.word, typ: docArgType(c.cmd, n.word), keySpec: -1}
+		return &Arg{Name: n.word, Type: argType(c.cmd, n.word), KeySpec: -1}
 	case 'r':
 		a := c.group(n.body)
-		a.multiple = true
-		a.multipleToken = n.body[0].kind == 'w' && n.body[0].token && a.hasToken
+		a.Multiple = true
+		a.MultipleToken = n.body[0].kind == 'w' && n.body[0].token && a.HasToken
 		if n.ropt {
-			a.optional = true
+			a.Optional = true
 		}
 		return a
 	}
-	var a *docArg
+	var a *Arg
 	if len(n.alts) == 1 {
 		a = c.group(n.alts[0])
 	} else {
 		c.depth++
-		var kids []*docArg
+		var kids []*Arg
 		for _, alt := range n.alts {
 			kids = append(kids, c.group(alt))
 		}
 		c.depth--
-		a = &docArg{typ: "oneof", args: kids, keySpec: -1}
-		a.name = c.groupName(kids)
+		a = &Arg{Type: "oneof", Args: kids, KeySpec: -1}
+		a.Name = c.groupName(kids)
 	}
 	if n.kind == '[' {
-		a.optional = true
+		a.Optional = true
 	}
 	if n.many {
-		a.multiple = true
+		a.Multiple = true
 	}
 	return a
 }
 
 // group converts the items of one alternative into a single argument (a block when they are
 // several).
-func (c *synConv) group(nodes []synNode) *docArg {
+func (c *synConv) group(nodes []synNode) *Arg {
 	c.depth++
 	args := c.seq(nodes)
 	c.depth--
@@ -415,23 +415,23 @@ func (c *synConv) group(nodes []synNode) *docArg {
 	}
 	if len(args) == 0 {
 		c.err = errors.New("empty group")
-		return &docArg{typ: "block", keySpec: -1}
+		return &Arg{Type: "block", KeySpec: -1}
 	}
 	return c.block(args)
 }
 
-func (c *synConv) block(args []*docArg) *docArg {
-	b := &docArg{typ: "block", args: args, keySpec: -1}
-	b.name = c.groupName(args)
+func (c *synConv) block(args []*Arg) *Arg {
+	b := &Arg{Type: "block", Args: args, KeySpec: -1}
+	b.Name = c.groupName(args)
 	return b
 }
 
 // groupName names a oneof or block: Redis's name where its command table has one for these
 // children, else the children's names joined by "_" (Redis's own habit: "key_value").
-func (c *synConv) groupName(kids []*docArg) string {
+func (c *synConv) groupName(kids []*Arg) string {
 	names := make([]string, len(kids))
 	for i, k := range kids {
-		names[i] = k.name
+		names[i] = k.Name
 	}
 	sig := strings.Join(names, " ")
 	c.seen[sig]++
@@ -455,8 +455,8 @@ func docTokenName(tok string) string {
 	return strings.ToLower(tok)
 }
 
-// docArgType is the COMMAND DOCS type of the value called name in command cmd.
-func docArgType(cmd, name string) string {
+// argType is the COMMAND DOCS type of the value called name in command cmd.
+func argType(cmd, name string) string {
 	if t, ok := syntaxArgTypeExceptions[cmd+" "+name]; ok {
 		return t
 	}
@@ -469,9 +469,9 @@ func docArgType(cmd, name string) string {
 	return "string"
 }
 
-// syntaxArgCount returns the fewest and the most words args can take; max is -1 when
+// ArgCount returns the fewest and the most words args can take; max is -1 when
 // unbounded.
-func syntaxArgCount(args []*docArg) (minN, maxN int) {
+func ArgCount(args []*Arg) (minN, maxN int) {
 	for _, a := range args {
 		lo, hi := a.wordCount()
 		minN += lo
@@ -486,15 +486,15 @@ func syntaxArgCount(args []*docArg) (minN, maxN int) {
 	return minN, maxN
 }
 
-func (a *docArg) wordCount() (lo, hi int) {
-	switch a.typ {
+func (a *Arg) wordCount() (lo, hi int) {
+	switch a.Type {
 	case "pure-token":
 		lo, hi = 1, 1
 	case "block":
-		lo, hi = syntaxArgCount(a.args)
+		lo, hi = ArgCount(a.Args)
 	case "oneof":
 		lo, hi = -1, 0
-		for _, k := range a.args {
+		for _, k := range a.Args {
 			l, h := k.wordCount()
 			if lo < 0 || l < lo {
 				lo = l
@@ -509,40 +509,40 @@ func (a *docArg) wordCount() (lo, hi int) {
 	default:
 		lo, hi = 1, 1
 	}
-	if a.hasToken && a.typ != "pure-token" {
+	if a.HasToken && a.Type != "pure-token" {
 		lo++
 		if hi >= 0 {
 			hi++
 		}
 	}
-	if a.multiple {
+	if a.Multiple {
 		hi = -1
 	}
-	if a.optional {
+	if a.Optional {
 		lo = 0
 	}
 	return lo, hi
 }
 
-// syntaxWalk calls f on every argument of the tree, depth first in synopsis order.
-func syntaxWalk(args []*docArg, f func(*docArg)) {
+// Walk calls f on every argument of the tree, depth first in synopsis order.
+func Walk(args []*Arg, f func(*Arg)) {
 	for _, a := range args {
 		f(a)
-		syntaxWalk(a.args, f)
+		Walk(a.Args, f)
 	}
 }
 
-// syntaxNumberKeyArgs sets key_spec_index on the key arguments: the i-th key argument of the
+// NumberKeyArgs sets key_spec_index on the key arguments: the i-th key argument of the
 // synopsis is found by the i-th key spec, the last spec finding all later ones (Redis's
 // order: "key newkey", "destination key [key ...]").
-func syntaxNumberKeyArgs(args []*docArg, nspecs int) {
+func NumberKeyArgs(args []*Arg, nspecs int) {
 	i := 0
-	syntaxWalk(args, func(a *docArg) {
-		if a.typ != "key" {
+	Walk(args, func(a *Arg) {
+		if a.Type != "key" {
 			return
 		}
 		if nspecs > 0 {
-			a.keySpec = min(i, nspecs-1)
+			a.KeySpec = min(i, nspecs-1)
 		}
 		i++
 	})
