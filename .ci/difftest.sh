@@ -22,8 +22,10 @@ run() { # family ops [extra difftest flags]
 	dir=$(mktemp -d)
 	./bin/shardis --port "$port" --bind 127.0.0.1 --dir "$dir" --cpu-pin no >"$dir/log" 2>&1 &
 	pid=$!
-	for _ in $(seq 100); do
-		redis-cli -p "$port" ping >/dev/null 2>&1 && break
+	# Ready once loaded: PING answers while the store still opens (as Redis answers it while
+	# loading), and a family's first FLUSHALL would get LOADING on a busy machine.
+	for _ in $(seq 600); do
+		redis-cli -p "$port" info persistence 2>/dev/null | tr -d '\r' | grep -qx 'loading:0' && break
 		sleep 0.1
 	done
 	echo "difftest --types $1 --seed 1-3 --ops $2 ${*:3}"
