@@ -1,7 +1,11 @@
 package cmds
 
 import (
+	"bytes"
+	"errors"
+
 	"shardis/codec"
+	"shardis/datatype"
 	"shardis/pubsub"
 	"shardis/shard"
 )
@@ -60,6 +64,40 @@ func (c *Ctx) streamElems(key []byte, m *codec.Meta, n int, lowerElem, upperElem
 	}
 	c.Stream = st
 	return true
+}
+
+// streamable reports whether a reply of n elements is to be streamed (see streamAbove): the
+// caller can send a stream and n is large.
+func (c *Ctx) streamable(n int) bool { return c.Streamable && n > streamAbove }
+
+// sendStream answers the rest of the reply (its header is written) with stream st, opened by
+// a datatype handle's Stream method, or with the error that failed the transaction.
+func (c *Ctx) sendStream(st *shard.Stream, err error) {
+	if err != nil {
+		c.W.Buf = c.W.Buf[:0] // the transaction failed: every command of the group gets the error
+		c.Error("ERR " + err.Error())
+		return
+	}
+	c.Stream = st
+}
+
+// typeError replies the error of a datatype operation: Redis's WRONGTYPE for
+// datatype.ErrWrongType, and the error's text otherwise.
+func (c *Ctx) typeError(err error) {
+	if errors.Is(err, datatype.ErrWrongType) {
+		c.Error(errWrongType)
+		return
+	}
+	c.Error("ERR " + err.Error())
+}
+
+// notifySaved publishes a collection command's keyspace event after the type's Save and,
+// when the collection became empty and went (removed), Redis's "del" after it.
+func (c *Ctx) notifySaved(removed bool, key []byte, class pubsub.Class, event string) {
+	c.notify(class, event, key)
+	if removed {
+		c.notify(pubsub.Generic, "del", key)
+	}
 }
 
 // newCollection returns the meta of a new, empty collection of type t stored under key.
@@ -126,29 +164,43 @@ func (c *Ctx) logCollection(db int, dst []byte, m *codec.Meta) {
 			args = args[:2]
 		}
 	}
-	lower, upper := []byte(nil), []byte(nil)
-	if m.Type == codec.TypeZSet { // only the member -> score entries
-		lower, upper = []byte{codec.ZSetMemberTag}, []byte{codec.ZSetMemberTag + 1}
-	}
-	it := c.Tx.IterateData(db, dst, m.Version, lower, upper, false)
-	for ; it.Valid(); it.Next() {
-		elem, val := it.Elem(), it.Value()
-		switch m.Type {
-		case codec.TypeHash:
-			args = append(args, append([]byte(nil), elem...), append([]byte(nil), val...))
-		case codec.TypeList, codec.TypeSet:
-			if m.Type == codec.TypeSet {
-				val = elem
-			}
-			args = append(args, append([]byte(nil), val...))
-		case codec.TypeZSet:
-			args = append(args, codec.FormatDouble(nil, codec.ScoreValue(val)), append([]byte(nil), elem[1:]...))
+	// add appends the copied arguments of one element, flushing a full record.
+	add := func(elem ...[]byte) {
+		for _, e := range elem {
+			args = append(args, bytes.Clone(e))
 		}
 		if len(args) >= 2+dumpChunk {
 			flush()
 		}
 	}
-	it.Close()
+	switch m.Type {
+	case codec.TypeHash:
+		h, _ := datatype.HashFromMeta(c.Tx, db, dst, *m, true)
+		it := h.Iter(nil)
+		for ; it.Valid(); it.Next() {
+			add(it.Field(), it.Value())
+		}
+		it.Close()
+	case codec.TypeSet:
+		s, _ := datatype.SetFromMeta(c.Tx, db, dst, *m, true)
+		it := s.Iter(nil)
+		for ; it.Valid(); it.Next() {
+			add(it.Member())
+		}
+		it.Close()
+	case codec.TypeList:
+		it := c.Tx.IterateData(db, dst, m.Version, nil, nil, false)
+		for ; it.Valid(); it.Next() {
+			add(it.Value())
+		}
+		it.Close()
+	case codec.TypeZSet: // only the member -> score entries
+		it := c.Tx.IterateData(db, dst, m.Version, []byte{codec.ZSetMemberTag}, []byte{codec.ZSetMemberTag + 1}, false)
+		for ; it.Valid(); it.Next() {
+			add(codec.FormatDouble(nil, codec.ScoreValue(it.Value())), it.Elem()[1:])
+		}
+		it.Close()
+	}
 	flush()
 	if m.Expire != 0 {
 		c.Tx.Log(db, dst, []byte("PEXPIREAT"), dst, itoa(m.Expire))

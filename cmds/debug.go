@@ -13,6 +13,7 @@ import (
 
 	"shardis/codec"
 	"shardis/config"
+	"shardis/datatype"
 	"shardis/internal/glob"
 )
 
@@ -564,16 +565,18 @@ func valueDigest(c *Ctx, db int, key []byte, m *codec.Meta, d *digest) {
 		}
 		it.Close()
 	case codec.TypeSet:
-		it := c.Tx.IterateData(db, key, m.Version, nil, nil, false)
+		s, _ := datatype.SetFromMeta(c.Tx, db, key, *m, true)
+		it := s.Iter(nil)
 		for ; it.Valid(); it.Next() {
-			d.xor(it.Elem())
+			d.xor(it.Member())
 		}
 		it.Close()
 	case codec.TypeHash:
-		it := c.Tx.IterateData(db, key, m.Version, nil, nil, false)
+		h, _ := datatype.HashFromMeta(c.Tx, db, key, *m, true)
+		it := h.Iter(nil)
 		for ; it.Valid(); it.Next() {
 			var e digest
-			e.mix(it.Elem())
+			e.mix(it.Field())
 			e.mix(it.Value())
 			d.xor(e[:])
 		}

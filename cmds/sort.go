@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"shardis/codec"
+	"shardis/datatype"
 	"shardis/pubsub"
 )
 
@@ -361,21 +362,11 @@ func sortLoad(c *Ctx, key []byte, m *codec.Meta, typ codec.Type, from, n int64, 
 	}
 	items := make([]sortItem, 0, min(n, 1<<20))
 	var arena []byte // elements are copied into shared chunks rather than one by one
-	it := c.Tx.IterateData(c.DB, key, m.Version, lower, upper, rev)
-	defer it.Close()
-	for ; it.Valid() && int64(len(items)) < n; it.Next() {
+	// add copies one element unless it is still to be skipped, and reports whether to go on.
+	add := func(elem []byte) bool {
 		if skip > 0 {
 			skip--
-			continue
-		}
-		var elem []byte
-		switch typ {
-		case codec.TypeList:
-			elem = it.Value()
-		case codec.TypeSet:
-			elem = it.Elem()
-		case codec.TypeZSet:
-			elem = it.Elem()[9:]
+			return true
 		}
 		if len(elem) > cap(arena)-len(arena) {
 			arena = make([]byte, 0, max(64<<10, len(elem)))
@@ -383,6 +374,32 @@ func sortLoad(c *Ctx, key []byte, m *codec.Meta, typ codec.Type, from, n int64, 
 		start := len(arena)
 		arena = append(arena, elem...)
 		items = append(items, sortItem{elem: arena[start:len(arena):len(arena)], pos: len(items)})
+		return int64(len(items)) < n
+	}
+	if n <= 0 {
+		return items
+	}
+	if typ == codec.TypeSet { // never reversed: a set has no native order to reverse
+		set, _ := datatype.SetFromMeta(c.Tx, c.DB, key, *m, true)
+		it := set.Iter(nil)
+		defer it.Close()
+		for ; it.Valid() && add(it.Member()); it.Next() {
+		}
+		return items
+	}
+	it := c.Tx.IterateData(c.DB, key, m.Version, lower, upper, rev)
+	defer it.Close()
+	for ; it.Valid(); it.Next() {
+		var elem []byte
+		switch typ {
+		case codec.TypeList:
+			elem = it.Value()
+		case codec.TypeZSet:
+			elem = it.Elem()[9:]
+		}
+		if !add(elem) {
+			break
+		}
 	}
 	return items
 }
@@ -443,10 +460,11 @@ func sortLookup(c *Ctx, pattern, elem []byte) ([]byte, bool) {
 		return nil, false
 	}
 	if field != nil {
-		if m.Type != codec.TypeHash {
+		h, err := datatype.HashFromMeta(c.Tx, c.DB, key, m, true)
+		if err != nil {
 			return nil, false
 		}
-		return c.Tx.GetData(key, c.dataKey(key, &m, field))
+		return h.Get(field)
 	}
 	if m.Type != codec.TypeString {
 		return nil, false

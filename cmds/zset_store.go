@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"shardis/codec"
+	"shardis/datatype"
 	"shardis/shard"
 )
 
@@ -37,6 +38,7 @@ type zsetSrc struct {
 	m      codec.Meta
 	exists bool
 	isSet  bool
+	set    datatype.Set // a set input (isSet), whose members score 1
 	weight float64
 	prefix []byte
 }
@@ -54,8 +56,7 @@ func (s *zsetSrc) lookup(c *Ctx, member []byte) (float64, bool) {
 		return 0, false
 	}
 	if s.isSet {
-		_, ok := c.Tx.GetData(s.key, append(s.prefix, member...))
-		return 1, ok
+		return 1, s.set.Has(member)
 	}
 	v, ok := c.Tx.GetData(s.key, codec.AppendZSetMember(s.prefix, member))
 	if !ok {
@@ -64,19 +65,49 @@ func (s *zsetSrc) lookup(c *Ctx, member []byte) (float64, bool) {
 	return codec.ScoreValue(v), true
 }
 
-// iter walks s's members in byte order; read each with elem.
-func (s *zsetSrc) iter(c *Ctx) *shard.Iter {
-	if s.isSet {
-		return c.Tx.IterateData(c.DB, s.key, s.m.Version, nil, nil, false)
-	}
-	return c.Tx.IterateData(c.DB, s.key, s.m.Version, zsetMemberLow, zsetMemberUp, false)
+// zsetSrcIter walks the members of one input in byte order: a set's (set) or a sorted set's
+// (it).
+type zsetSrcIter struct {
+	set datatype.SetIter
+	it  *shard.Iter
 }
 
-func (s *zsetSrc) elem(it *shard.Iter) (member []byte, score float64) {
-	if s.isSet {
-		return it.Elem(), 1
+func (x zsetSrcIter) Valid() bool {
+	if x.it != nil {
+		return x.it.Valid()
 	}
-	return it.Elem()[1:], codec.ScoreValue(it.Value())
+	return x.set.Valid()
+}
+
+func (x zsetSrcIter) Next() {
+	if x.it != nil {
+		x.it.Next()
+	} else {
+		x.set.Next()
+	}
+}
+
+func (x zsetSrcIter) Close() {
+	if x.it != nil {
+		x.it.Close()
+	} else {
+		x.set.Close()
+	}
+}
+
+// iter walks s's members in byte order; read each with elem.
+func (s *zsetSrc) iter(c *Ctx) zsetSrcIter {
+	if s.isSet {
+		return zsetSrcIter{set: s.set.Iter(nil)}
+	}
+	return zsetSrcIter{it: c.Tx.IterateData(c.DB, s.key, s.m.Version, zsetMemberLow, zsetMemberUp, false)}
+}
+
+func (s *zsetSrc) elem(it zsetSrcIter) (member []byte, score float64) {
+	if s.isSet {
+		return it.set.Member(), 1
+	}
+	return it.it.Elem()[1:], codec.ScoreValue(it.it.Value())
 }
 
 // zsetAggregate folds val into *acc as Redis's zunionInterAggregate: a sum that is NaN
@@ -150,6 +181,10 @@ func zsetOpCmd(c *Ctx, op int, store, cardOnly bool) {
 			return
 		}
 		s.m, s.exists, s.isSet = m, true, m.Type == codec.TypeSet
+		if s.isSet {
+			s.set, _ = datatype.SetFromMeta(c.Tx, c.DB, s.key, m, true)
+			continue
+		}
 		p := c.Tx.DataPrefix(c.DB, s.key, m.Version)
 		s.prefix = p[:len(p):len(p)]
 	}
@@ -315,7 +350,7 @@ next:
 // zsetMergeHead is one input's current member in the union's merge.
 type zsetMergeHead struct {
 	src int // position in the size-sorted inputs: equal members pop in this order
-	it  *shard.Iter
+	it  zsetSrcIter
 }
 
 type zsetMergeHeap struct {
