@@ -559,7 +559,8 @@ func valueDigest(c *Ctx, db int, key []byte, m *codec.Meta, d *digest) {
 	case codec.TypeString:
 		d.mix(m.Value)
 	case codec.TypeList:
-		it := c.Tx.IterateData(db, key, m.Version, nil, nil, false)
+		l, _ := datatype.ListFromMeta(c.Tx, db, key, *m, true)
+		it := l.Iter(0, false)
 		for ; it.Valid(); it.Next() {
 			d.mix(it.Value())
 		}
@@ -582,11 +583,12 @@ func valueDigest(c *Ctx, db int, key []byte, m *codec.Meta, d *digest) {
 		}
 		it.Close()
 	case codec.TypeZSet:
-		it := c.Tx.IterateData(db, key, m.Version, zsetMemberLow, zsetMemberUp, false)
+		z, _ := datatype.ZSetFromMeta(c.Tx, db, key, *m, true)
+		it := z.Members(nil)
 		for ; it.Valid(); it.Next() {
 			var e digest
-			e.mix(it.Elem()[1:])
-			e.mix([]byte(digestScore(codec.ScoreValue(it.Value()))))
+			e.mix(it.Member())
+			e.mix([]byte(digestScore(it.Score())))
 			d.xor(e[:])
 		}
 		it.Close()

@@ -9,7 +9,6 @@ import (
 
 	"shardis/codec"
 	"shardis/datatype"
-	"shardis/shard"
 )
 
 // ZUNION ZINTER ZDIFF, their STORE forms and ZINTERCARD. Sets take part as sorted sets whose
@@ -32,82 +31,83 @@ const (
 	zsAggMax
 )
 
-// zsetSrc is one input of a set operation.
+// zsetSrc is one input of a set operation: a sorted set (zset) or a set (set, isSet), whose
+// members score 1.
 type zsetSrc struct {
 	key    []byte
-	m      codec.Meta
 	exists bool
 	isSet  bool
-	set    datatype.Set // a set input (isSet), whose members score 1
+	zset   datatype.ZSet
+	set    datatype.Set
 	weight float64
-	prefix []byte
 }
 
 func (s *zsetSrc) size() uint64 {
-	if !s.exists {
+	switch {
+	case !s.exists:
 		return 0
+	case s.isSet:
+		return uint64(s.set.Len())
 	}
-	return s.m.Count
+	return uint64(s.zset.Len())
 }
 
 // lookup returns member's score in s (1 for a member of a set).
-func (s *zsetSrc) lookup(c *Ctx, member []byte) (float64, bool) {
-	if !s.exists {
+func (s *zsetSrc) lookup(member []byte) (float64, bool) {
+	switch {
+	case !s.exists:
 		return 0, false
-	}
-	if s.isSet {
+	case s.isSet:
 		return 1, s.set.Has(member)
 	}
-	v, ok := c.Tx.GetData(s.key, codec.AppendZSetMember(s.prefix, member))
-	if !ok {
-		return 0, false
-	}
-	return codec.ScoreValue(v), true
+	return s.zset.Score(member)
 }
 
 // zsetSrcIter walks the members of one input in byte order: a set's (set) or a sorted set's
-// (it).
+// (zset).
 type zsetSrcIter struct {
-	set datatype.SetIter
-	it  *shard.Iter
+	set   datatype.SetIter
+	zset  datatype.ZSetIter
+	isSet bool
 }
 
-func (x zsetSrcIter) Valid() bool {
-	if x.it != nil {
-		return x.it.Valid()
+func (x *zsetSrcIter) Valid() bool {
+	if x.isSet {
+		return x.set.Valid()
 	}
-	return x.set.Valid()
+	return x.zset.Valid()
 }
 
-func (x zsetSrcIter) Next() {
-	if x.it != nil {
-		x.it.Next()
-	} else {
+func (x *zsetSrcIter) Next() {
+	if x.isSet {
 		x.set.Next()
-	}
-}
-
-func (x zsetSrcIter) Close() {
-	if x.it != nil {
-		x.it.Close()
 	} else {
+		x.zset.Next()
+	}
+}
+
+func (x *zsetSrcIter) Close() {
+	if x.isSet {
 		x.set.Close()
+	} else {
+		x.zset.Close()
 	}
 }
 
-// iter walks s's members in byte order; read each with elem.
-func (s *zsetSrc) iter(c *Ctx) zsetSrcIter {
-	if s.isSet {
-		return zsetSrcIter{set: s.set.Iter(nil)}
+// elem returns the current member and its score (1 in a set).
+func (x *zsetSrcIter) elem() (member []byte, score float64) {
+	if x.isSet {
+		return x.set.Member(), 1
 	}
-	return zsetSrcIter{it: c.Tx.IterateData(c.DB, s.key, s.m.Version, zsetMemberLow, zsetMemberUp, false)}
+	return x.zset.Member(), x.zset.Score()
 }
 
-func (s *zsetSrc) elem(it zsetSrcIter) (member []byte, score float64) {
+// iter walks s's members in byte order.
+func (s *zsetSrc) iter() *zsetSrcIter {
 	if s.isSet {
-		return it.set.Member(), 1
+		return &zsetSrcIter{set: s.set.Iter(nil), isSet: true}
 	}
-	return it.it.Elem()[1:], codec.ScoreValue(it.it.Value())
+	return &zsetSrcIter{zset: s.zset.Members(nil)}
 }
 
 // zsetAggregate folds val into *acc as Redis's zunionInterAggregate: a sum that is NaN
@@ -176,17 +176,17 @@ func zsetOpCmd(c *Ctx, op int, store, cardOnly bool) {
 		if !exists {
 			continue
 		}
-		if m.Type != codec.TypeZSet && m.Type != codec.TypeSet {
-			c.Error(errWrongType)
+		s.exists, s.isSet = true, m.Type == codec.TypeSet
+		var err error
+		if s.isSet {
+			s.set, err = datatype.SetFromMeta(c.Tx, c.DB, s.key, m, true)
+		} else {
+			s.zset, err = datatype.ZSetFromMeta(c.Tx, c.DB, s.key, m, true)
+		}
+		if err != nil {
+			c.typeError(err)
 			return
 		}
-		s.m, s.exists, s.isSet = m, true, m.Type == codec.TypeSet
-		if s.isSet {
-			s.set, _ = datatype.SetFromMeta(c.Tx, c.DB, s.key, m, true)
-			continue
-		}
-		p := c.Tx.DataPrefix(c.DB, s.key, m.Version)
-		s.prefix = p[:len(p):len(p)]
 	}
 	agg, withScores, limit := zsAggSum, false, int64(0)
 	for j < len(c.Args) {
@@ -248,7 +248,7 @@ func zsetOpCmd(c *Ctx, op int, store, cardOnly bool) {
 
 	var (
 		w     *zsetWriter
-		out   []zsetRandElem
+		out   []datatype.ZElem
 		card  int64
 		emit  func(member []byte, score float64) bool // false: stop
 		reply = !store && !cardOnly
@@ -264,7 +264,7 @@ func zsetOpCmd(c *Ctx, op int, store, cardOnly bool) {
 		}
 	default:
 		emit = func(m []byte, s float64) bool {
-			out = append(out, zsetRandElem{append([]byte(nil), m...), s})
+			out = append(out, datatype.ZElem{Member: append([]byte(nil), m...), Score: s})
 			return true
 		}
 	}
@@ -282,18 +282,18 @@ func zsetOpCmd(c *Ctx, op int, store, cardOnly bool) {
 	case cardOnly:
 		c.W.Int(card)
 	case reply:
-		slices.SortFunc(out, func(a, b zsetRandElem) int {
+		slices.SortFunc(out, func(a, b datatype.ZElem) int {
 			switch {
-			case a.score < b.score:
+			case a.Score < b.Score:
 				return -1
-			case a.score > b.score:
+			case a.Score > b.Score:
 				return 1
 			}
-			return bytes.Compare(a.member, b.member)
+			return bytes.Compare(a.Member, b.Member)
 		})
 		zsetReplyLen(c, len(out), withScores)
 		for _, e := range out {
-			zsetReplyElem(c, e.member, e.score, withScores)
+			zsetReplyElem(c, e.Member, e.Score, withScores)
 		}
 	}
 }
@@ -304,14 +304,14 @@ func zsetInter(c *Ctx, srcs []zsetSrc, agg int, emit func([]byte, float64) bool)
 	if first.size() == 0 {
 		return
 	}
-	it := first.iter(c)
+	it := first.iter()
 	defer it.Close()
 	for ; it.Valid(); it.Next() {
-		member, s0 := first.elem(it)
+		member, s0 := it.elem()
 		score := zsetWeighted(s0, first.weight)
 		all := true
 		for j := 1; j < len(srcs); j++ {
-			v, found := srcs[j].lookup(c, member)
+			v, found := srcs[j].lookup(member)
 			if !found {
 				all = false
 				break
@@ -331,13 +331,13 @@ func zsetDiff(c *Ctx, srcs []zsetSrc, emit func([]byte, float64) bool) {
 	if first.size() == 0 {
 		return
 	}
-	it := first.iter(c)
+	it := first.iter()
 	defer it.Close()
 next:
 	for ; it.Valid(); it.Next() {
-		member, score := first.elem(it)
+		member, score := it.elem()
 		for j := 1; j < len(srcs); j++ {
-			if _, found := srcs[j].lookup(c, member); found {
+			if _, found := srcs[j].lookup(member); found {
 				continue next
 			}
 		}
@@ -350,7 +350,7 @@ next:
 // zsetMergeHead is one input's current member in the union's merge.
 type zsetMergeHead struct {
 	src int // position in the size-sorted inputs: equal members pop in this order
-	it  zsetSrcIter
+	it  *zsetSrcIter
 }
 
 type zsetMergeHeap struct {
@@ -360,8 +360,8 @@ type zsetMergeHeap struct {
 
 func (h *zsetMergeHeap) Len() int { return len(h.heads) }
 func (h *zsetMergeHeap) Less(i, j int) bool {
-	a, _ := h.srcs[h.heads[i].src].elem(h.heads[i].it)
-	b, _ := h.srcs[h.heads[j].src].elem(h.heads[j].it)
+	a, _ := h.heads[i].it.elem()
+	b, _ := h.heads[j].it.elem()
 	if c := bytes.Compare(a, b); c != 0 {
 		return c < 0
 	}
@@ -389,7 +389,7 @@ func zsetUnion(c *Ctx, srcs []zsetSrc, agg int, emit func([]byte, float64) bool)
 		if srcs[i].size() == 0 {
 			continue
 		}
-		it := srcs[i].iter(c)
+		it := srcs[i].iter()
 		if !it.Valid() {
 			it.Close()
 			continue
@@ -411,13 +411,13 @@ func zsetUnion(c *Ctx, srcs []zsetSrc, agg int, emit func([]byte, float64) bool)
 	var member []byte
 	for h.Len() > 0 {
 		top := h.heads[0]
-		m, s := srcs[top.src].elem(top.it)
+		m, s := top.it.elem()
 		member = append(member[:0], m...)
 		score := zsetWeighted(s, srcs[top.src].weight)
 		advance()
 		for h.Len() > 0 {
 			top = h.heads[0]
-			m, s = srcs[top.src].elem(top.it)
+			m, s = top.it.elem()
 			if !bytes.Equal(m, member) {
 				break
 			}
