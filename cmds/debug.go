@@ -414,7 +414,7 @@ func debugPopulate(c *Ctx) {
 		if size > 0 {
 			val = append(val[:min(int64(len(val)), size)], make([]byte, max(0, size-int64(len(val))))...)
 		}
-		c.Tx.SetMeta(c.DB, key, &codec.Meta{Type: codec.TypeString, Value: val})
+		datatype.SetString(c.Tx, c.DB, key, val, 0)
 		c.Tx.Log(c.DB, key, strSET, key, val)
 		if c.Tx.Err() != nil {
 			return // the transaction fails; the executor replies its error
@@ -557,7 +557,8 @@ func valueDigest(c *Ctx, db int, key []byte, m *codec.Meta, d *digest) {
 	d.mix(typ[:])
 	switch m.Type {
 	case codec.TypeString:
-		d.mix(m.Value)
+		s, _ := datatype.StringFromMeta(c.Tx, db, key, *m, true)
+		d.mix(s.Value())
 	case codec.TypeList:
 		l, _ := datatype.ListFromMeta(c.Tx, db, key, *m, true)
 		it := l.Iter(0, false)

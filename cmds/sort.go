@@ -450,10 +450,11 @@ func sortLookup(c *Ctx, pattern, elem []byte) ([]byte, bool) {
 		}
 		return h.Get(field)
 	}
-	if m.Type != codec.TypeString {
+	str, err := datatype.StringFromMeta(c.Tx, c.DB, key, m, true)
+	if err != nil {
 		return nil, false
 	}
-	return m.Value, true
+	return str.Value(), true
 }
 
 // sortStrtod converts a sort key as Redis does with C's strtod: leading white space, a sign,
