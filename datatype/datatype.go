@@ -4,16 +4,20 @@
 // src/commands: cmds parses arguments, writes replies, logs binlog records and publishes
 // keyspace events; this package reads and writes the keys.
 //
-// A type is opened on a *shard.Tx with a Lookup function (LookupHash, LookupSet, …), which
-// reads the key's meta and returns a handle by value: a Hash, a Set. The handle is meant to
-// live in a local variable for the length of one command; it holds the meta (count, version,
-// expire) and a buffer for data keys, so a command touching many elements builds each key
-// without allocating. Handles are not safe for concurrent use, and neither is the Tx.
+// A type is opened on a *shard.Tx with a Lookup function (LookupHash, LookupSet, LookupList,
+// LookupZSet, LookupString), which reads the key's meta (expiring it lazily, as Tx.Meta does)
+// and returns a handle by value; a key of another type gives ErrWrongType, which cmds
+// answers with Redis's WRONGTYPE error. The …FromMeta forms take a meta the caller read
+// itself (with Tx.MetaRead, say), and NewSet, NewList and NewZSet start the new value that a
+// STORE command puts in place of whatever its destination held. A handle is meant to live in
+// a local variable for the length of one command; it holds the meta (count, version, expire)
+// and a buffer for data keys, so a command touching many elements builds each key without
+// allocating. Handles are not safe for concurrent use, and neither is the Tx.
 //
-// Writes go into the transaction at once (read-your-writes), but a handle's meta (the element
-// count) is written only by its Save method: a command changes any number of elements, then
-// saves once. Save deletes the key when the collection became empty, as Redis never keeps an
-// empty collection.
+// Writes go into the transaction at once (read-your-writes), but a collection's meta (the
+// element count) is written only by its handle's Save method: a command changes any number
+// of elements, then saves once. Save deletes the key when the collection became empty, as
+// Redis never keeps an empty collection. A string is its meta, so its writes need no Save.
 //
 // Unless a doc comment says otherwise, byte slices returned by this package (element values,
 // iterator keys) alias the transaction's memory or RocksDB's: values read by point reads stay
