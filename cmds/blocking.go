@@ -149,17 +149,17 @@ func bpopCmd(c *Ctx, left bool) {
 	}
 	keys := c.Args[1 : len(c.Args)-1]
 	for _, key := range candidates(c, keys) {
-		l, exists, ok := listLoad(c, key)
+		l, ok := listOpen(c, key)
 		if !ok {
 			return
 		}
-		if !exists {
+		if !l.Exists() {
 			continue
 		}
 		c.W.ArrayLen(2)
 		c.W.Bulk(key)
-		c.W.Bulk(l.popOne(left))
-		c.saveAndNotify(key, &l.m, pubsub.List, listEvent(left, "lpop", "rpop"))
+		c.W.Bulk(l.PopOne(left))
+		c.notifySaved(l.Save(), key, pubsub.List, listEvent(left, "lpop", "rpop"))
 		name := listRPOP
 		if left {
 			name = listLPOP
@@ -201,11 +201,11 @@ func brpoplpushCmd(c *Ctx) {
 // a list answers it WRONGTYPE.
 func blockingMove(c *Ctx, fromLeft, toLeft bool, timeoutMs int64) {
 	src := c.Args[1]
-	_, exists, ok := listLoad(c, src)
+	l, ok := listOpen(c, src)
 	if !ok {
 		return
 	}
-	if exists {
+	if l.Exists() {
 		listMove(c, fromLeft, toLeft)
 		return
 	}
@@ -241,12 +241,12 @@ func bzpopCmd(c *Ctx, max bool) {
 		if !ok {
 			return
 		}
-		if z == nil {
+		if !z.Exists() {
 			continue
 		}
 		c.W.ArrayLen(3)
 		c.W.Bulk(key)
-		zsetPopElems(c, z, max, 1, false)
+		zsetPopElems(c, &z, max, 1, false)
 		return
 	}
 	blockOrNil(c, keys, codec.TypeZSet, nil, timeout, false)

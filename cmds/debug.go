@@ -13,6 +13,7 @@ import (
 
 	"shardis/codec"
 	"shardis/config"
+	"shardis/datatype"
 	"shardis/internal/glob"
 )
 
@@ -416,7 +417,7 @@ func debugPopulate(c *Ctx) {
 		if size > 0 {
 			val = append(val[:min(int64(len(val)), size)], make([]byte, max(0, size-int64(len(val))))...)
 		}
-		c.Tx.SetMeta(c.DB, key, &codec.Meta{Type: codec.TypeString, Value: val})
+		datatype.SetString(c.Tx, c.DB, key, val, 0)
 		c.Tx.Log(c.DB, key, strSET, key, val)
 		if c.Tx.Err() != nil {
 			return // the transaction fails; the executor replies its error
@@ -559,34 +560,39 @@ func valueDigest(c *Ctx, db int, key []byte, m *codec.Meta, d *digest) {
 	d.mix(typ[:])
 	switch m.Type {
 	case codec.TypeString:
-		d.mix(m.Value)
+		s, _ := datatype.StringFromMeta(c.Tx, db, key, *m, true)
+		d.mix(s.Value())
 	case codec.TypeList:
-		it := c.Tx.IterateData(db, key, m.Version, nil, nil, false)
+		l, _ := datatype.ListFromMeta(c.Tx, db, key, *m, true)
+		it := l.Iter(0, false)
 		for ; it.Valid(); it.Next() {
 			d.mix(it.Value())
 		}
 		it.Close()
 	case codec.TypeSet:
-		it := c.Tx.IterateData(db, key, m.Version, nil, nil, false)
+		s, _ := datatype.SetFromMeta(c.Tx, db, key, *m, true)
+		it := s.Iter(nil)
 		for ; it.Valid(); it.Next() {
-			d.xor(it.Elem())
+			d.xor(it.Member())
 		}
 		it.Close()
 	case codec.TypeHash:
-		it := c.Tx.IterateData(db, key, m.Version, nil, nil, false)
+		h, _ := datatype.HashFromMeta(c.Tx, db, key, *m, true)
+		it := h.Iter(nil)
 		for ; it.Valid(); it.Next() {
 			var e digest
-			e.mix(it.Elem())
+			e.mix(it.Field())
 			e.mix(it.Value())
 			d.xor(e[:])
 		}
 		it.Close()
 	case codec.TypeZSet:
-		it := c.Tx.IterateData(db, key, m.Version, zsetMemberLow, zsetMemberUp, false)
+		z, _ := datatype.ZSetFromMeta(c.Tx, db, key, *m, true)
+		it := z.Members(nil)
 		for ; it.Valid(); it.Next() {
 			var e digest
-			e.mix(it.Elem()[1:])
-			e.mix([]byte(digestScore(codec.ScoreValue(it.Value()))))
+			e.mix(it.Member())
+			e.mix([]byte(digestScore(it.Score())))
 			d.xor(e[:])
 		}
 		it.Close()

@@ -10,6 +10,7 @@ import (
 
 	"shardis/cmds/spec"
 	"shardis/codec"
+	"shardis/datatype"
 	"shardis/internal/glob"
 	"shardis/pubsub"
 	"shardis/shard"
@@ -137,22 +138,14 @@ const (
 	errHashOutOfRange = "ERR value is out of range"
 )
 
-// hashField is a reusable data key buffer: the collection's prefix followed by one field, so
-// a command touching many fields builds each key without allocating.
-type hashField struct {
-	buf    []byte
-	prefix int
-}
-
-func (c *Ctx) hashFields(key []byte, m *codec.Meta) hashField {
-	p := c.Tx.DataPrefix(c.DB, key, m.Version)
-	return hashField{buf: p, prefix: len(p)}
-}
-
-// of returns the data key of field; valid until the next call.
-func (h *hashField) of(field []byte) []byte {
-	h.buf = append(h.buf[:h.prefix], field...)
-	return h.buf
+// hashOpen opens the hash at key; ok is false after the WRONGTYPE reply.
+func hashOpen(c *Ctx, key []byte) (h datatype.Hash, ok bool) {
+	h, err := datatype.LookupHash(c.Tx, c.DB, key)
+	if err != nil {
+		c.typeError(err)
+		return h, false
+	}
+	return h, true
 }
 
 // hashSet is HSET (replies the number of new fields) and HMSET (replies OK). Both are logged
@@ -167,21 +160,17 @@ func hashSet(c *Ctx, hmset bool) {
 		return
 	}
 	key := c.Args[1]
-	m, _, ok := c.collectionMeta(key, codec.TypeHash)
+	h, ok := hashOpen(c, key)
 	if !ok {
 		return
 	}
-	fk := c.hashFields(key, &m)
 	var added int64
 	for j := 2; j < len(c.Args); j += 2 {
-		dk := fk.of(c.Args[j])
-		if _, found := c.Tx.GetData(key, dk); !found {
+		if h.Set(c.Args[j], c.Args[j+1]) {
 			added++
-			m.Count++
 		}
-		c.Tx.PutData(key, dk, c.Args[j+1])
 	}
-	c.saveCollection(key, &m)
+	h.Save()
 	rec := make([][]byte, len(c.Args))
 	copy(rec, c.Args)
 	rec[0] = hashHSET
@@ -196,18 +185,15 @@ func hashSet(c *Ctx, hmset bool) {
 
 func hsetnx(c *Ctx) {
 	key, field, val := c.Args[1], c.Args[2], c.Args[3]
-	m, _, ok := c.collectionMeta(key, codec.TypeHash)
+	h, ok := hashOpen(c, key)
 	if !ok {
 		return
 	}
-	dk := c.dataKey(key, &m, field)
-	if _, found := c.Tx.GetData(key, dk); found {
+	if !h.SetNX(field, val) {
 		c.W.Int(0)
 		return
 	}
-	c.Tx.PutData(key, dk, val)
-	m.Count++
-	c.saveCollection(key, &m)
+	h.Save()
 	c.Tx.Log(c.DB, key, hashHSET, key, field, val)
 	c.W.Int(1)
 	c.notify(pubsub.Hash, "hset", key)
@@ -215,11 +201,11 @@ func hsetnx(c *Ctx) {
 
 // hashGet reads one field of the hash at key. ok is false after a WRONGTYPE reply.
 func hashGet(c *Ctx, key, field []byte) (val []byte, found, ok bool) {
-	m, exists, ok := c.readCollection(key, codec.TypeHash)
-	if !ok || !exists {
-		return nil, false, ok
+	h, ok := hashOpen(c, key)
+	if !ok {
+		return nil, false, false
 	}
-	val, found = c.Tx.GetData(key, c.dataKey(key, &m, field))
+	val, found = h.Get(field)
 	return val, found, true
 }
 
@@ -235,19 +221,13 @@ func hget(c *Ctx) {
 }
 
 func hmget(c *Ctx) {
-	key := c.Args[1]
-	m, exists, ok := c.readCollection(key, codec.TypeHash)
+	h, ok := hashOpen(c, c.Args[1])
 	if !ok {
 		return
 	}
 	c.W.ArrayLen(len(c.Args) - 2)
-	fk := c.hashFields(key, &m)
 	for _, field := range c.Args[2:] {
-		if !exists {
-			c.W.Null()
-			continue
-		}
-		if val, found := c.Tx.GetData(key, fk.of(field)); found {
+		if val, found := h.Get(field); found {
 			c.W.Bulk(val)
 		} else {
 			c.W.Null()
@@ -257,26 +237,22 @@ func hmget(c *Ctx) {
 
 func hdel(c *Ctx) {
 	key := c.Args[1]
-	m, exists, ok := c.readCollection(key, codec.TypeHash)
+	h, ok := hashOpen(c, key)
 	if !ok {
 		return
 	}
-	if !exists {
+	if !h.Exists() {
 		c.W.Int(0)
 		return
 	}
-	fk := c.hashFields(key, &m)
 	var deleted int64
 	for _, field := range c.Args[2:] {
-		dk := fk.of(field)
-		if _, found := c.Tx.GetData(key, dk); found {
-			c.Tx.DeleteData(key, dk)
-			m.Count--
+		if h.Delete(field) {
 			deleted++
 		}
 	}
 	if deleted > 0 {
-		c.saveAndNotify(key, &m, pubsub.Hash, "hdel")
+		c.notifySaved(h.Save(), key, pubsub.Hash, "hdel")
 		rec := make([][]byte, len(c.Args))
 		copy(rec, c.Args)
 		rec[0] = hashHDEL
@@ -286,9 +262,9 @@ func hdel(c *Ctx) {
 }
 
 func hlen(c *Ctx) {
-	m, _, ok := c.readCollection(c.Args[1], codec.TypeHash)
+	h, ok := hashOpen(c, c.Args[1])
 	if ok {
-		c.W.Int(int64(m.Count)) // zero for a missing key
+		c.W.Int(h.Len()) // zero for a missing key
 	}
 }
 
@@ -328,28 +304,28 @@ func btoi(b bool) int {
 // hashGetAll is HKEYS, HVALS and HGETALL: the length comes from the meta, so the reply is
 // written while the fields stream by.
 func hashGetAll(c *Ctx, fields, values bool) {
-	key := c.Args[1]
-	m, exists, ok := c.readCollection(key, codec.TypeHash)
+	h, ok := hashOpen(c, c.Args[1])
 	if !ok {
 		return
 	}
-	n := 0
-	if exists {
-		n = int(m.Count)
-	}
+	n := int(h.Len())
 	if fields && values {
 		c.W.MapLen(n)
 	} else {
 		c.W.ArrayLen(n)
 	}
-	if !exists || c.streamElems(key, &m, n, nil, nil, false, hashEmitters[btoi(fields)|btoi(values)<<1]) {
+	if !h.Exists() {
 		return
 	}
-	it := c.Tx.IterateData(c.DB, key, m.Version, nil, nil, false)
+	if c.streamable(n) {
+		c.sendStream(h.Stream(hashEmitters[btoi(fields)|btoi(values)<<1]))
+		return
+	}
+	it := h.Iter(nil)
 	defer it.Close()
 	for ; it.Valid(); it.Next() {
 		if fields {
-			c.W.Bulk(it.Elem())
+			c.W.Bulk(it.Field())
 		}
 		if values {
 			c.W.Bulk(it.Value())
@@ -363,39 +339,27 @@ func hincrby(c *Ctx) {
 	if !ok {
 		return
 	}
-	m, _, ok := c.collectionMeta(key, codec.TypeHash)
+	h, ok := hashOpen(c, key)
 	if !ok {
 		return
 	}
-	dk := c.dataKey(key, &m, field)
-	cur, found := c.Tx.GetData(key, dk)
-	var v int64
-	if found {
-		if v, ok = parseInt(cur); !ok {
-			c.Error(errHashNotInt)
-			return
-		}
-	}
-	if (incr < 0 && v < 0 && incr < math.MinInt64-v) || (incr > 0 && v > 0 && incr > math.MaxInt64-v) {
+	v, val, err := h.IncrBy(field, incr)
+	switch err {
+	case nil:
+	case datatype.ErrHashNotInteger:
+		c.Error(errHashNotInt)
+		return
+	case datatype.ErrOverflow:
 		c.Error(errOverflow)
 		return
+	default:
+		c.typeError(err)
+		return
 	}
-	v += incr
-	val := itoa(v)
-	hashPutField(c, key, &m, dk, found, field, val)
+	h.Save()
+	c.Tx.Log(c.DB, key, hashHSET, key, field, val)
 	c.W.Int(v)
 	c.notify(pubsub.Hash, "hincrby", key)
-}
-
-// hashPutField writes one field's new value (counting it when new), saves the meta and logs
-// the effect as HSET of the value.
-func hashPutField(c *Ctx, key []byte, m *codec.Meta, dk []byte, existed bool, field, val []byte) {
-	c.Tx.PutData(key, dk, val)
-	if !existed {
-		m.Count++
-	}
-	c.saveCollection(key, m)
-	c.Tx.Log(c.DB, key, hashHSET, key, field, val)
 }
 
 // hincrbyfloat computes in long double exactly as INCRBYFLOAT does (strings.go's parser and
@@ -411,12 +375,11 @@ func hincrbyfloat(c *Ctx) {
 		c.Error(errHashIncrNaN)
 		return
 	}
-	m, _, ok := c.collectionMeta(key, codec.TypeHash)
+	h, ok := hashOpen(c, key)
 	if !ok {
 		return
 	}
-	dk := c.dataKey(key, &m, field)
-	raw, found := c.Tx.GetData(key, dk)
+	raw, found := h.Get(field)
 	cur := new(big.Float).SetPrec(strLDPrec)
 	if found {
 		var curInf bool
@@ -435,7 +398,9 @@ func hincrbyfloat(c *Ctx) {
 		return
 	}
 	val := strFormatLongDouble(sum)
-	hashPutField(c, key, &m, dk, found, field, val)
+	h.Set(field, val)
+	h.Save()
+	c.Tx.Log(c.DB, key, hashHSET, key, field, val)
 	c.W.Bulk(val)
 	c.notify(pubsub.Hash, "hincrbyfloat", key)
 }
@@ -450,12 +415,11 @@ func hscan(c *Ctx) {
 		c.Error(errKeysCursor)
 		return
 	}
-	key := c.Args[1]
-	m, exists, ok := c.readCollection(key, codec.TypeHash)
+	h, ok := hashOpen(c, c.Args[1])
 	if !ok {
 		return
 	}
-	if !exists {
+	if !h.Exists() {
 		hashScanReply(c, 0, nil)
 		return
 	}
@@ -491,13 +455,13 @@ func hscan(c *Ctx) {
 			lower = append(append([]byte(nil), pos[1:]...), 0) // the first field after pos
 		}
 	}
-	it := c.Tx.IterateData(c.DB, key, m.Version, lower, nil, false)
+	it := h.Iter(lower)
 	defer it.Close()
 	var out [][]byte
 	var last []byte
 	for visited := int64(0); it.Valid() && visited < count; it.Next() {
 		visited++
-		last = append(last[:0], it.Elem()...)
+		last = append(last[:0], it.Field()...)
 		if pattern == nil || glob.Match(pattern, last, false) {
 			out = append(out, bytes.Clone(last), bytes.Clone(it.Value()))
 		}
@@ -524,25 +488,22 @@ func hashScanReply(c *Ctx, cursor uint64, items [][]byte) {
 func hrandfield(c *Ctx) {
 	key := c.Args[1]
 	if len(c.Args) == 2 {
-		m, exists, ok := c.readCollection(key, codec.TypeHash)
+		h, ok := hashOpen(c, key)
 		if !ok {
 			return
 		}
-		if !exists {
+		if !h.Exists() {
 			c.W.Null()
 			return
 		}
-		pos := rand.Uint64N(m.Count)
-		it := c.Tx.IterateData(c.DB, key, m.Version, nil, nil, false)
-		defer it.Close()
-		for i := uint64(0); it.Valid(); it.Next() {
-			if i == pos {
-				c.W.Bulk(it.Elem())
-				return
-			}
-			i++
+		found := false
+		h.At([]uint64{rand.Uint64N(uint64(h.Len()))}, func(_ int, field, _ []byte) {
+			c.W.Bulk(field)
+			found = true
+		})
+		if !found {
+			c.W.Null() // Count disagreed with the data: never expected
 		}
-		c.W.Null() // Count disagreed with the data: never expected
 		return
 	}
 	l, ok := parseInt(c.Args[2])
@@ -566,89 +527,59 @@ func hrandfield(c *Ctx) {
 			return
 		}
 	}
-	m, exists, ok := c.readCollection(key, codec.TypeHash)
+	h, ok := hashOpen(c, key)
 	if !ok {
 		return
 	}
-	if !exists || l == 0 {
+	if !h.Exists() || l == 0 {
 		c.W.ArrayLen(0)
 		return
 	}
-	size := m.Count
+	size := uint64(h.Len())
 	if l < 0 {
-		hashRandomRepeat(c, key, &m, uint64(-l), withValues)
+		hashRandomRepeat(c, &h, uint64(-l), withValues)
 		return
 	}
 	if l == 1 {
-		hashRandomRepeat(c, key, &m, 1, withValues)
+		hashRandomRepeat(c, &h, 1, withValues)
 		return
 	}
 	count := uint64(l)
-	var picks []uint64 // sorted positions; nil: all of them
 	if count < size {
-		picks = hashSample(size, count)
-	} else {
-		count = size
+		hashRandReplyLen(c, int(count), withValues)
+		h.At(datatype.SamplePositions(size, count), func(_ int, field, val []byte) {
+			hashRandItem(c, field, val, withValues)
+		})
+		return
 	}
-	hashRandReplyLen(c, int(count), withValues)
-	it := c.Tx.IterateData(c.DB, key, m.Version, nil, nil, false)
+	hashRandReplyLen(c, int(size), withValues)
+	it := h.Iter(nil)
 	defer it.Close()
-	next := 0
-	for i := uint64(0); it.Valid(); it.Next() {
-		if picks == nil || (next < len(picks) && picks[next] == i) {
-			hashRandItem(c, it.Elem(), it.Value(), withValues)
-			next++
-			if picks != nil && next == len(picks) {
-				return
-			}
-		}
-		i++
+	for ; it.Valid(); it.Next() {
+		hashRandItem(c, it.Field(), it.Value(), withValues)
 	}
 }
 
 // hashRandomRepeat replies n fields drawn with repetition, in random order (HRANDFIELD with a
 // negative count, or a count of 1): the walk collects only the fields drawn.
-func hashRandomRepeat(c *Ctx, key []byte, m *codec.Meta, n uint64, withValues bool) {
+func hashRandomRepeat(c *Ctx, h *datatype.Hash, n uint64, withValues bool) {
 	draws := make([]uint64, n)
 	for i := range draws {
-		draws[i] = rand.Uint64N(m.Count)
+		draws[i] = rand.Uint64N(uint64(h.Len()))
 	}
 	wanted := slices.Clone(draws)
 	slices.Sort(wanted)
 	wanted = slices.Compact(wanted)
 	type fv struct{ f, v []byte }
 	got := make(map[uint64]fv, len(wanted))
-	it := c.Tx.IterateData(c.DB, key, m.Version, nil, nil, false)
-	next := 0
-	for i := uint64(0); it.Valid() && next < len(wanted); it.Next() {
-		if wanted[next] == i {
-			got[i] = fv{bytes.Clone(it.Elem()), bytes.Clone(it.Value())}
-			next++
-		}
-		i++
-	}
-	it.Close()
+	h.At(wanted, func(i int, field, val []byte) {
+		got[wanted[i]] = fv{bytes.Clone(field), bytes.Clone(val)}
+	})
 	hashRandReplyLen(c, int(n), withValues)
 	for _, d := range draws {
 		e := got[d]
 		hashRandItem(c, e.f, e.v, withValues)
 	}
-}
-
-// hashSample draws k distinct positions out of [0, n) uniformly (Floyd's algorithm), sorted.
-func hashSample(n, k uint64) []uint64 {
-	chosen := make(map[uint64]struct{}, k)
-	out := make([]uint64, 0, k)
-	for j := n - k; j < n; j++ {
-		t := rand.Uint64N(j + 1)
-		if _, dup := chosen[t]; dup {
-			t = j
-		}
-		chosen[t] = struct{}{}
-		out = append(out, t)
-	}
-	slices.Sort(out)
-	return out
 }
 
 // hashRandReplyLen writes the header of an HRANDFIELD reply of n fields: WITHVALUES is a flat

@@ -5,15 +5,12 @@ import (
 
 	"shardis/cmds/spec"
 	"shardis/codec"
+	"shardis/datatype"
 	"shardis/pubsub"
 )
 
-// The list family. A list is the dense array of positions [Head, Tail) of its meta; the element
-// at position seq is data key codec.AppendListSeq(seq). Pushes grow the array at either end,
-// pops shrink it, and index-based reads and writes (LINDEX, LSET, LRANGE) go straight to
-// Head+index: O(1) seeks where Redis walks its quicklist. Commands that remove or insert in
-// the middle (LINSERT, LREM) keep the array dense by moving the elements of the shorter side
-// by one position, which is O(N) as it is in Redis.
+// The list family: arguments, replies, binlog records and events. The list itself (positions,
+// pushes, pops, the shifts of LINSERT and LREM, LTRIM's copy) is datatype.List.
 
 func init() {
 	register(
@@ -161,152 +158,23 @@ const (
 	errListCountZero  = "ERR count should be greater than 0"
 )
 
-// listPointReads is the longest run of positions read with point reads rather than an
-// iterator: point reads are served by the shard's key cache once warm, and a RocksDB iterator
-// costs a seek through uncached blocks; LRANGE of 10 runs about 2.5 times faster this way.
-const listPointReads = 32
-
-// listRef is one list a command reads or changes: its meta (changed in place, saved by the
-// command) and a buffer holding its data-key prefix, reused for every position's key.
-type listRef struct {
-	c    *Ctx
-	key  []byte
-	m    codec.Meta
-	raw  []byte
-	plen int
-}
-
-func listOf(c *Ctx, key []byte, m codec.Meta) *listRef {
-	l := &listRef{c: c, key: key, m: m}
-	l.raw = c.Tx.DataPrefix(c.DB, key, m.Version)
-	l.plen = len(l.raw)
-	return l
-}
-
-// seqKey returns the data key of position seq; it is valid until the next call.
-func (l *listRef) seqKey(seq uint64) []byte {
-	l.raw = codec.AppendListSeq(l.raw[:l.plen], seq)
-	return l.raw
-}
-
-// get returns the element at position seq (valid until the group commits).
-func (l *listRef) get(seq uint64) []byte {
-	v, _ := l.c.Tx.GetData(l.key, l.seqKey(seq))
-	return v
-}
-
-func (l *listRef) put(seq uint64, val []byte) { l.c.Tx.PutData(l.key, l.seqKey(seq), val) }
-
-func (l *listRef) del(seq uint64) { l.c.Tx.DeleteData(l.key, l.seqKey(seq)) }
-
-// length is the element count as Redis's signed long.
-func (l *listRef) length() int64 { return int64(l.m.Count) }
-
-// push adds val at the head (left) or the tail.
-func (l *listRef) push(val []byte, left bool) {
-	if left {
-		l.m.Head--
-		l.put(l.m.Head, val)
-	} else {
-		l.put(l.m.Tail, val)
-		l.m.Tail++
+// listOpen opens the list at key; ok is false after the WRONGTYPE reply.
+func listOpen(c *Ctx, key []byte) (l datatype.List, ok bool) {
+	l, err := datatype.LookupList(c.Tx, c.DB, key)
+	if err != nil {
+		c.typeError(err)
+		return l, false
 	}
-	l.m.Count++
+	return l, true
 }
 
-// walk hands fn the positions [lo, hi) and their elements, ascending or descending, until fn
-// returns false. val is valid only during the call. fn may write positions it has already
-// been given: the walk reads what the list held when it started.
-func (l *listRef) walk(lo, hi uint64, reverse bool, fn func(seq uint64, val []byte) bool) {
-	if lo >= hi {
-		return
-	}
-	if hi-lo <= listPointReads {
-		for i := uint64(0); i < hi-lo; i++ {
-			seq := lo + i
-			if reverse {
-				seq = hi - 1 - i
-			}
-			if !fn(seq, l.get(seq)) {
-				return
-			}
-		}
-		return
-	}
-	it := l.c.Tx.IterateData(l.c.DB, l.key, l.m.Version, codec.AppendListSeq(nil, lo), codec.AppendListSeq(nil, hi), reverse)
-	defer it.Close()
-	for ; it.Valid(); it.Next() {
-		if !fn(codec.ListSeq(it.Elem()), it.Value()) {
-			return
-		}
-	}
-}
-
-// replyRange writes the n elements from position lo as an array, ascending or (reverse)
-// descending from lo+n-1, streaming them as they are read; with pop it deletes each one.
-func (l *listRef) replyRange(lo, n uint64, reverse, pop bool) {
-	l.c.W.ArrayLen(int(n))
-	l.replyElems(lo, n, reverse, pop)
-}
-
-// replyElems is replyRange without the array header.
-func (l *listRef) replyElems(lo, n uint64, reverse, pop bool) {
-	c := l.c
-	var sent uint64
-	l.walk(lo, lo+n, reverse, func(seq uint64, val []byte) bool {
-		c.W.Bulk(val)
-		if pop {
-			l.del(seq)
-		}
-		sent++
-		return true
-	})
+// listPopReply writes the n elements a pop removes from l as an array, in pop order.
+func listPopReply(c *Ctx, l *datatype.List, n uint64, left bool) {
+	c.W.ArrayLen(int(n))
+	sent := l.Pop(n, left, func(val []byte) { c.W.Bulk(val) })
 	for ; sent < n; sent++ { // a hole would be corruption; keep the reply well formed anyway
 		c.W.Bulk(nil)
 	}
-}
-
-// pop removes n elements (1 <= n <= Count) from the head (left) or the tail, replying them as
-// an array in pop order. The meta is updated, not saved. When every element goes, the data
-// keys are left to saveCollection, which drops them all at once with the key.
-func (l *listRef) pop(n uint64, left bool) {
-	all := n == l.m.Count
-	if left {
-		l.replyRange(l.m.Head, n, false, !all)
-		l.m.Head += n
-	} else {
-		l.replyRange(l.m.Tail-n, n, true, !all)
-		l.m.Tail -= n
-	}
-	l.m.Count -= n
-}
-
-// popOne removes and returns the element at the head (left) or the tail of a non-empty list.
-// The last element's data key is left to saveCollection's delete of the key, like pop's.
-func (l *listRef) popOne(left bool) []byte {
-	seq := l.m.Tail - 1
-	if left {
-		seq = l.m.Head
-		l.m.Head++
-	} else {
-		l.m.Tail--
-	}
-	l.m.Count--
-	v := l.get(seq)
-	if l.m.Count > 0 {
-		l.del(seq)
-	}
-	return v
-}
-
-// listLoad reads key's meta for a list command: l is nil for a missing key, and ok is false
-// after a WRONGTYPE reply.
-func listLoad(c *Ctx, key []byte) (l *listRef, exists, ok bool) {
-	m, exists, ok := c.readCollection(key, codec.TypeList)
-	if !ok || !exists {
-		return nil, exists, ok
-	}
-	return listOf(c, key, m), true, true
 }
 
 // listIndexRange converts Redis's inclusive start/stop (negative from the end) to an offset
@@ -346,28 +214,24 @@ func listWhere(c *Ctx, arg []byte) (left, ok bool) {
 // LPUSH/RPUSH: the X forms only differ on a missing key, where nothing is written.
 func listPush(c *Ctx, left, onlyExisting bool) {
 	key := c.Args[1]
-	m, exists, ok := c.readCollection(key, codec.TypeList)
+	l, ok := listOpen(c, key)
 	if !ok {
 		return
 	}
-	if !exists {
-		if onlyExisting {
-			c.W.Int(0)
-			return
-		}
-		m = c.newCollection(key, codec.TypeList)
+	if !l.Exists() && onlyExisting {
+		c.W.Int(0)
+		return
 	}
-	l := listOf(c, key, m)
 	for _, e := range c.Args[2:] {
-		l.push(e, left)
+		l.Push(e, left)
 	}
-	c.saveCollection(key, &l.m)
+	l.Save()
 	name := listRPUSH
 	if left {
 		name = listLPUSH
 	}
 	c.Tx.Log(c.DB, key, append([][]byte{name}, c.Args[1:]...)...)
-	c.W.Int(l.length())
+	c.W.Int(l.Len())
 	c.notify(pubsub.List, listEvent(left, "lpush", "rpush"), key) // after the reply, as Redis
 }
 
@@ -389,7 +253,8 @@ func listPopCmd(c *Ctx, name string, left bool) {
 		count = v
 	}
 	key := c.Args[1]
-	l, exists, ok := listLoad(c, key)
+	l, ok := listOpen(c, key)
+	exists := l.Exists()
 	switch {
 	case !ok:
 		return
@@ -409,25 +274,21 @@ func listPopCmd(c *Ctx, name string, left bool) {
 	}
 	event := listEvent(left, "lpop", "rpop")
 	if !hasCount {
-		c.W.Bulk(l.popOne(left))
-		c.saveAndNotify(key, &l.m, pubsub.List, event)
+		c.W.Bulk(l.PopOne(left))
+		c.notifySaved(l.Save(), key, pubsub.List, event)
 		c.Tx.Log(c.DB, key, logName, key)
 		return
 	}
-	n := min(uint64(count), l.m.Count)
-	l.pop(n, left)
-	c.saveAndNotify(key, &l.m, pubsub.List, event)
+	n := min(uint64(count), uint64(l.Len()))
+	listPopReply(c, &l, n, left)
+	c.notifySaved(l.Save(), key, pubsub.List, event)
 	c.Tx.Log(c.DB, key, logName, key, itoa(int64(n)))
 }
 
 func llenCmd(c *Ctx) {
-	m, exists, ok := c.readCollection(c.Args[1], codec.TypeList)
-	switch {
-	case !ok:
-	case !exists:
-		c.W.Int(0)
-	default:
-		c.W.Int(int64(m.Count))
+	l, ok := listOpen(c, c.Args[1])
+	if ok {
+		c.W.Int(l.Len()) // zero for a missing key
 	}
 }
 
@@ -442,48 +303,43 @@ func lrangeCmd(c *Ctx) {
 	if !ok {
 		return
 	}
-	l, exists, ok := listLoad(c, c.Args[1])
+	l, ok := listOpen(c, c.Args[1])
 	if !ok {
 		return
 	}
-	if !exists {
+	if !l.Exists() {
 		c.W.ArrayLen(0)
 		return
 	}
-	off, n := listIndexRange(l.length(), start, stop)
+	off, n := listIndexRange(l.Len(), start, stop)
 	if n == 0 {
 		c.W.ArrayLen(0)
 		return
 	}
-	lo := l.m.Head + uint64(off)
 	c.W.ArrayLen(int(n))
-	if c.streamElems(c.Args[1], &l.m, int(n), codec.AppendListSeq(nil, lo), codec.AppendListSeq(nil, lo+uint64(n)), false, emitListElem) {
+	if c.streamable(int(n)) {
+		c.sendStream(l.Stream(off, n, emitListElem))
 		return
 	}
-	l.replyElems(lo, uint64(n), false, false)
+	sent := l.Range(off, n, false, func(val []byte) bool {
+		c.W.Bulk(val)
+		return true
+	})
+	for ; sent < n; sent++ { // a hole would be corruption; keep the reply well formed anyway
+		c.W.Bulk(nil)
+	}
 }
 
 // emitListElem writes one element of LRANGE to a stream.
 func emitListElem(w *codec.Writer, _, val []byte) { w.Bulk(val) }
 
-// listIndex resolves a (possibly negative) index to a position; ok is false out of range.
-func (l *listRef) index(idx int64) (uint64, bool) {
-	if idx < 0 {
-		idx += l.length()
-	}
-	if idx < 0 || idx >= l.length() {
-		return 0, false
-	}
-	return l.m.Head + uint64(idx), true
-}
-
 // lindexCmd is one point read of position Head+index: O(1) here.
 func lindexCmd(c *Ctx) {
-	l, exists, ok := listLoad(c, c.Args[1])
+	l, ok := listOpen(c, c.Args[1])
 	if !ok {
 		return
 	}
-	if !exists {
+	if !l.Exists() {
 		c.W.Null()
 		return
 	}
@@ -491,22 +347,22 @@ func lindexCmd(c *Ctx) {
 	if !ok {
 		return
 	}
-	seq, in := l.index(idx)
+	val, in := l.Index(idx)
 	if !in {
 		c.W.Null()
 		return
 	}
-	c.W.Bulk(l.get(seq))
+	c.W.Bulk(val)
 }
 
 // lsetCmd is one point write of position Head+index: O(1) here. It logs itself.
 func lsetCmd(c *Ctx) {
 	key := c.Args[1]
-	l, exists, ok := listLoad(c, key)
+	l, ok := listOpen(c, key)
 	if !ok {
 		return
 	}
-	if !exists {
+	if !l.Exists() {
 		c.Error(errNoKey)
 		return
 	}
@@ -514,12 +370,10 @@ func lsetCmd(c *Ctx) {
 	if !ok {
 		return
 	}
-	seq, in := l.index(idx)
-	if !in {
+	if !l.Set(idx, c.Args[3]) {
 		c.Error(errListIndexRange)
 		return
 	}
-	l.put(seq, c.Args[3])
 	c.Tx.Log(c.DB, key, listLSET, key, c.Args[2], c.Args[3])
 	c.W.OK()
 	c.notify(pubsub.List, "lset", key)
@@ -539,52 +393,21 @@ func linsertCmd(c *Ctx) {
 		return
 	}
 	key, pivot, elem := c.Args[1], c.Args[3], c.Args[4]
-	l, exists, ok := listLoad(c, key)
+	l, ok := listOpen(c, key)
 	if !ok {
 		return
 	}
-	if !exists {
+	if !l.Exists() {
 		c.W.Int(0)
 		return
 	}
-	var at uint64 // position of the pivot
-	found := false
-	l.walk(l.m.Head, l.m.Tail, false, func(seq uint64, val []byte) bool {
-		if bytes.Equal(val, pivot) {
-			at, found = seq, true
-			return false
-		}
-		return true
-	})
-	if !found {
+	if !l.Insert(pivot, elem, before) {
 		c.W.Int(-1)
 		return
 	}
-	i := at - l.m.Head // index the new element takes
-	if !before {
-		i++
-	}
-	if i < l.m.Count-i {
-		// Move [0, i) one position towards the head.
-		l.walk(l.m.Head, l.m.Head+i, false, func(seq uint64, val []byte) bool {
-			l.put(seq-1, val)
-			return true
-		})
-		l.m.Head--
-		l.put(l.m.Head+i, elem)
-	} else {
-		// Move [i, N) one position towards the tail.
-		l.walk(l.m.Head+i, l.m.Tail, true, func(seq uint64, val []byte) bool {
-			l.put(seq+1, val)
-			return true
-		})
-		l.put(l.m.Head+i, elem)
-		l.m.Tail++
-	}
-	l.m.Count++
-	c.saveAndNotify(key, &l.m, pubsub.List, "linsert")
+	c.notifySaved(l.Save(), key, pubsub.List, "linsert")
 	c.Tx.Log(c.DB, key, listLINSERT, key, c.Args[2], pivot, elem)
-	c.W.Int(l.length())
+	c.W.Int(l.Len())
 }
 
 // lremCmd finds the elements to remove scanning from the head (count >= 0) or the tail, up to
@@ -598,108 +421,22 @@ func lremCmd(c *Ctx) {
 		return
 	}
 	key, elem := c.Args[1], c.Args[3]
-	l, exists, ok := listLoad(c, key)
+	l, ok := listOpen(c, key)
 	if !ok {
 		return
 	}
-	if !exists {
+	if !l.Exists() {
 		c.W.Int(0)
 		return
 	}
-	fromHead := count >= 0
-	limit := uint64(count) // 0: all
-	if !fromHead {
-		limit = uint64(-count) // -MinInt64 wraps to MinInt64: 1<<63, all in practice
-	}
-	n := l.m.Count
-	head, tail := l.m.Head, l.m.Tail
-	// seqOf maps an index in scan order to its position; walkIdx walks indices [a, b) in scan
-	// order, or against it with back.
-	seqOf := func(j uint64) uint64 {
-		if fromHead {
-			return head + j
-		}
-		return tail - 1 - j
-	}
-	idxOf := func(seq uint64) uint64 {
-		if fromHead {
-			return seq - head
-		}
-		return tail - 1 - seq
-	}
-	walkIdx := func(a, b uint64, back bool, fn func(j uint64, val []byte) bool) {
-		lo, hi := head+a, head+b
-		if !fromHead {
-			lo, hi = tail-b, tail-a
-		}
-		l.walk(lo, hi, fromHead == back, func(seq uint64, val []byte) bool { return fn(idxOf(seq), val) })
-	}
-	var first, last, removed uint64
-	walkIdx(0, n, false, func(j uint64, val []byte) bool {
-		if !bytes.Equal(val, elem) {
-			return true
-		}
-		if removed == 0 {
-			first = j
-		}
-		last = j
-		removed++
-		return limit == 0 || removed < limit
-	})
+	removed := l.RemoveMatches(elem, count)
 	if removed == 0 {
 		c.W.Int(0)
 		return
 	}
-	if removed < n {
-		if n-first <= last+1 {
-			// Move the kept elements after F towards the scan start; free the far end.
-			w, seen := first, uint64(0)
-			walkIdx(first, n, false, func(j uint64, val []byte) bool {
-				if seen < removed && bytes.Equal(val, elem) {
-					seen++
-					return true
-				}
-				if j != w {
-					l.put(seqOf(w), val)
-				}
-				w++
-				return true
-			})
-			for j := n - removed; j < n; j++ {
-				l.del(seqOf(j))
-			}
-			if fromHead {
-				l.m.Tail -= removed
-			} else {
-				l.m.Head += removed
-			}
-		} else {
-			// Move the kept elements up to L towards the far end; free the scan start.
-			w := last
-			walkIdx(0, last+1, true, func(j uint64, val []byte) bool {
-				if bytes.Equal(val, elem) { // every match up to L is removed
-					return true
-				}
-				if j != w {
-					l.put(seqOf(w), val)
-				}
-				w--
-				return true
-			})
-			for j := uint64(0); j < removed; j++ {
-				l.del(seqOf(j))
-			}
-			if fromHead {
-				l.m.Head += removed
-			} else {
-				l.m.Tail -= removed
-			}
-		}
-	}
-	l.m.Count -= removed
-	c.saveAndNotify(key, &l.m, pubsub.List, "lrem")
+	c.notifySaved(l.Save(), key, pubsub.List, "lrem")
 	c.Tx.Log(c.DB, key, listLREM, key, c.Args[2], elem)
-	c.W.Int(int64(removed))
+	c.W.Int(removed)
 }
 
 // ltrimCmd removes the elements outside [start, stop]. Trimming everything drops the key in
@@ -716,51 +453,24 @@ func ltrimCmd(c *Ctx) {
 		return
 	}
 	key := c.Args[1]
-	l, exists, ok := listLoad(c, key)
+	l, ok := listOpen(c, key)
 	if !ok {
 		return
 	}
-	if !exists {
+	if !l.Exists() {
 		c.W.OK()
 		return
 	}
-	off, kept := listIndexRange(l.length(), start, stop)
-	ltrim, rtrim := uint64(off), l.m.Count-uint64(off)-uint64(kept)
-	if kept == 0 {
-		ltrim, rtrim = l.m.Count, 0
-	}
-	switch {
-	case ltrim+rtrim == 0:
+	off, kept := listIndexRange(l.Len(), start, stop)
+	switch l.Trim(off, kept) {
+	case datatype.TrimNothing:
 		c.notify(pubsub.List, "ltrim", key) // Redis reports a trim that kept everything too
 		c.W.OK()
 		return
-	case kept == 0:
-		c.Tx.Delete(c.DB, key)
+	case datatype.TrimAll:
 		c.notify(pubsub.List, "ltrim", key)
 		c.notify(pubsub.Generic, "del", key)
-	case uint64(kept) < ltrim+rtrim:
-		nm := l.m
-		nm.Version = c.Tx.NewVersion(key)
-		nm.Head, nm.Tail, nm.Count = codec.ListInitialSeq, codec.ListInitialSeq+uint64(kept), uint64(kept)
-		nl := listOf(c, key, nm)
-		from := l.m.Head + ltrim
-		l.walk(from, l.m.Tail-rtrim, false, func(seq uint64, val []byte) bool {
-			nl.put(nm.Head+seq-from, val)
-			return true
-		})
-		c.saveCollection(key, &nm) // drops the old version's data keys
-		c.notify(pubsub.List, "ltrim", key)
 	default:
-		for s := l.m.Head; s < l.m.Head+ltrim; s++ {
-			l.del(s)
-		}
-		for s := l.m.Tail - rtrim; s < l.m.Tail; s++ {
-			l.del(s)
-		}
-		l.m.Head += ltrim
-		l.m.Tail -= rtrim
-		l.m.Count = uint64(kept)
-		c.saveCollection(key, &l.m)
 		c.notify(pubsub.List, "ltrim", key)
 	}
 	c.Tx.Log(c.DB, key, listLTRIM, key, c.Args[2], c.Args[3])
@@ -807,15 +517,11 @@ func lposCmd(c *Ctx) {
 			return
 		}
 	}
-	fromTail := rank < 0
-	if fromTail {
-		rank = -rank // -MinInt64 stays negative: every match counts, as in Redis
-	}
-	l, exists, ok := listLoad(c, c.Args[1])
+	l, ok := listOpen(c, c.Args[1])
 	if !ok {
 		return
 	}
-	if !exists {
+	if !l.Exists() {
 		if count != -1 {
 			c.W.ArrayLen(0)
 		} else {
@@ -823,30 +529,7 @@ func lposCmd(c *Ctx) {
 		}
 		return
 	}
-	lo, hi := l.m.Head, l.m.Tail
-	if maxlen > 0 && uint64(maxlen) < l.m.Count {
-		if fromTail {
-			lo = hi - uint64(maxlen)
-		} else {
-			hi = lo + uint64(maxlen)
-		}
-	}
-	var found []int64
-	var matches int64
-	l.walk(lo, hi, fromTail, func(seq uint64, val []byte) bool {
-		if !bytes.Equal(val, elem) {
-			return true
-		}
-		matches++
-		if matches < rank {
-			return true
-		}
-		found = append(found, int64(seq-l.m.Head))
-		if count == -1 {
-			return false
-		}
-		return count == 0 || matches-rank+1 < count
-	})
+	found := l.Positions(elem, rank, count, maxlen)
 	if count != -1 {
 		c.W.ArrayLen(len(found))
 		for _, i := range found {
@@ -878,45 +561,40 @@ func lmoveCmd(c *Ctx) {
 // itself changes nothing and logs nothing.
 func listMove(c *Ctx, fromLeft, toLeft bool) {
 	srcKey, dstKey := c.Args[1], c.Args[2]
-	src, exists, ok := listLoad(c, srcKey)
+	src, ok := listOpen(c, srcKey)
 	if !ok {
 		return
 	}
-	if !exists {
+	if !src.Exists() {
 		c.W.Null()
 		return
 	}
 	same := bytes.Equal(srcKey, dstKey)
-	var dm codec.Meta
-	var dstExists bool
+	var dst datatype.List
 	if !same {
-		dm, dstExists, ok = c.readCollection(dstKey, codec.TypeList)
-		if !ok {
+		if dst, ok = listOpen(c, dstKey); !ok {
 			return
 		}
 	}
 	pushEvent, popEvent := listEvent(toLeft, "lpush", "rpush"), listEvent(fromLeft, "lpop", "rpop")
-	if same && src.m.Count == 1 {
+	if same && src.Len() == 1 {
 		// Nothing moves, but Redis popped and pushed, and says so.
 		c.notify(pubsub.List, pushEvent, dstKey)
-		c.W.Bulk(src.get(src.m.Head))
+		val, _ := src.Index(0)
+		c.W.Bulk(val)
 		c.notify(pubsub.List, popEvent, srcKey)
 		return
 	}
-	val := src.popOne(fromLeft)
-	dst := src
-	if !same {
-		if !dstExists {
-			dm = c.newCollection(dstKey, codec.TypeList)
-		}
-		dst = listOf(c, dstKey, dm)
-	}
-	dst.push(val, toLeft)
+	val := src.PopOne(fromLeft)
 	srcRemoved := false
-	if !same {
-		srcRemoved = c.saveCollection(srcKey, &src.m)
+	if same {
+		src.Push(val, toLeft)
+		src.Save()
+	} else {
+		dst.Push(val, toLeft)
+		srcRemoved = src.Save()
+		dst.Save()
 	}
-	c.saveCollection(dstKey, &dst.m)
 	// Redis's order: the push's event, the reply, the pop's event, the source's "del".
 	c.notify(pubsub.List, pushEvent, dstKey)
 	c.W.Bulk(val)
@@ -1034,18 +712,18 @@ func lmpopParse(c *Ctx, numkeysIdx int) (keys [][]byte, left bool, count int64, 
 // false after a WRONGTYPE reply.
 func lmpopFrom(c *Ctx, keys [][]byte, left bool, count int64) (popped, ok bool) {
 	for _, key := range keys {
-		l, exists, ok := listLoad(c, key)
+		l, ok := listOpen(c, key)
 		if !ok {
 			return false, false
 		}
-		if !exists {
+		if !l.Exists() {
 			continue
 		}
-		n := min(uint64(count), l.m.Count)
+		n := min(uint64(count), uint64(l.Len()))
 		c.W.ArrayLen(2)
 		c.W.Bulk(key)
-		l.pop(n, left)
-		c.saveAndNotify(key, &l.m, pubsub.List, listEvent(left, "lpop", "rpop"))
+		listPopReply(c, &l, n, left)
+		c.notifySaved(l.Save(), key, pubsub.List, listEvent(left, "lpop", "rpop"))
 		name := listRPOP
 		if left {
 			name = listLPOP

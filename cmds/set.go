@@ -4,13 +4,12 @@ import (
 	"bytes"
 	"container/heap"
 	"math/rand/v2"
-	"slices"
 	"strconv"
 
 	"shardis/cmds/spec"
 	"shardis/codec"
+	"shardis/datatype"
 	"shardis/pubsub"
-	"shardis/shard"
 )
 
 // The set family. A set is a collection meta (count exact) and one data key per member, the
@@ -171,32 +170,14 @@ const (
 	errSetLimit    = "ERR LIMIT can't be negative"
 )
 
-// setKeys builds the data keys of one set: its prefix, then a member, in one reused buffer
-// (the Tx copies the keys it keeps).
-type setKeys struct {
-	buf []byte
-	n   int
-}
-
-func (c *Ctx) setKeysOf(key []byte, m *codec.Meta) setKeys {
-	p := c.Tx.DataPrefix(c.DB, key, m.Version)
-	return setKeys{buf: p, n: len(p)}
-}
-
-func (k *setKeys) of(member []byte) []byte {
-	k.buf = append(k.buf[:k.n], member...)
-	return k.buf
-}
-
-// setHas reports whether member is in the set stored at key.
-func (c *Ctx) setHas(key []byte, k *setKeys, member []byte) bool {
-	_, ok := c.Tx.GetData(key, k.of(member))
-	return ok
-}
-
-// setIter walks the members of set (key, m) from member lower (inclusive; nil: the first).
-func (c *Ctx) setIter(key []byte, m *codec.Meta, lower []byte) *shard.Iter {
-	return c.Tx.IterateData(c.DB, key, m.Version, lower, nil, false)
+// setOpen opens the set at key; ok is false after the WRONGTYPE reply.
+func setOpen(c *Ctx, key []byte) (s datatype.Set, ok bool) {
+	s, err := datatype.LookupSet(c.Tx, c.DB, key)
+	if err != nil {
+		c.typeError(err)
+		return s, false
+	}
+	return s, true
 }
 
 // setLog logs name key members... in records of at most dumpChunk members.
@@ -213,23 +194,18 @@ func (c *Ctx) setLog(name, key []byte, members [][]byte) {
 
 func sadd(c *Ctx) {
 	key := c.Args[1]
-	m, _, ok := c.collectionMeta(key, codec.TypeSet)
+	s, ok := setOpen(c, key)
 	if !ok {
 		return
 	}
-	k := c.setKeysOf(key, &m)
 	var added [][]byte
 	for _, member := range c.Args[2:] {
-		raw := k.of(member)
-		if _, found := c.Tx.GetData(key, raw); found {
-			continue
+		if s.Add(member) {
+			added = append(added, member)
 		}
-		c.Tx.PutData(key, raw, nil)
-		added = append(added, member)
 	}
 	if len(added) > 0 {
-		m.Count += uint64(len(added))
-		c.saveAndNotify(key, &m, pubsub.Set, "sadd")
+		c.notifySaved(s.Save(), key, pubsub.Set, "sadd")
 		c.setLog(setSADD, key, added)
 	}
 	c.W.Int(int64(len(added)))
@@ -237,68 +213,50 @@ func sadd(c *Ctx) {
 
 func srem(c *Ctx) {
 	key := c.Args[1]
-	m, exists, ok := c.readCollection(key, codec.TypeSet)
+	s, ok := setOpen(c, key)
 	if !ok {
 		return
 	}
-	if !exists {
+	if !s.Exists() {
 		c.W.Int(0)
 		return
 	}
-	k := c.setKeysOf(key, &m)
 	var removed [][]byte
 	for _, member := range c.Args[2:] {
-		raw := k.of(member)
-		if _, found := c.Tx.GetData(key, raw); !found {
-			continue
+		if s.Remove(member) {
+			removed = append(removed, member)
 		}
-		c.Tx.DeleteData(key, raw)
-		removed = append(removed, member)
 	}
 	if len(removed) > 0 {
-		m.Count -= uint64(len(removed))
-		c.saveAndNotify(key, &m, pubsub.Set, "srem")
+		c.notifySaved(s.Save(), key, pubsub.Set, "srem")
 		c.setLog(setSREM, key, removed)
 	}
 	c.W.Int(int64(len(removed)))
 }
 
 func scard(c *Ctx) {
-	m, exists, ok := c.readCollection(c.Args[1], codec.TypeSet)
-	switch {
-	case !ok:
-	case !exists:
-		c.W.Int(0)
-	default:
-		c.W.Int(int64(m.Count))
+	s, ok := setOpen(c, c.Args[1])
+	if ok {
+		c.W.Int(s.Len()) // zero for a missing key
 	}
 }
 
 func sismember(c *Ctx) {
-	key := c.Args[1]
-	m, exists, ok := c.readCollection(key, codec.TypeSet)
-	if !ok {
-		return
+	s, ok := setOpen(c, c.Args[1])
+	if ok {
+		c.W.Int(setBool(s.Has(c.Args[2])))
 	}
-	if !exists {
-		c.W.Int(0)
-		return
-	}
-	k := c.setKeysOf(key, &m)
-	c.W.Int(setBool(c.setHas(key, &k, c.Args[2])))
 }
 
 func smismember(c *Ctx) {
-	key := c.Args[1]
-	m, exists, ok := c.readCollection(key, codec.TypeSet)
+	s, ok := setOpen(c, c.Args[1])
 	if !ok {
 		return
 	}
 	members := c.Args[2:]
 	c.W.ArrayLen(len(members))
-	k := c.setKeysOf(key, &m)
 	for _, member := range members {
-		c.W.Int(setBool(exists && c.setHas(key, &k, member)))
+		c.W.Int(setBool(s.Has(member)))
 	}
 }
 
@@ -313,99 +271,47 @@ func setBool(b bool) int64 {
 func emitMember(w *codec.Writer, member, _ []byte) { w.Bulk(member) }
 
 func smembers(c *Ctx) {
-	key := c.Args[1]
-	m, exists, ok := c.readCollection(key, codec.TypeSet)
+	s, ok := setOpen(c, c.Args[1])
 	if !ok {
 		return
 	}
-	if !exists {
+	if !s.Exists() {
 		c.W.SetLen(0)
 		return
 	}
-	c.W.SetLen(int(m.Count))
-	if c.streamElems(key, &m, int(m.Count), nil, nil, false, emitMember) {
+	n := int(s.Len())
+	c.W.SetLen(n)
+	if c.streamable(n) {
+		c.sendStream(s.Stream(emitMember))
 		return
 	}
-	it := c.setIter(key, &m, nil)
+	setReplyAll(c, &s)
+}
+
+// setReplyAll writes every member of s, without a header.
+func setReplyAll(c *Ctx, s *datatype.Set) {
+	it := s.Iter(nil)
 	for ; it.Valid(); it.Next() {
-		c.W.Bulk(it.Elem())
+		c.W.Bulk(it.Member())
 	}
 	it.Close()
 }
 
 // ---- random members ----
 
-// setAt returns copies of the members at positions pos (ascending, repeats allowed) of set
-// (key, m), in the same order, walking forward from the first member to the last position.
-// (Walking backward to positions in the upper half was tried: a reverse step costs several
-// forward ones in RocksDB, so it lost on average.)
-func (c *Ctx) setAt(key []byte, m *codec.Meta, pos []uint64) [][]byte {
-	out := make([][]byte, len(pos))
-	it := c.setIter(key, m, nil)
-	i := 0
-	for p := uint64(0); it.Valid() && i < len(pos); it.Next() {
-		if pos[i] == p {
-			member := bytes.Clone(it.Elem())
-			for ; i < len(pos) && pos[i] == p; i++ {
-				out[i] = member
-			}
-		}
-		p++
-	}
-	it.Close()
-	return out
-}
-
-// setRandom returns a copy of a member of set (key, m) chosen uniformly.
-func (c *Ctx) setRandom(key []byte, m *codec.Meta) []byte {
-	return c.setAt(key, m, []uint64{rand.Uint64N(m.Count)})[0]
-}
-
-// setSample returns k distinct members of set (key, m), 0 < k < m.Count, chosen uniformly
-// (positions drawn with Floyd's algorithm), in random order.
-func (c *Ctx) setSample(key []byte, m *codec.Meta, k uint64) [][]byte {
-	chosen := make(map[uint64]struct{}, k)
-	pos := make([]uint64, 0, k)
-	for j := m.Count - k; j < m.Count; j++ {
-		t := rand.Uint64N(j + 1)
-		if _, dup := chosen[t]; dup {
-			t = j
-		}
-		chosen[t] = struct{}{}
-		pos = append(pos, t)
-	}
-	slices.Sort(pos)
-	out := c.setAt(key, m, pos)
-	rand.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
-	return out
-}
-
-// setRepeatSample replies k members of set (key, m) drawn independently (repeats allowed), as
+// setRepeatSample replies k members of set s drawn independently (repeats allowed), as
 // SRANDMEMBER with a negative count. When k >= the set's size the reply outweighs the set, so
 // the set is read once; otherwise only the drawn positions are kept.
-func (c *Ctx) setRepeatSample(key []byte, m *codec.Meta, k uint64) {
-	var out [][]byte
-	if k >= m.Count {
-		all := make([][]byte, 0, m.Count)
-		it := c.setIter(key, m, nil)
-		for ; it.Valid(); it.Next() {
-			all = append(all, bytes.Clone(it.Elem()))
-		}
-		it.Close()
+func setRepeatSample(c *Ctx, s *datatype.Set, k uint64) {
+	if k >= uint64(s.Len()) {
+		all := s.Members()
 		c.W.ArrayLen(int(k))
 		for range k {
 			c.W.Bulk(all[rand.IntN(len(all))])
 		}
 		return
 	}
-	pos := make([]uint64, k)
-	for i := range pos {
-		pos[i] = rand.Uint64N(m.Count)
-	}
-	slices.Sort(pos)
-	// Independent draws, sorted and then shuffled, are again independent draws.
-	out = c.setAt(key, m, pos)
-	rand.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+	out := s.Draw(k)
 	c.W.ArrayLen(len(out))
 	for _, member := range out {
 		c.W.Bulk(member)
@@ -413,8 +319,8 @@ func (c *Ctx) setRepeatSample(key []byte, m *codec.Meta, k uint64) {
 }
 
 // spop pops random members. Its binlog record is the effect: SREM of the members popped, or
-// DEL when the whole set went. Cost: O(N) walk to the random positions (see setAt), where
-// Redis is O(1) per member; popping the whole set is one pass.
+// DEL when the whole set went. Cost: O(N) walk to the random positions (see datatype.Set.At),
+// where Redis is O(1) per member; popping the whole set is one pass.
 func spop(c *Ctx) {
 	key := c.Args[1]
 	if len(c.Args) > 3 {
@@ -425,27 +331,25 @@ func spop(c *Ctx) {
 		spopCount(c)
 		return
 	}
-	m, exists, ok := c.readCollection(key, codec.TypeSet)
+	s, ok := setOpen(c, key)
 	if !ok {
 		return
 	}
-	if !exists {
+	if !s.Exists() {
 		c.W.Null()
 		return
 	}
-	member := c.setRandom(key, &m)
+	member := s.Random()
 	c.notify(pubsub.Set, "spop", key) // before the reply, as Redis
 	c.W.Bulk(member)
-	if m.Count == 1 {
-		c.Tx.Delete(c.DB, key)
+	if s.Len() == 1 {
+		s.Drop()
 		c.Tx.Log(c.DB, key, keysDEL, key)
 		c.notify(pubsub.Generic, "del", key)
 		return
 	}
-	k := c.setKeysOf(key, &m)
-	c.Tx.DeleteData(key, k.of(member))
-	m.Count--
-	c.saveCollection(key, &m)
+	s.Remove(member)
+	s.Save()
 	c.Tx.Log(c.DB, key, setSREM, key, member)
 }
 
@@ -456,38 +360,32 @@ func spopCount(c *Ctx) {
 		c.Error(errSetPositive)
 		return
 	}
-	m, exists, ok := c.readCollection(key, codec.TypeSet)
+	s, ok := setOpen(c, key)
 	if !ok {
 		return
 	}
-	if !exists || n == 0 {
+	if !s.Exists() || n == 0 {
 		c.W.SetLen(0)
 		return
 	}
 	count := uint64(n)
 	c.notify(pubsub.Set, "spop", key) // before the reply, as Redis
-	if count >= m.Count {
+	if count >= uint64(s.Len()) {
 		// The whole set goes: reply it as it streams by, then drop the key.
-		c.W.SetLen(int(m.Count))
-		it := c.setIter(key, &m, nil)
-		for ; it.Valid(); it.Next() {
-			c.W.Bulk(it.Elem())
-		}
-		it.Close()
-		c.Tx.Delete(c.DB, key)
+		c.W.SetLen(int(s.Len()))
+		setReplyAll(c, &s)
+		s.Drop()
 		c.Tx.Log(c.DB, key, keysDEL, key)
 		c.notify(pubsub.Generic, "del", key)
 		return
 	}
-	popped := c.setSample(key, &m, count)
+	popped := s.Sample(count)
 	c.W.SetLen(len(popped))
-	k := c.setKeysOf(key, &m)
 	for _, member := range popped {
 		c.W.Bulk(member)
-		c.Tx.DeleteData(key, k.of(member))
+		s.Remove(member)
 	}
-	m.Count -= uint64(len(popped))
-	c.saveCollection(key, &m)
+	s.Save()
 	c.setLog(setSREM, key, popped)
 }
 
@@ -500,13 +398,13 @@ func srandmember(c *Ctx) {
 		return
 	}
 	if len(c.Args) == 2 {
-		m, exists, ok := c.readCollection(key, codec.TypeSet)
+		s, ok := setOpen(c, key)
 		switch {
 		case !ok:
-		case !exists:
+		case !s.Exists():
 			c.W.Null()
 		default:
-			c.W.Bulk(c.setRandom(key, &m))
+			c.W.Bulk(s.Random())
 		}
 		return
 	}
@@ -518,26 +416,22 @@ func srandmember(c *Ctx) {
 		c.Error(errSetRandRng)
 		return
 	}
-	m, exists, ok := c.readCollection(key, codec.TypeSet)
+	s, ok := setOpen(c, key)
 	if !ok {
 		return
 	}
-	if !exists || n == 0 {
+	if !s.Exists() || n == 0 {
 		c.W.ArrayLen(0)
 		return
 	}
 	switch {
 	case n < 0:
-		c.setRepeatSample(key, &m, uint64(-n))
-	case uint64(n) >= m.Count:
-		c.W.ArrayLen(int(m.Count))
-		it := c.setIter(key, &m, nil)
-		for ; it.Valid(); it.Next() {
-			c.W.Bulk(it.Elem())
-		}
-		it.Close()
+		setRepeatSample(c, &s, uint64(-n))
+	case n >= s.Len():
+		c.W.ArrayLen(int(s.Len()))
+		setReplyAll(c, &s)
 	default:
-		picked := c.setSample(key, &m, uint64(n))
+		picked := s.Sample(uint64(n))
 		c.W.ArrayLen(len(picked))
 		for _, member := range picked {
 			c.W.Bulk(member)
@@ -549,37 +443,32 @@ func srandmember(c *Ctx) {
 // records, each in its key's shard.
 func smove(c *Ctx) {
 	src, dst, member := c.Args[1], c.Args[2], c.Args[3]
-	sm, srcExists := c.Tx.Meta(c.DB, src)
-	dm, dstExists := c.Tx.Meta(c.DB, dst)
-	if !srcExists {
+	ss, srcErr := datatype.LookupSet(c.Tx, c.DB, src)
+	ds, dstErr := datatype.LookupSet(c.Tx, c.DB, dst)
+	if srcErr == nil && !ss.Exists() {
 		c.W.Int(0)
 		return
 	}
-	if sm.Type != codec.TypeSet || (dstExists && dm.Type != codec.TypeSet) {
-		c.Error(errWrongType)
+	if srcErr != nil {
+		c.typeError(srcErr)
 		return
 	}
-	sk := c.setKeysOf(src, &sm)
+	if dstErr != nil {
+		c.typeError(dstErr)
+		return
+	}
 	if string(src) == string(dst) {
-		c.W.Int(setBool(c.setHas(src, &sk, member)))
+		c.W.Int(setBool(ss.Has(member)))
 		return
 	}
-	if !c.setHas(src, &sk, member) {
+	if !ss.Remove(member) {
 		c.W.Int(0)
 		return
 	}
-	c.Tx.DeleteData(src, sk.of(member))
-	sm.Count--
-	c.saveAndNotify(src, &sm, pubsub.Set, "srem")
+	c.notifySaved(ss.Save(), src, pubsub.Set, "srem")
 	c.Tx.Log(c.DB, src, setSREM, src, member)
-	if !dstExists {
-		dm = c.newCollection(dst, codec.TypeSet)
-	}
-	dk := c.setKeysOf(dst, &dm)
-	if !c.setHas(dst, &dk, member) {
-		c.Tx.PutData(dst, dk.of(member), nil)
-		dm.Count++
-		c.saveAndNotify(dst, &dm, pubsub.Set, "sadd")
+	if ds.Add(member) {
+		c.notifySaved(ds.Save(), dst, pubsub.Set, "sadd")
 		c.Tx.Log(c.DB, dst, setSADD, dst, member)
 	}
 	c.W.Int(1)
@@ -598,69 +487,59 @@ const (
 // setStoreEvents are the keyspace events of the STORE forms, by operation.
 var setStoreEvents = [...]string{setOpInter: "sinterstore", setOpUnion: "sunionstore", setOpDiff: "sdiffstore"}
 
-// setSource is one input set of a set operation; exists is false for a missing key.
-type setSource struct {
-	key    []byte
-	m      codec.Meta
-	exists bool
-}
-
-// setLoadSources reads the metas of keys, replying WRONGTYPE (and returning false) when any of
+// setLoadSources opens the sets at keys, replying WRONGTYPE (and returning false) when any of
 // them holds another type, as Redis checks every key before computing anything.
-func (c *Ctx) setLoadSources(keys [][]byte) ([]setSource, bool) {
-	srcs := make([]setSource, len(keys))
+func (c *Ctx) setLoadSources(keys [][]byte) ([]datatype.Set, bool) {
+	srcs := make([]datatype.Set, len(keys))
 	for i, key := range keys {
 		m, exists := c.Tx.MetaRead(c.DB, key) // a read lookup, also for the STORE forms
-		if exists && m.Type != codec.TypeSet {
-			c.Error(errWrongType)
+		s, err := datatype.SetFromMeta(c.Tx, c.DB, key, m, exists)
+		if err != nil {
+			c.typeError(err)
 			return nil, false
 		}
-		srcs[i] = setSource{key: key, m: m, exists: exists}
+		srcs[i] = s
 	}
 	return srcs, true
 }
 
 // setCompute streams the result of op over srcs to emit, in no particular order, until emit
 // returns false. The member passed to emit is valid only during the call.
-func (c *Ctx) setCompute(op setOp, srcs []setSource, emit func(member []byte) bool) {
+func setCompute(op setOp, srcs []datatype.Set, emit func(member []byte) bool) {
 	switch op {
 	case setOpInter:
-		c.setInter(srcs, emit)
+		setInter(srcs, emit)
 	case setOpUnion:
-		c.setUnion(srcs, emit)
+		setUnion(srcs, emit)
 	case setOpDiff:
-		c.setDiff(srcs, emit)
+		setDiff(srcs, emit)
 	}
 }
 
 // setInter walks the smallest set and probes the others with point reads.
-func (c *Ctx) setInter(srcs []setSource, emit func([]byte) bool) {
+func setInter(srcs []datatype.Set, emit func([]byte) bool) {
 	small := 0
 	for i := range srcs {
-		if !srcs[i].exists {
+		if !srcs[i].Exists() {
 			return // the intersection with an empty set
 		}
-		if srcs[i].m.Count < srcs[small].m.Count {
+		if srcs[i].Len() < srcs[small].Len() {
 			small = i
 		}
 	}
-	type probe struct {
-		key []byte
-		k   setKeys
-	}
-	var probes []probe
+	var probes []*datatype.Set
 	for i := range srcs {
-		if i != small && string(srcs[i].key) != string(srcs[small].key) {
-			probes = append(probes, probe{srcs[i].key, c.setKeysOf(srcs[i].key, &srcs[i].m)})
+		if i != small && string(srcs[i].Key()) != string(srcs[small].Key()) {
+			probes = append(probes, &srcs[i])
 		}
 	}
-	it := c.setIter(srcs[small].key, &srcs[small].m, nil)
+	it := srcs[small].Iter(nil)
 	defer it.Close()
 next:
 	for ; it.Valid(); it.Next() {
-		member := it.Elem()
-		for i := range probes {
-			if !c.setHas(probes[i].key, &probes[i].k, member) {
+		member := it.Member()
+		for _, p := range probes {
+			if !p.Has(member) {
 				continue next
 			}
 		}
@@ -671,12 +550,12 @@ next:
 }
 
 // setMergeHeap orders the current members of several set iterators (a k-way merge).
-type setMergeHeap []*shard.Iter
+type setMergeHeap []datatype.SetIter
 
 func (h setMergeHeap) Len() int           { return len(h) }
-func (h setMergeHeap) Less(i, j int) bool { return bytes.Compare(h[i].Elem(), h[j].Elem()) < 0 }
+func (h setMergeHeap) Less(i, j int) bool { return bytes.Compare(h[i].Member(), h[j].Member()) < 0 }
 func (h setMergeHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *setMergeHeap) Push(x any)        { *h = append(*h, x.(*shard.Iter)) }
+func (h *setMergeHeap) Push(x any)        { *h = append(*h, x.(datatype.SetIter)) }
 func (h *setMergeHeap) Pop() any {
 	old := *h
 	x := old[len(old)-1]
@@ -685,19 +564,19 @@ func (h *setMergeHeap) Pop() any {
 }
 
 // setUnion merges the sets' ordered members, emitting each distinct member once.
-func (c *Ctx) setUnion(srcs []setSource, emit func([]byte) bool) {
+func setUnion(srcs []datatype.Set, emit func([]byte) bool) {
 	var h setMergeHeap
-	var all []*shard.Iter
+	var all []datatype.SetIter
 	defer func() {
 		for _, it := range all {
 			it.Close()
 		}
 	}()
 	for i := range srcs {
-		if !srcs[i].exists {
+		if !srcs[i].Exists() {
 			continue
 		}
-		it := c.setIter(srcs[i].key, &srcs[i].m, nil)
+		it := srcs[i].Iter(nil)
 		all = append(all, it)
 		if it.Valid() {
 			h = append(h, it)
@@ -706,11 +585,11 @@ func (c *Ctx) setUnion(srcs []setSource, emit func([]byte) bool) {
 	heap.Init(&h)
 	var cur []byte
 	for len(h) > 0 {
-		cur = append(cur[:0], h[0].Elem()...)
+		cur = append(cur[:0], h[0].Member()...)
 		if !emit(cur) {
 			return
 		}
-		for len(h) > 0 && bytes.Equal(h[0].Elem(), cur) {
+		for len(h) > 0 && bytes.Equal(h[0].Member(), cur) {
 			h[0].Next()
 			if h[0].Valid() {
 				heap.Fix(&h, 0)
@@ -727,48 +606,43 @@ const setDiffLag = 8
 
 // setDiff walks the first set and moves an iterator over each other set along with it (a
 // merge join), emitting the members none of the others has.
-func (c *Ctx) setDiff(srcs []setSource, emit func([]byte) bool) {
-	if !srcs[0].exists {
+func setDiff(srcs []datatype.Set, emit func([]byte) bool) {
+	if !srcs[0].Exists() {
 		return
 	}
-	type other struct {
-		it   *shard.Iter
-		seek setKeys
-	}
-	var others []other
+	var others []datatype.SetIter
 	defer func() {
 		for _, o := range others {
-			o.it.Close()
+			o.Close()
 		}
 	}()
 	for i := 1; i < len(srcs); i++ {
-		if !srcs[i].exists {
+		if !srcs[i].Exists() {
 			continue
 		}
-		it := c.setIter(srcs[i].key, &srcs[i].m, nil)
+		it := srcs[i].Iter(nil)
 		if !it.Valid() {
 			it.Close()
 			continue
 		}
-		others = append(others, other{it, c.setKeysOf(srcs[i].key, &srcs[i].m)})
+		others = append(others, it)
 	}
-	it := c.setIter(srcs[0].key, &srcs[0].m, nil)
+	it := srcs[0].Iter(nil)
 	defer it.Close()
 	for ; it.Valid(); it.Next() {
-		member := it.Elem()
+		member := it.Member()
 		found := false
-		for i := range others {
-			o := &others[i]
-			for steps := 0; o.it.Valid(); steps++ {
-				cmp := bytes.Compare(o.it.Elem(), member)
+		for _, o := range others {
+			for steps := 0; o.Valid(); steps++ {
+				cmp := bytes.Compare(o.Member(), member)
 				if cmp >= 0 {
 					found = cmp == 0
 					break
 				}
 				if steps < setDiffLag {
-					o.it.Next()
+					o.Next()
 				} else {
-					o.it.Seek(o.seek.of(member))
+					o.Seek(member)
 				}
 			}
 			if found {
@@ -794,7 +668,7 @@ func setOpCommand(c *Ctx, op setOp, dst []byte) {
 	}
 	if dst == nil {
 		reply := c.setDeferredLen()
-		c.setCompute(op, srcs, func(member []byte) bool {
+		setCompute(op, srcs, func(member []byte) bool {
 			c.W.Bulk(member)
 			reply.n++
 			return true
@@ -805,24 +679,22 @@ func setOpCommand(c *Ctx, op setOp, dst []byte) {
 	// The result goes to a new version of dst: sources (dst among them, maybe) are read at
 	// their own versions, so writing while reading is safe, and the old dst is dropped when the
 	// new meta is written.
-	out := c.newCollection(dst, codec.TypeSet)
-	k := c.setKeysOf(dst, &out)
-	c.setCompute(op, srcs, func(member []byte) bool {
-		c.Tx.PutData(dst, k.of(member), nil)
-		out.Count++
+	out := datatype.NewSet(c.Tx, c.DB, dst)
+	setCompute(op, srcs, func(member []byte) bool {
+		out.AddNew(member) // the operations emit each member once
 		return true
 	})
-	if out.Count == 0 {
+	if out.Len() == 0 {
 		// Redis replies, then reports the "del", except for SINTERSTORE with a missing
 		// source, which it answers only after.
 		delFirst := false
-		for _, s := range srcs {
-			delFirst = delFirst || op == setOpInter && !s.exists
+		for i := range srcs {
+			delFirst = delFirst || op == setOpInter && !srcs[i].Exists()
 		}
 		if !delFirst {
 			c.W.Int(0)
 		}
-		if c.Tx.Delete(c.DB, dst) {
+		if out.Save() {
 			c.Tx.Log(c.DB, dst, keysDEL, dst)
 			c.notify(pubsub.Generic, "del", dst)
 		}
@@ -831,9 +703,9 @@ func setOpCommand(c *Ctx, op setOp, dst []byte) {
 		}
 		return
 	}
-	c.Tx.SetMeta(c.DB, dst, &out)
-	c.logCollection(c.DB, dst, &out)
-	c.W.Int(int64(out.Count))
+	out.Save()
+	c.logCollection(c.DB, dst, out.Meta())
+	c.W.Int(out.Len())
 	c.notify(pubsub.Set, setStoreEvents[op], dst)
 }
 
@@ -899,7 +771,7 @@ func sintercardCmd(c *Ctx) {
 		return
 	}
 	count := int64(0)
-	c.setInter(srcs, func([]byte) bool {
+	setInter(srcs, func([]byte) bool {
 		count++
 		return limit == 0 || count < limit
 	})
@@ -914,17 +786,16 @@ const setScanTag = 's'
 // sscan iterates in member order. The cursor names the last member returned (kept by
 // c.Srv.Cursors); an unknown cursor restarts the scan, which SCAN's guarantees allow.
 func sscan(c *Ctx) {
-	key := c.Args[1]
 	cursor, ok := keysParseCursor(c.Args[2])
 	if !ok {
 		c.Error(errKeysCursor)
 		return
 	}
-	m, exists, ok := c.readCollection(key, codec.TypeSet)
+	s, ok := setOpen(c, c.Args[1])
 	if !ok {
 		return
 	}
-	if !exists {
+	if !s.Exists() {
 		setScanReply(c, 0, nil)
 		return
 	}
@@ -943,14 +814,14 @@ func sscan(c *Ctx) {
 	var found [][]byte
 	last := []byte{setScanTag}
 	more := false
-	it := c.setIter(key, &m, lower)
+	it := s.Iter(lower)
 	for visited := int64(0); it.Valid(); it.Next() {
 		if visited == count {
 			more = true
 			break
 		}
 		visited++
-		member := it.Elem()
+		member := it.Member()
 		last = append(last[:1], member...)
 		if match(member) {
 			found = append(found, bytes.Clone(member))

@@ -9,6 +9,7 @@ import (
 
 	"shardis/cmds/spec"
 	"shardis/codec"
+	"shardis/datatype"
 	"shardis/pubsub"
 )
 
@@ -330,16 +331,11 @@ func sortStore(c *Ctx, o sortOpts, elems [][]byte, start, end, outLen int64) {
 			vals = append(vals, v)
 		}
 	}
-	m := c.newCollection(dst, codec.TypeList)
-	prefix := c.Tx.DataPrefix(c.DB, dst, m.Version)
-	dk := prefix
+	l := datatype.NewList(c.Tx, c.DB, dst)
 	for _, v := range vals {
-		dk = codec.AppendListSeq(dk[:len(prefix)], m.Tail)
-		c.Tx.PutData(dst, dk, v)
-		m.Tail++
-		m.Count++
+		l.Push(v, false)
 	}
-	c.Tx.SetMeta(c.DB, dst, &m)
+	l.Save()
 	// The records logCollection writes (DEL, then RPUSH in chunks; a new list has no TTL),
 	// built from the values in hand: walking the destination back out of the transaction
 	// would cost a scan of every key the transaction wrote.
@@ -356,45 +352,50 @@ func sortStore(c *Ctx, o sortOpts, elems [][]byte, start, end, outLen int64) {
 // sortLoad reads n elements of the source from position from of its native order (counted
 // from the end with rev), copying them.
 func sortLoad(c *Ctx, key []byte, m *codec.Meta, typ codec.Type, from, n int64, rev bool) []sortItem {
-	var lower, upper []byte
-	skip := from
-	switch typ {
-	case codec.TypeZSet:
-		lower, upper = []byte{codec.ZSetScoreTag}, []byte{codec.ZSetScoreTag + 1}
-	case codec.TypeList:
-		if m.Tail-m.Head == m.Count { // no gaps: seek straight to the first position
-			if rev {
-				upper = codec.AppendListSeq(nil, m.Tail-uint64(from))
-			} else {
-				lower = codec.AppendListSeq(nil, m.Head+uint64(from))
-			}
-			skip = 0
-		}
-	}
 	items := make([]sortItem, 0, min(n, 1<<20))
 	var arena []byte // elements are copied into shared chunks rather than one by one
-	it := c.Tx.IterateData(c.DB, key, m.Version, lower, upper, rev)
-	defer it.Close()
-	for ; it.Valid() && int64(len(items)) < n; it.Next() {
-		if skip > 0 {
-			skip--
-			continue
-		}
-		var elem []byte
-		switch typ {
-		case codec.TypeList:
-			elem = it.Value()
-		case codec.TypeSet:
-			elem = it.Elem()
-		case codec.TypeZSet:
-			elem = it.Elem()[9:]
-		}
+	// add copies one element and reports whether more are wanted.
+	add := func(elem []byte) bool {
 		if len(elem) > cap(arena)-len(arena) {
 			arena = make([]byte, 0, max(64<<10, len(elem)))
 		}
 		start := len(arena)
 		arena = append(arena, elem...)
 		items = append(items, sortItem{elem: arena[start:len(arena):len(arena)], pos: len(items)})
+		return int64(len(items)) < n
+	}
+	if n <= 0 {
+		return items
+	}
+	switch typ {
+	case codec.TypeSet: // never reversed: a set has no native order to reverse
+		set, _ := datatype.SetFromMeta(c.Tx, c.DB, key, *m, true)
+		it := set.Iter(nil)
+		defer it.Close()
+		for skip := from; it.Valid(); it.Next() {
+			if skip > 0 {
+				skip--
+			} else if !add(it.Member()) {
+				break
+			}
+		}
+	case codec.TypeList:
+		l, _ := datatype.ListFromMeta(c.Tx, c.DB, key, *m, true)
+		it := l.Iter(from, rev)
+		defer it.Close()
+		for ; it.Valid() && add(it.Value()); it.Next() {
+		}
+	case codec.TypeZSet:
+		z, _ := datatype.ZSetFromMeta(c.Tx, c.DB, key, *m, true)
+		it := z.Ordered(rev)
+		defer it.Close()
+		for skip := from; it.Valid(); it.Next() {
+			if skip > 0 {
+				skip--
+			} else if !add(it.Member()) {
+				break
+			}
+		}
 	}
 	return items
 }
@@ -455,15 +456,17 @@ func sortLookup(c *Ctx, pattern, elem []byte) ([]byte, bool) {
 		return nil, false
 	}
 	if field != nil {
-		if m.Type != codec.TypeHash {
+		h, err := datatype.HashFromMeta(c.Tx, c.DB, key, m, true)
+		if err != nil {
 			return nil, false
 		}
-		return c.Tx.GetData(key, c.dataKey(key, &m, field))
+		return h.Get(field)
 	}
-	if m.Type != codec.TypeString {
+	str, err := datatype.StringFromMeta(c.Tx, c.DB, key, m, true)
+	if err != nil {
 		return nil, false
 	}
-	return m.Value, true
+	return str.Value(), true
 }
 
 // sortStrtod converts a sort key as Redis does with C's strtod: leading white space, a sign,

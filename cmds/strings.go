@@ -8,6 +8,7 @@ import (
 
 	"shardis/cmds/spec"
 	"shardis/codec"
+	"shardis/datatype"
 	"shardis/pubsub"
 )
 
@@ -304,19 +305,21 @@ func strTooLong(c *Ctx, size, extra int64) bool {
 	return false
 }
 
-// strGet replies the value of key as GET does; it reports false after a WRONGTYPE reply.
-func strGet(c *Ctx, key []byte) (codec.Meta, bool, bool) {
+// strGet replies the value of key as GET does (a read lookup, also in a writing command); it
+// reports false after a WRONGTYPE reply.
+func strGet(c *Ctx, key []byte) (s datatype.String, ok bool) {
 	m, found := c.Tx.MetaRead(c.DB, key)
+	s, err := datatype.StringFromMeta(c.Tx, c.DB, key, m, found)
 	switch {
-	case !found:
+	case err != nil:
+		c.typeError(err)
+		return s, false
+	case !s.Exists():
 		c.W.Null()
-	case m.Type != codec.TypeString:
-		c.Error(errWrongType)
-		return m, found, false
 	default:
-		c.W.Bulk(m.Value)
+		c.W.Bulk(s.Value())
 	}
-	return m, found, true
+	return s, true
 }
 
 func get(c *Ctx) { strGet(c, c.Args[1]) }
@@ -380,10 +383,11 @@ func strSetGeneric(c *Ctx, flags int, val, expire []byte, cmd string, countReply
 	var old codec.Meta
 	var found bool
 	if flags&strOptGet != 0 {
-		var ok bool
-		if old, found, ok = strGet(c, key); !ok {
+		s, ok := strGet(c, key)
+		if !ok {
 			return
 		}
+		old.Expire, found = s.Expire(), s.Exists()
 	} else if flags&(strOptNX|strOptXX|strOptKeepTTL) != 0 {
 		// A plain SET needs no read: SetMeta replaces whatever is there.
 		old, found = c.Tx.Meta(c.DB, key)
@@ -398,18 +402,15 @@ func strSetGeneric(c *Ctx, flags int, val, expire []byte, cmd string, countReply
 		}
 		return
 	}
-	m := codec.Meta{Type: codec.TypeString, Value: val}
 	switch {
 	case expire != nil:
-		m.Expire = when
-		c.Tx.SetMeta(c.DB, key, &m)
+		datatype.SetString(c.Tx, c.DB, key, val, when)
 		c.Tx.Log(c.DB, key, strSET, key, val, strPXAT, itoa(when))
 	case flags&strOptKeepTTL != 0 && found && old.Expire != 0:
-		m.Expire = old.Expire
-		c.Tx.SetMeta(c.DB, key, &m)
+		datatype.SetString(c.Tx, c.DB, key, val, old.Expire)
 		c.Tx.Log(c.DB, key, strSET, key, val, strKEEPTTL)
 	default:
-		c.Tx.SetMeta(c.DB, key, &m)
+		datatype.SetString(c.Tx, c.DB, key, val, 0)
 		c.Tx.Log(c.DB, key, strSET, key, val)
 	}
 	c.notify(pubsub.String, "set", key)
@@ -433,18 +434,18 @@ func psetex(c *Ctx) {
 
 func getset(c *Ctx) {
 	key := c.Args[1]
-	if _, _, ok := strGet(c, key); !ok {
+	if _, ok := strGet(c, key); !ok {
 		return
 	}
-	c.Tx.SetMeta(c.DB, key, &codec.Meta{Type: codec.TypeString, Value: c.Args[2]})
+	datatype.SetString(c.Tx, c.DB, key, c.Args[2], 0)
 	c.Tx.Log(c.DB, key, strSET, key, c.Args[2])
 	c.notify(pubsub.String, "set", key)
 }
 
 func getdel(c *Ctx) {
 	key := c.Args[1]
-	_, found, ok := strGet(c, key)
-	if ok && found && c.Tx.Delete(c.DB, key) {
+	s, ok := strGet(c, key)
+	if ok && s.Exists() && c.Tx.Delete(c.DB, key) {
 		c.Tx.Log(c.DB, key, strDEL, key)
 		c.notify(pubsub.Generic, "del", key)
 	}
@@ -458,12 +459,13 @@ func getex(c *Ctx) {
 	}
 	key := c.Args[1]
 	m, found := c.Tx.MetaRead(c.DB, key)
-	if !found {
+	s, err := datatype.StringFromMeta(c.Tx, c.DB, key, m, found)
+	if err == nil && !s.Exists() {
 		c.W.Null()
 		return
 	}
-	if m.Type != codec.TypeString {
-		c.Error(errWrongType)
+	if err != nil {
+		c.typeError(err)
 		return
 	}
 	var when int64
@@ -472,7 +474,7 @@ func getex(c *Ctx) {
 			return
 		}
 	}
-	c.W.Bulk(m.Value)
+	c.W.Bulk(s.Value())
 	switch {
 	case flags&(strOptEXAT|strOptPXAT) != 0 && when <= c.Tx.Now():
 		// An absolute time already past deletes the key, as Redis does.
@@ -480,13 +482,11 @@ func getex(c *Ctx) {
 		c.Tx.Log(c.DB, key, strDEL, key)
 		c.notify(pubsub.Generic, "del", key)
 	case expire != nil:
-		m.Expire = when
-		c.Tx.SetMeta(c.DB, key, &m)
+		s.SetExpire(when)
 		c.Tx.Log(c.DB, key, strPEXPIREA, key, itoa(when))
 		c.notify(pubsub.Generic, "expire", key)
-	case flags&strOptPersist != 0 && m.Expire != 0:
-		m.Expire = 0
-		c.Tx.SetMeta(c.DB, key, &m)
+	case flags&strOptPersist != 0 && s.Expire() != 0:
+		s.SetExpire(0)
 		c.Tx.Log(c.DB, key, strPERSIST, key)
 		c.notify(pubsub.Generic, "persist", key)
 	}
@@ -495,8 +495,8 @@ func getex(c *Ctx) {
 func mget(c *Ctx) {
 	c.W.ArrayLen(len(c.Args) - 1)
 	for _, key := range c.Args[1:] {
-		if m, ok := c.Tx.Meta(c.DB, key); ok && m.Type == codec.TypeString {
-			c.W.Bulk(m.Value)
+		if s, err := datatype.LookupString(c.Tx, c.DB, key); err == nil && s.Exists() {
+			c.W.Bulk(s.Value())
 		} else {
 			c.W.Null()
 		}
@@ -507,7 +507,7 @@ func mget(c *Ctx) {
 func strMSet(c *Ctx) {
 	for j := 1; j < len(c.Args); j += 2 {
 		key, val := c.Args[j], c.Args[j+1]
-		c.Tx.SetMeta(c.DB, key, &codec.Meta{Type: codec.TypeString, Value: val})
+		datatype.SetString(c.Tx, c.DB, key, val, 0)
 		c.Tx.Log(c.DB, key, strSET, key, val)
 		c.notify(pubsub.String, "set", key)
 	}
@@ -541,39 +541,27 @@ func msetnx(c *Ctx) {
 // and makes a replay mark the value raw exactly as the original did.
 func appendCmd(c *Ctx) {
 	key, add := c.Args[1], c.Args[2]
-	m, found := c.Tx.Meta(c.DB, key)
-	if !found {
-		c.Tx.SetMeta(c.DB, key, &codec.Meta{Type: codec.TypeString, Value: add})
-		c.Tx.Log(c.DB, key, strAPPEND, key, add)
-		c.notify(pubsub.String, "append", key)
-		c.W.Int(int64(len(add)))
+	s, err := datatype.LookupString(c.Tx, c.DB, key)
+	if err != nil {
+		c.typeError(err)
 		return
 	}
-	if m.Type != codec.TypeString {
-		c.Error(errWrongType)
+	if s.Exists() && strTooLong(c, s.Len(), int64(len(add))) {
 		return
 	}
-	if strTooLong(c, int64(len(m.Value)), int64(len(add))) {
-		return
-	}
-	val := make([]byte, 0, len(m.Value)+len(add))
-	val = append(append(val, m.Value...), add...)
-	c.Tx.SetMeta(c.DB, key, &codec.Meta{Type: codec.TypeString, Value: val, Expire: m.Expire, Raw: true})
+	val := s.Append(add)
 	c.Tx.Log(c.DB, key, strAPPEND, key, add)
 	c.notify(pubsub.String, "append", key)
 	c.W.Int(int64(len(val)))
 }
 
 func strlenCmd(c *Ctx) {
-	m, found := c.Tx.Meta(c.DB, c.Args[1])
-	switch {
-	case !found:
-		c.W.Int(0)
-	case m.Type != codec.TypeString:
-		c.Error(errWrongType)
-	default:
-		c.W.Int(int64(len(m.Value)))
+	s, err := datatype.LookupString(c.Tx, c.DB, c.Args[1])
+	if err != nil {
+		c.typeError(err)
+		return
 	}
+	c.W.Int(s.Len()) // zero for a missing key
 }
 
 func incrby(c *Ctx) {
@@ -597,26 +585,24 @@ func decrby(c *Ctx) {
 // strIncrBy adds delta to the integer at key (0 when missing), keeping its TTL.
 func strIncrBy(c *Ctx, delta int64) {
 	key := c.Args[1]
-	m, found := c.Tx.Meta(c.DB, key)
-	var v int64
-	if found {
-		if m.Type != codec.TypeString {
-			c.Error(errWrongType)
-			return
-		}
-		var ok bool
-		if v, ok = parseInt(m.Value); !ok {
-			c.Error(errNotInt)
-			return
-		}
-	}
-	if (delta < 0 && v < 0 && delta < math.MinInt64-v) || (delta > 0 && v > 0 && delta > math.MaxInt64-v) {
-		c.Error(errOverflow)
+	s, err := datatype.LookupString(c.Tx, c.DB, key)
+	if err != nil {
+		c.typeError(err)
 		return
 	}
-	v += delta
-	val := itoa(v)
-	c.Tx.SetMeta(c.DB, key, &codec.Meta{Type: codec.TypeString, Value: val, Expire: m.Expire})
+	v, val, err := s.IncrBy(delta)
+	switch err {
+	case nil:
+	case datatype.ErrNotInteger:
+		c.Error(errNotInt)
+		return
+	case datatype.ErrOverflow:
+		c.Error(errOverflow)
+		return
+	default:
+		c.typeError(err)
+		return
+	}
 	c.Tx.Log(c.DB, key, strSET, key, val, strKEEPTTL)
 	c.notify(pubsub.String, "incrby", key)
 	c.W.Int(v)
@@ -624,16 +610,16 @@ func strIncrBy(c *Ctx, delta int64) {
 
 func incrbyfloat(c *Ctx) {
 	key := c.Args[1]
-	m, found := c.Tx.Meta(c.DB, key)
-	if found && m.Type != codec.TypeString {
-		c.Error(errWrongType)
+	s, err := datatype.LookupString(c.Tx, c.DB, key)
+	if err != nil {
+		c.typeError(err)
 		return
 	}
 	cur := new(big.Float).SetPrec(strLDPrec)
 	var curInf bool
-	if found {
+	if s.Exists() {
 		var ok bool
-		if cur, curInf, ok = strParseLongDouble(m.Value); !ok {
+		if cur, curInf, ok = strParseLongDouble(s.Value()); !ok {
 			c.Error(errNotFloat)
 			return
 		}
@@ -653,7 +639,7 @@ func incrbyfloat(c *Ctx) {
 		return
 	}
 	val := strFormatLongDouble(sum)
-	c.Tx.SetMeta(c.DB, key, &codec.Meta{Type: codec.TypeString, Value: val, Expire: m.Expire})
+	s.Replace(val)
 	c.Tx.Log(c.DB, key, strSET, key, val, strKEEPTTL)
 	c.notify(pubsub.String, "incrbyfloat", key)
 	c.W.Bulk(val)
@@ -867,16 +853,16 @@ func getrange(c *Ctx) {
 	if !ok {
 		return
 	}
-	m, found := c.Tx.Meta(c.DB, c.Args[1])
-	if !found {
+	s, err := datatype.LookupString(c.Tx, c.DB, c.Args[1])
+	if err != nil {
+		c.typeError(err)
+		return
+	}
+	if !s.Exists() {
 		c.W.Bulk(nil)
 		return
 	}
-	if m.Type != codec.TypeString {
-		c.Error(errWrongType)
-		return
-	}
-	n := int64(len(m.Value))
+	n := s.Len()
 	if start < 0 && end < 0 && start > end {
 		c.W.Bulk(nil)
 		return
@@ -895,7 +881,7 @@ func getrange(c *Ctx) {
 		c.W.Bulk(nil)
 		return
 	}
-	c.W.Bulk(m.Value[start : end+1])
+	c.W.Bulk(s.Value()[start : end+1])
 }
 
 // setrange logs SETRANGE itself, for the reasons given at appendCmd.
@@ -909,23 +895,19 @@ func setrange(c *Ctx) {
 		c.Error(errStrOffset)
 		return
 	}
-	m, found := c.Tx.Meta(c.DB, key)
-	if found && m.Type != codec.TypeString {
-		c.Error(errWrongType)
+	s, err := datatype.LookupString(c.Tx, c.DB, key)
+	if err != nil {
+		c.typeError(err)
 		return
 	}
 	if len(val) == 0 {
-		c.W.Int(int64(len(m.Value))) // nothing to write: 0, or the current length
+		c.W.Int(s.Len()) // nothing to write: 0, or the current length
 		return
 	}
 	if strTooLong(c, offset, int64(len(val))) {
 		return
 	}
-	n := max(int64(len(m.Value)), offset+int64(len(val)))
-	out := make([]byte, n)
-	copy(out, m.Value)
-	copy(out[offset:], val)
-	c.Tx.SetMeta(c.DB, key, &codec.Meta{Type: codec.TypeString, Value: out, Expire: m.Expire, Raw: true})
+	n := s.SetRange(offset, val)
 	c.Tx.Log(c.DB, key, strSETRANGE, key, c.Args[2], val)
 	c.notify(pubsub.String, "setrange", key)
 	c.W.Int(n)
@@ -935,13 +917,13 @@ func setrange(c *Ctx) {
 type strLCSMatch struct{ aStart, aEnd, bStart, bEnd, length int64 }
 
 func lcs(c *Ctx) {
-	ma, fa := c.Tx.Meta(c.DB, c.Args[1])
-	mb, fb := c.Tx.Meta(c.DB, c.Args[2])
-	if (fa && ma.Type != codec.TypeString) || (fb && mb.Type != codec.TypeString) {
+	sa, errA := datatype.LookupString(c.Tx, c.DB, c.Args[1])
+	sb, errB := datatype.LookupString(c.Tx, c.DB, c.Args[2])
+	if errA != nil || errB != nil {
 		c.Error(errStrLCSType)
 		return
 	}
-	a, b := ma.Value, mb.Value
+	a, b := sa.Value(), sb.Value()
 	var getLen, getIdx, withMatchLen bool
 	var minMatchLen int64
 	for j := 3; j < len(c.Args); j++ {

@@ -2,6 +2,8 @@ package cmds
 
 import (
 	"strconv"
+
+	"shardis/datatype"
 )
 
 // Redis's error replies, word for word.
@@ -15,47 +17,8 @@ const (
 	errOverflow  = "ERR increment or decrement would overflow"
 )
 
-// parseInt parses a signed 64-bit integer exactly as Redis's string2ll: optional '-', no
-// '+', no spaces, no leading zeros, at most 20 bytes.
-func parseInt(b []byte) (int64, bool) {
-	if len(b) == 0 || len(b) > 20 {
-		return 0, false
-	}
-	if len(b) == 1 && b[0] == '0' {
-		return 0, true
-	}
-	neg := b[0] == '-'
-	digits := b
-	if neg {
-		digits = b[1:]
-	}
-	if len(digits) == 0 || digits[0] < '1' || digits[0] > '9' {
-		return 0, false
-	}
-	var v uint64
-	for _, c := range digits {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		if v > (1<<64-1)/10 {
-			return 0, false
-		}
-		v = v*10 + uint64(c-'0')
-		if v < uint64(c-'0') {
-			return 0, false
-		}
-	}
-	if neg {
-		if v > 1<<63 {
-			return 0, false
-		}
-		return -int64(v), true
-	}
-	if v > 1<<63-1 {
-		return 0, false
-	}
-	return int64(v), true
-}
+// parseInt parses a signed 64-bit integer exactly as Redis's string2ll (datatype.ParseInt).
+func parseInt(b []byte) (int64, bool) { return datatype.ParseInt(b) }
 
 // intArg parses argument i as an integer, replying Redis's error when it is not one.
 func (c *Ctx) intArg(i int) (int64, bool) {

@@ -6,17 +6,12 @@ import (
 
 	"shardis/cmds/spec"
 	"shardis/codec"
+	"shardis/datatype"
 	"shardis/pubsub"
 )
 
-// The sorted-set family. Every member has two data keys (codec/elements.go):
-//
-//	0x00 · member                  -> score       point reads: ZSCORE, ZADD, ZREM
-//	0x01 · sortable score · member -> empty       (score, member) order: ranges, ranks, pops
-//
-// Ranges by score or lex seek into the order entries; ranges by rank walk them from the nearer
-// end. There is no rank index, so rank-based work (ZRANK, ZRANGE by index, ZCOUNT) costs what
-// it skips, where Redis's skiplist spans make it O(log N); each command's comment says so.
+// The sorted-set family: arguments, replies, binlog records and events. The sorted set
+// itself (its two entries per member, ranges, ranks, pops) is datatype.ZSet.
 // This file has the registrations, the score parsers and the point commands; zset_range.go
 // the range, pop, random and scan commands; zset_store.go the multi-key operations.
 
@@ -503,98 +498,28 @@ func zsetNormScore(f float64) float64 {
 	return f
 }
 
-// ---- data keys of one sorted set ----
+// ---- opening a sorted set ----
 
-// zsetRef addresses the data keys of one sorted set in the command's db.
-type zsetRef struct {
-	c      *Ctx
-	key    []byte
-	m      codec.Meta
-	prefix []byte // data-key prefix of (key, m.Version); never appended to in place
-}
-
-func (c *Ctx) zsetRefOf(key []byte, m codec.Meta) *zsetRef {
-	p := c.Tx.DataPrefix(c.DB, key, m.Version)
-	return &zsetRef{c: c, key: key, m: m, prefix: p[:len(p):len(p)]}
-}
-
-// memberKey returns the raw data key of member's score entry.
-func (z *zsetRef) memberKey(member []byte) []byte { return codec.AppendZSetMember(z.prefix, member) }
-
-// orderKey returns the raw data key of the (score, member) order entry.
-func (z *zsetRef) orderKey(score float64, member []byte) []byte {
-	return codec.AppendZSetScore(z.prefix, score, member)
-}
-
-// score returns member's score.
-func (z *zsetRef) score(member []byte) (float64, bool) {
-	v, ok := z.c.Tx.GetData(z.key, z.memberKey(member))
-	if !ok {
-		return 0, false
+// zsetLoad opens the sorted set at key; ok is false after a WRONGTYPE reply.
+func (c *Ctx) zsetLoad(key []byte) (z datatype.ZSet, ok bool) {
+	z, err := datatype.LookupZSet(c.Tx, c.DB, key)
+	if err != nil {
+		c.typeError(err)
+		return z, false
 	}
-	return codec.ScoreValue(v), true
+	return z, true
 }
-
-// put gives member score; old is its current score when exists. The count is kept.
-func (z *zsetRef) put(member []byte, score float64, old float64, exists bool) {
-	var sv [8]byte
-	if exists {
-		z.c.Tx.DeleteData(z.key, z.orderKey(old, member))
-	} else {
-		z.m.Count++
-	}
-	z.c.Tx.PutData(z.key, z.memberKey(member), codec.AppendScoreValue(sv[:0], score))
-	z.c.Tx.PutData(z.key, z.orderKey(score, member), nil)
-}
-
-// remove deletes member, whose score is score.
-func (z *zsetRef) remove(member []byte, score float64) {
-	z.c.Tx.DeleteData(z.key, z.memberKey(member))
-	z.c.Tx.DeleteData(z.key, z.orderKey(score, member))
-	z.m.Count--
-}
-
-// zsetOrderLower and zsetOrderUpper bound the order entries.
-var (
-	zsetOrderLower = []byte{codec.ZSetScoreTag}
-	zsetOrderUpper = []byte{codec.ZSetScoreTag + 1}
-	zsetMemberLow  = []byte{codec.ZSetMemberTag}
-	zsetMemberUp   = []byte{codec.ZSetMemberTag + 1}
-)
-
-// zsetOrderElem splits the element part of an order entry.
-func zsetOrderElem(elem []byte) (member []byte, score float64) {
-	return elem[9:], codec.SortableScore(elem[1:9])
-}
-
-// load reads key for a command on a sorted set: z is nil when the key is missing; ok is false
-// after a WRONGTYPE reply.
-func (c *Ctx) zsetLoad(key []byte) (z *zsetRef, ok bool) {
-	m, exists, ok := c.readCollection(key, codec.TypeZSet)
-	if !ok || !exists {
-		return nil, ok
-	}
-	return c.zsetRefOf(key, m), true
-}
-
-// save writes the set's meta (or deletes the key when it became empty).
-func (z *zsetRef) save() { z.c.saveCollection(z.key, &z.m) }
-
-// saveAndNotify is save followed by the command's keyspace event (and "del" if the key went).
-func (z *zsetRef) saveAndNotify(event string) { z.c.saveAndNotify(z.key, &z.m, pubsub.ZSet, event) }
 
 // zsetLoadRead is zsetLoad for a read lookup in a command that writes (ZRANGESTORE's source):
 // a missing key is a "keymiss" event.
-func (c *Ctx) zsetLoadRead(key []byte) (z *zsetRef, ok bool) {
+func (c *Ctx) zsetLoadRead(key []byte) (z datatype.ZSet, ok bool) {
 	m, exists := c.Tx.MetaRead(c.DB, key)
-	if !exists {
-		return nil, true
+	z, err := datatype.ZSetFromMeta(c.Tx, c.DB, key, m, exists)
+	if err != nil {
+		c.typeError(err)
+		return z, false
 	}
-	if m.Type != codec.TypeZSet {
-		c.Error(errWrongType)
-		return nil, false
-	}
-	return c.zsetRefOf(key, m), true
+	return z, true
 }
 
 // ---- reply helpers ----
@@ -718,12 +643,12 @@ opts:
 		scores[i] = v
 	}
 	key := c.Args[1]
-	m, exists, ok := c.collectionMeta(key, codec.TypeZSet)
+	z, ok := c.zsetLoad(key)
 	if !ok {
 		return
 	}
 	incr := flags&zsetINCR != 0
-	if !exists && flags&zsetXX != 0 {
+	if !z.Exists() && flags&zsetXX != 0 {
 		if incr {
 			c.W.Null()
 		} else {
@@ -731,7 +656,6 @@ opts:
 		}
 		return
 	}
-	z := c.zsetRefOf(key, m)
 	var (
 		added, updated int64
 		processed      bool
@@ -740,7 +664,7 @@ opts:
 	)
 	for i, score := range scores {
 		member := c.Args[j+2*i+1]
-		cur, found := z.score(member)
+		cur, found := z.Score(member)
 		if found {
 			if flags&zsetNX != 0 {
 				continue
@@ -758,7 +682,7 @@ opts:
 			processed, result = true, score
 			if score != cur {
 				score = zsetNormScore(score)
-				z.put(member, score, cur, true)
+				z.Update(member, cur, score)
 				updated++
 				logArgs = append(logArgs, codec.FormatDouble(nil, score), member)
 			}
@@ -769,12 +693,12 @@ opts:
 		}
 		score = zsetNormScore(score)
 		processed, result = true, score
-		z.put(member, score, 0, false)
+		z.Insert(member, score)
 		added++
 		logArgs = append(logArgs, codec.FormatDouble(nil, score), member)
 	}
 	if added > 0 {
-		z.save()
+		z.Save()
 	}
 	if len(logArgs) > 2 {
 		c.Tx.Log(c.DB, key, logArgs...)
@@ -806,34 +730,28 @@ func zremCmd(c *Ctx) {
 	if !ok {
 		return
 	}
-	if z == nil {
+	if !z.Exists() {
 		c.W.Int(0)
 		return
 	}
 	var n int64
 	for _, member := range c.Args[2:] {
-		if score, found := z.score(member); found {
-			z.remove(member, score)
+		if z.Delete(member) {
 			n++
 		}
 	}
 	if n > 0 {
-		z.saveAndNotify("zrem")
+		c.notifySaved(z.Save(), key, pubsub.ZSet, "zrem")
 		c.Tx.Log(c.DB, key, c.Args...)
 	}
 	c.W.Int(n)
 }
 
 func zcardCmd(c *Ctx) {
-	m, exists, ok := c.readCollection(c.Args[1], codec.TypeZSet)
-	if !ok {
-		return
+	z, ok := c.zsetLoad(c.Args[1])
+	if ok {
+		c.W.Int(z.Len()) // zero for a missing key
 	}
-	if !exists {
-		c.W.Int(0)
-		return
-	}
-	c.W.Int(int64(m.Count))
 }
 
 func zscoreCmd(c *Ctx) {
@@ -841,11 +759,11 @@ func zscoreCmd(c *Ctx) {
 	if !ok {
 		return
 	}
-	if z == nil {
+	if !z.Exists() {
 		c.W.Null()
 		return
 	}
-	if score, found := z.score(c.Args[2]); found {
+	if score, found := z.Score(c.Args[2]); found {
 		c.W.Double(score)
 	} else {
 		c.W.Null()
@@ -859,11 +777,7 @@ func zmscoreCmd(c *Ctx) {
 	}
 	c.W.ArrayLen(len(c.Args) - 2)
 	for _, member := range c.Args[2:] {
-		if z == nil {
-			c.W.Null()
-			continue
-		}
-		if score, found := z.score(member); found {
+		if score, found := z.Score(member); found {
 			c.W.Double(score)
 		} else {
 			c.W.Null()
@@ -878,56 +792,21 @@ func zrankCmd(c *Ctx, rev bool) {
 	if !ok {
 		return
 	}
-	if z == nil {
+	if !z.Exists() {
 		c.W.Null()
 		return
 	}
 	member := c.Args[2]
-	score, found := z.score(member)
+	score, found := z.Score(member)
 	if !found {
 		c.W.Null()
 		return
 	}
-	rank := z.rankOf(codec.AppendZSetScore(nil, score, member))
+	rank := z.RankOf(member, score)
 	if rev {
-		rank = int64(z.m.Count) - 1 - rank
+		rank = z.Len() - 1 - rank
 	}
 	c.W.Int(rank)
-}
-
-// rankOf returns the 0-based ascending rank of the order entry elem (which exists), walking
-// from both ends at once so the cost is the distance to the nearer end.
-func (z *zsetRef) rankOf(elem []byte) int64 {
-	c := z.c
-	fwd := c.Tx.IterateData(c.DB, z.key, z.m.Version, zsetOrderLower, zsetOrderUpper, false)
-	defer fwd.Close()
-	if z.m.Count <= zsetSmall {
-		var rank int64
-		for ; fwd.Valid() && string(fwd.Elem()) != string(elem); fwd.Next() {
-			rank++
-		}
-		return rank
-	}
-	bwd := c.Tx.IterateData(c.DB, z.key, z.m.Version, zsetOrderLower, zsetOrderUpper, true)
-	defer bwd.Close()
-	var before, after int64
-	for fwd.Valid() || bwd.Valid() {
-		if fwd.Valid() {
-			if string(fwd.Elem()) == string(elem) {
-				return before
-			}
-			before++
-			fwd.Next()
-		}
-		if bwd.Valid() {
-			if string(bwd.Elem()) == string(elem) {
-				return int64(z.m.Count) - 1 - after
-			}
-			after++
-			bwd.Next()
-		}
-	}
-	return 0
 }
 
 // ---- numkeys key positions ----

@@ -1,135 +1,68 @@
 package cmds
 
 import (
-	"bytes"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"strconv"
 
 	"shardis/codec"
+	"shardis/datatype"
 	"shardis/pubsub"
-	"shardis/shard"
 )
 
 // Range, count, remove-range, pop, random and scan commands of the sorted-set family.
 
-// How a range is given.
+// How a range is given: datatype.ZRangeBy, and zsByAuto for ZRANGE before its options are
+// read.
 const (
-	zsByAuto = iota // ZRANGE before its options are read
-	zsByRank
-	zsByScore
-	zsByLex
+	zsByAuto  = 0
+	zsByRank  = int(datatype.ZByRank)
+	zsByScore = int(datatype.ZByScore)
+	zsByLex   = int(datatype.ZByLex)
 )
 
-// zsetSmall is the size up to which a set is simply walked where a bigger one is walked from
-// two ends at once (ZRANK, ZCOUNT): one iterator costs less than three then.
-const zsetSmall = 64
-
-// zsetBufferMax bounds how many elements a rank range near the far end of the set is
-// buffered to be walked from that end instead of skipping to it from the near one.
-const zsetBufferMax = 4096
-
-// zsetLexBound is one end of a lex range: "-" (inf -1), "+" (inf 1) or a member, exclusive
-// with "(", inclusive with "[" ("-" and "+" are exclusive, as in Redis).
-type zsetLexBound struct {
-	inf int8
-	val []byte
-	ex  bool
-}
-
 // zsetParseLex parses a lex range item as Redis's zslParseLexRangeItem.
-func zsetParseLex(b []byte) (zsetLexBound, bool) {
+func zsetParseLex(b []byte) (datatype.ZLexBound, bool) {
 	if len(b) == 0 {
-		return zsetLexBound{}, false
+		return datatype.ZLexBound{}, false
 	}
 	switch b[0] {
 	case '+', '-':
 		if len(b) > 1 && b[1] != 0 { // read as a C string: "+\0x" is "+"
-			return zsetLexBound{}, false
+			return datatype.ZLexBound{}, false
 		}
 		inf := int8(1)
 		if b[0] == '-' {
 			inf = -1
 		}
-		return zsetLexBound{inf: inf, ex: true}, true
+		return datatype.ZLexBound{Inf: inf, Ex: true}, true
 	case '(':
-		return zsetLexBound{val: b[1:], ex: true}, true
+		return datatype.ZLexBound{Val: b[1:], Ex: true}, true
 	case '[':
-		return zsetLexBound{val: b[1:]}, true
+		return datatype.ZLexBound{Val: b[1:]}, true
 	}
-	return zsetLexBound{}, false
+	return datatype.ZLexBound{}, false
 }
 
-// cmp compares member m with bound b.
-func (b *zsetLexBound) cmp(m []byte) int {
-	if b.inf != 0 {
-		return -int(b.inf)
-	}
-	return bytes.Compare(m, b.val)
-}
-
-// zsetLexEmpty reports whether [min, max] can hold nothing (Redis's sdscmplex test).
-func zsetLexEmpty(min, max *zsetLexBound) bool {
-	var c int
-	switch {
-	case min.inf != 0 && min.inf == max.inf:
-		c = 0
-	case min.inf == -1 || max.inf == 1:
-		c = -1
-	case min.inf == 1 || max.inf == -1:
-		c = 1
-	default:
-		c = bytes.Compare(min.val, max.val)
-	}
-	return c > 0 || (c == 0 && (min.ex || max.ex))
-}
-
-// zsetRange is a parsed range of the ZRANGE family.
+// zsetRange is a parsed range of the ZRANGE family: the range (by is its kind, 0 while
+// ZRANGE's options are read) and WITHSCORES.
 type zsetRange struct {
-	by             int
-	rev            bool
-	withScores     bool
-	start, stop    int64
-	smin, smax     float64
-	sminEx, smaxEx bool
-	lmin, lmax     zsetLexBound
-	offset, limit  int64 // limit < 0: no limit
+	datatype.ZRange
+	by         int
+	withScores bool
 }
 
-func (r *zsetRange) gteMin(m []byte) bool {
-	c := r.lmin.cmp(m)
-	return c > 0 || (c == 0 && !r.lmin.ex)
-}
-
-func (r *zsetRange) lteMax(m []byte) bool {
-	c := r.lmax.cmp(m)
-	return c < 0 || (c == 0 && !r.lmax.ex)
-}
-
-// scoreEmpty reports whether the score range can hold nothing.
-func (r *zsetRange) scoreEmpty() bool {
-	return r.smin > r.smax || (r.smin == r.smax && (r.sminEx || r.smaxEx))
-}
-
-// scoreBounds returns the order-entry bounds [lower, upper) of the score range.
-func (r *zsetRange) scoreBounds() (lower, upper []byte) {
-	lower = codec.AppendSortableScore([]byte{codec.ZSetScoreTag}, r.smin)
-	if r.sminEx {
-		lower = shard.PrefixEnd(lower)
-	}
-	upper = codec.AppendSortableScore([]byte{codec.ZSetScoreTag}, r.smax)
-	if !r.smaxEx {
-		upper = shard.PrefixEnd(upper)
-	}
-	return lower, upper
+// newZsetRange returns a range of kind by with no LIMIT.
+func newZsetRange(by int) zsetRange {
+	return zsetRange{ZRange: datatype.ZRange{By: datatype.ZRangeBy(by), Limit: -1}, by: by}
 }
 
 // parseScoreRange and parseLexRange read min and max, replying Redis's error.
 func (r *zsetRange) parseScoreRange(c *Ctx, min, max []byte) bool {
 	var ok1, ok2 bool
-	r.smin, r.sminEx, ok1 = zsetParseBound(min)
-	r.smax, r.smaxEx, ok2 = zsetParseBound(max)
+	r.Min, r.MinEx, ok1 = zsetParseBound(min)
+	r.Max, r.MaxEx, ok2 = zsetParseBound(max)
 	if !ok1 || !ok2 {
 		c.Error(errZsetMinMax)
 		return false
@@ -139,8 +72,8 @@ func (r *zsetRange) parseScoreRange(c *Ctx, min, max []byte) bool {
 
 func (r *zsetRange) parseLexRange(c *Ctx, min, max []byte) bool {
 	var ok1, ok2 bool
-	r.lmin, ok1 = zsetParseLex(min)
-	r.lmax, ok2 = zsetParseLex(max)
+	r.LexMin, ok1 = zsetParseLex(min)
+	r.LexMax, ok2 = zsetParseLex(max)
 	if !ok1 || !ok2 {
 		c.Error(errZsetLexRange)
 		return false
@@ -148,32 +81,12 @@ func (r *zsetRange) parseLexRange(c *Ctx, min, max []byte) bool {
 	return true
 }
 
-// zsetRankBounds clamps start and stop of a set of n elements as Redis does; ok is false for
-// an empty range.
-func zsetRankBounds(n, start, stop int64) (lo, hi int64, ok bool) {
-	if start < 0 {
-		start += n
-	}
-	if stop < 0 {
-		stop += n
-	}
-	if start < 0 {
-		start = 0
-	}
-	if start > stop || start >= n {
-		return 0, 0, false
-	}
-	if stop >= n {
-		stop = n - 1
-	}
-	return start, stop, true
-}
-
 // zsetParseRange parses the arguments of ZRANGE and its relatives from the key at argStart
 // (ZRANGESTORE: the source). by and rev are fixed by the older commands (preset); ZRANGE and
 // ZRANGESTORE take them from BYSCORE, BYLEX and REV. Errors are replied in Redis's order.
 func zsetParseRange(c *Ctx, argStart, by int, rev, preset, store bool) (r zsetRange, ok bool) {
-	r.by, r.rev, r.limit = by, rev, -1
+	r = newZsetRange(by)
+	r.Rev = rev
 	revSet := preset
 	for j := argStart + 3; j < len(c.Args); j++ {
 		a, left := c.Args[j], len(c.Args)-j-1
@@ -181,15 +94,15 @@ func zsetParseRange(c *Ctx, argStart, by int, rev, preset, store bool) (r zsetRa
 		case !store && equalFold(a, "withscores"):
 			r.withScores = true
 		case equalFold(a, "limit") && left >= 2:
-			if r.offset, ok = c.intArg(j + 1); !ok {
+			if r.Offset, ok = c.intArg(j + 1); !ok {
 				return r, false
 			}
-			if r.limit, ok = c.intArg(j + 2); !ok {
+			if r.Limit, ok = c.intArg(j + 2); !ok {
 				return r, false
 			}
 			j += 2
 		case !revSet && equalFold(a, "rev"):
-			r.rev, revSet = true, true
+			r.Rev, revSet = true, true
 		case r.by == zsByAuto && equalFold(a, "bylex"):
 			r.by = zsByLex
 		case r.by == zsByAuto && equalFold(a, "byscore"):
@@ -202,7 +115,8 @@ func zsetParseRange(c *Ctx, argStart, by int, rev, preset, store bool) (r zsetRa
 	if r.by == zsByAuto {
 		r.by = zsByRank
 	}
-	if r.limit != -1 && r.by == zsByRank {
+	r.By = datatype.ZRangeBy(r.by)
+	if r.Limit != -1 && r.by == zsByRank {
 		c.Error(errZsetLimitRank)
 		return r, false
 	}
@@ -211,15 +125,15 @@ func zsetParseRange(c *Ctx, argStart, by int, rev, preset, store bool) (r zsetRa
 		return r, false
 	}
 	min, max := c.Args[argStart+1], c.Args[argStart+2]
-	if r.rev && r.by != zsByRank {
+	if r.Rev && r.by != zsByRank {
 		min, max = max, min
 	}
 	switch r.by {
 	case zsByRank:
-		if r.start, ok = c.intArg(argStart + 1); !ok {
+		if r.Start, ok = c.intArg(argStart + 1); !ok {
 			return r, false
 		}
-		if r.stop, ok = c.intArg(argStart + 2); !ok {
+		if r.Stop, ok = c.intArg(argStart + 2); !ok {
 			return r, false
 		}
 	case zsByScore:
@@ -232,165 +146,6 @@ func zsetParseRange(c *Ctx, argStart, by int, rev, preset, store bool) (r zsetRa
 		}
 	}
 	return r, true
-}
-
-// iterOrder opens a walk over the order entries in [lower, upper) (nil: the whole index).
-func (z *zsetRef) iterOrder(lower, upper []byte, reverse bool) *shard.Iter {
-	if lower == nil {
-		lower = zsetOrderLower
-	}
-	if upper == nil {
-		upper = zsetOrderUpper
-	}
-	return z.c.Tx.IterateData(z.c.DB, z.key, z.m.Version, lower, upper, reverse)
-}
-
-// edge returns the first (or, with last, the last) member and score in order.
-func (z *zsetRef) edge(last bool) (member []byte, score float64, ok bool) {
-	it := z.iterOrder(nil, nil, last)
-	defer it.Close()
-	if !it.Valid() {
-		return nil, 0, false
-	}
-	m, s := zsetOrderElem(it.Elem())
-	return append([]byte(nil), m...), s, true
-}
-
-// walk calls fn for every element of range r in reply order and returns how many it visited.
-// With anyOrder (stores and removals) it walks in whatever order is cheapest. member is valid
-// only during the call.
-func (z *zsetRef) walk(r *zsetRange, anyOrder bool, fn func(member []byte, score float64)) int64 {
-	if r.by == zsByRank {
-		return z.walkRank(r, anyOrder, fn) // LIMIT does not apply
-	}
-	if r.offset > 0 && uint64(r.offset) >= z.m.Count {
-		return 0 // nothing is left after the offset: not worth walking
-	}
-	switch r.by {
-	case zsByScore:
-		if r.scoreEmpty() {
-			return 0
-		}
-		lower, upper := r.scoreBounds()
-		it := z.iterOrder(lower, upper, r.rev)
-		defer it.Close()
-		return zsetTake(it, r.offset, r.limit, nil, fn)
-	default:
-		return z.walkLex(r, fn)
-	}
-}
-
-// zsetTake skips offset entries of it (a negative offset skips them all, as in Redis), then
-// calls fn on up to limit entries (limit < 0: all) while inRange holds (nil: always).
-func zsetTake(it *shard.Iter, offset, limit int64, inRange func([]byte) bool, fn func([]byte, float64)) int64 {
-	if offset < 0 {
-		return 0
-	}
-	for ; offset > 0 && it.Valid(); offset-- {
-		it.Next()
-	}
-	var n int64
-	for limit != 0 && it.Valid() {
-		member, score := zsetOrderElem(it.Elem())
-		if inRange != nil && !inRange(member) {
-			break
-		}
-		fn(member, score)
-		n++
-		if limit > 0 {
-			limit--
-		}
-		if limit != 0 { // no step past the last element taken: it may skip many tombstones
-			it.Next()
-		}
-	}
-	return n
-}
-
-// walkRank walks a range by index. Cost: O(skipped + M) where skipped is the distance from the
-// end it starts at; Redis's skiplist spans make that O(log N). A range near the far end is
-// walked from that end, buffered when the reply order needs it and it is small.
-func (z *zsetRef) walkRank(r *zsetRange, anyOrder bool, fn func([]byte, float64)) int64 {
-	lo, hi, ok := zsetRankBounds(int64(z.m.Count), r.start, r.stop)
-	if !ok {
-		return 0
-	}
-	n := hi - lo + 1
-	farSkip := int64(z.m.Count) - 1 - hi
-	if farSkip >= lo || (!anyOrder && n > zsetBufferMax) {
-		it := z.iterOrder(nil, nil, r.rev)
-		defer it.Close()
-		return zsetTake(it, lo, n, nil, fn)
-	}
-	it := z.iterOrder(nil, nil, !r.rev)
-	defer it.Close()
-	if anyOrder {
-		return zsetTake(it, farSkip, n, nil, fn)
-	}
-	type elem struct {
-		member []byte
-		score  float64
-	}
-	buf := make([]elem, 0, n)
-	zsetTake(it, farSkip, n, nil, func(m []byte, s float64) {
-		buf = append(buf, elem{append([]byte(nil), m...), s})
-	})
-	for i := len(buf) - 1; i >= 0; i-- {
-		fn(buf[i].member, buf[i].score)
-	}
-	return int64(len(buf))
-}
-
-// walkLex walks a lex range with Redis's semantics, which assume every score is equal: the
-// first element (in order) not below min starts the range, which ends at the first element
-// above max (descending: mirrored). Seeking from the first element to (its score, min) finds
-// that start at once when scores are equal, and gives what a scan from the start gives when
-// they are not. Redis also answers empty at once when the far end is out of range, which only
-// matters for mixed scores; that costs a second walk, made for small sets only (for big ones
-// Redis's own answer over mixed scores depends on its skiplist's random levels).
-func (z *zsetRef) walkLex(r *zsetRange, fn func([]byte, float64)) int64 {
-	if zsetLexEmpty(&r.lmin, &r.lmax) {
-		return 0
-	}
-	if z.m.Count <= zsetListpackMax {
-		if far, _, ok := z.edge(!r.rev); ok && (r.rev && !r.lteMax(far) || !r.rev && !r.gteMin(far)) {
-			return 0
-		}
-	}
-	it := z.iterOrder(nil, nil, r.rev)
-	defer it.Close()
-	if !it.Valid() {
-		return 0
-	}
-	member, score := zsetOrderElem(it.Elem())
-	if !r.rev {
-		if !r.lteMax(member) { // the first element is above max
-			return 0
-		}
-		if r.lmin.inf == 0 && !r.gteMin(member) {
-			it.Seek(codec.AppendZSetScore(z.prefix, score, r.lmin.val))
-		}
-		for it.Valid() && !r.gteMin(it.Elem()[9:]) {
-			it.Next()
-		}
-		if !it.Valid() || !r.lteMax(it.Elem()[9:]) {
-			return 0
-		}
-		return zsetTake(it, r.offset, r.limit, r.lteMax, fn)
-	}
-	if !r.gteMin(member) { // the last element is below min
-		return 0
-	}
-	if r.lmax.inf == 0 && !r.lteMax(member) {
-		it.Seek(codec.AppendZSetScore(z.prefix, score, r.lmax.val))
-	}
-	for it.Valid() && !r.lteMax(it.Elem()[9:]) {
-		it.Next()
-	}
-	if !it.Valid() || !r.gteMin(it.Elem()[9:]) {
-		return 0
-	}
-	return zsetTake(it, r.offset, r.limit, r.gteMin, fn)
 }
 
 // ---- ZRANGE and relatives ----
@@ -408,13 +163,13 @@ func zrangeGeneric(c *Ctx, by int, rev, preset bool) {
 	if !ok {
 		return
 	}
-	if z == nil {
+	if !z.Exists() {
 		c.W.ArrayLen(0)
 		return
 	}
 	emit := func(m []byte, s float64) { zsetReplyElem(c, m, s, r.withScores) }
 	start := len(c.W.Buf)
-	n := z.walk(&r, false, emit)
+	n := z.Walk(&r.ZRange, false, emit)
 	if r.withScores && !c.W.RESP3 {
 		n *= 2
 	}
@@ -426,20 +181,21 @@ func zrangeGeneric(c *Ctx, by int, rev, preset bool) {
 // (DEL, then ZADD records of at most dumpChunk arguments) while it writes, rather than reading
 // the new set back.
 type zsetWriter struct {
-	z      *zsetRef
+	c      *Ctx
+	z      datatype.ZSet
 	args   [][]byte // pending ZADD record
 	logged bool     // DEL dst is in the binlog
 }
 
 func (c *Ctx) zsetNewWriter(dst []byte) *zsetWriter {
-	return &zsetWriter{z: c.zsetRefOf(dst, c.newCollection(dst, codec.TypeZSet))}
+	return &zsetWriter{c: c, z: datatype.NewZSet(c.Tx, c.DB, dst)}
 }
 
 func (w *zsetWriter) add(member []byte, score float64) {
 	score = zsetNormScore(score)
-	w.z.put(member, score, 0, false)
+	w.z.Insert(member, score)
 	if w.args == nil {
-		w.args = append(make([][]byte, 0, 2+dumpChunk), zsetZADD, w.z.key)
+		w.args = append(make([][]byte, 0, 2+dumpChunk), zsetZADD, w.z.Key())
 	}
 	w.args = append(w.args, codec.FormatDouble(nil, score), append([]byte(nil), member...))
 	if len(w.args) >= 2+dumpChunk {
@@ -448,7 +204,7 @@ func (w *zsetWriter) add(member []byte, score float64) {
 }
 
 func (w *zsetWriter) flush() {
-	c, key := w.z.c, w.z.key
+	c, key := w.c, w.z.Key()
 	if !w.logged {
 		c.Tx.Log(c.DB, key, zsetDEL, key)
 		w.logged = true
@@ -462,19 +218,19 @@ func (w *zsetWriter) flush() {
 // finish replaces dst with the new set, or deletes dst when the set is empty, and replies the
 // new set's size. event is the command's keyspace event for a set stored.
 func (w *zsetWriter) finish(event string) {
-	c, z := w.z.c, w.z
-	if z.m.Count == 0 {
+	c, key := w.c, w.z.Key()
+	if w.z.Len() == 0 {
 		c.W.Int(0)
-		if c.Tx.Delete(c.DB, z.key) {
-			c.Tx.Log(c.DB, z.key, zsetDEL, z.key)
-			c.notify(pubsub.Generic, "del", z.key)
+		if w.z.Save() {
+			c.Tx.Log(c.DB, key, zsetDEL, key)
+			c.notify(pubsub.Generic, "del", key)
 		}
 		return
 	}
-	c.Tx.SetMeta(c.DB, z.key, &z.m)
+	w.z.Save()
 	w.flush()
-	c.W.Int(int64(z.m.Count))
-	c.notify(pubsub.ZSet, event, z.key) // after the reply, as Redis
+	c.W.Int(w.z.Len())
+	c.notify(pubsub.ZSet, event, key) // after the reply, as Redis
 }
 
 func zrangestoreCmd(c *Ctx) {
@@ -487,16 +243,14 @@ func zrangestoreCmd(c *Ctx) {
 		return
 	}
 	w := c.zsetNewWriter(c.Args[1])
-	if z != nil {
-		z.walk(&r, true, w.add)
-	}
+	z.Walk(&r.ZRange, true, w.add)
 	w.finish("zrangestore")
 }
 
-// zcountCmd counts a score range. Cost: O(min(M, N-M)) here (the range and its complement
-// are counted at once, whichever finishes first) against Redis's O(log N).
+// zcountCmd counts a score range. Cost: O(min(M, N-M)) here (datatype.ZSet.CountScore)
+// against Redis's O(log N).
 func zcountCmd(c *Ctx) {
-	var r zsetRange
+	r := newZsetRange(zsByScore)
 	if !r.parseScoreRange(c, c.Args[2], c.Args[3]) {
 		return
 	}
@@ -504,57 +258,12 @@ func zcountCmd(c *Ctx) {
 	if !ok {
 		return
 	}
-	if z == nil || r.scoreEmpty() {
-		c.W.Int(0)
-		return
-	}
-	lower, upper := r.scoreBounds()
-	c.W.Int(z.countOrder(lower, upper))
-}
-
-// countOrder counts the order entries in [lower, upper), walking the range and the two parts
-// outside it in step and stopping when either side is known.
-func (z *zsetRef) countOrder(lower, upper []byte) int64 {
-	if bytes.Compare(lower, upper) >= 0 {
-		return 0
-	}
-	in := z.iterOrder(lower, upper, false)
-	defer in.Close()
-	if z.m.Count <= zsetSmall {
-		var n int64
-		for ; in.Valid(); in.Next() {
-			n++
-		}
-		return n
-	}
-	below := z.iterOrder(nil, lower, true)
-	defer below.Close()
-	above := z.iterOrder(upper, nil, false)
-	defer above.Close()
-	var nIn, nOut int64
-	for {
-		if !in.Valid() {
-			return nIn
-		}
-		if !below.Valid() && !above.Valid() {
-			return int64(z.m.Count) - nOut
-		}
-		nIn++
-		in.Next()
-		if below.Valid() {
-			nOut++
-			below.Next()
-		}
-		if above.Valid() {
-			nOut++
-			above.Next()
-		}
-	}
+	c.W.Int(z.CountScore(&r.ZRange)) // zero for a missing key
 }
 
 // zlexcountCmd counts a lex range. Cost: O(M) here against Redis's O(log N).
 func zlexcountCmd(c *Ctx) {
-	r := zsetRange{by: zsByLex, limit: -1}
+	r := newZsetRange(zsByLex)
 	if !r.parseLexRange(c, c.Args[2], c.Args[3]) {
 		return
 	}
@@ -562,25 +271,21 @@ func zlexcountCmd(c *Ctx) {
 	if !ok {
 		return
 	}
-	if z == nil {
-		c.W.Int(0)
-		return
-	}
-	c.W.Int(z.walk(&r, false, func([]byte, float64) {}))
+	c.W.Int(z.Walk(&r.ZRange, false, func([]byte, float64) {})) // zero for a missing key
 }
 
 // zremrangeGeneric is ZREMRANGEBYRANK, ZREMRANGEBYSCORE and ZREMRANGEBYLEX. A range that
 // covers the whole set deletes the key (one range delete); otherwise each element goes. The
 // command is deterministic given the data, so it is logged as it is.
 func zremrangeGeneric(c *Ctx, by int) {
-	r := zsetRange{by: by, limit: -1}
+	r := newZsetRange(by)
 	switch by {
 	case zsByRank:
 		var ok bool
-		if r.start, ok = c.intArg(2); !ok {
+		if r.Start, ok = c.intArg(2); !ok {
 			return
 		}
-		if r.stop, ok = c.intArg(3); !ok {
+		if r.Stop, ok = c.intArg(3); !ok {
 			return
 		}
 	case zsByScore:
@@ -597,21 +302,21 @@ func zremrangeGeneric(c *Ctx, by int) {
 	if !ok {
 		return
 	}
-	if z == nil {
+	if !z.Exists() {
 		c.W.Int(0)
 		return
 	}
 	var n int64
 	event := zsetRemRangeEvents[by]
-	if z.coversAll(&r) {
-		n = int64(z.m.Count)
-		c.Tx.Delete(c.DB, key)
+	if z.CoversAll(&r.ZRange) {
+		n = z.Len()
+		z.Drop()
 		c.notify(pubsub.ZSet, event, key)
 		c.notify(pubsub.Generic, "del", key)
 	} else {
-		n = z.walk(&r, true, func(m []byte, s float64) { z.remove(m, s) })
+		n = z.Walk(&r.ZRange, true, func(m []byte, s float64) { z.Remove(m, s) })
 		if n > 0 {
-			z.saveAndNotify(event)
+			c.notifySaved(z.Save(), key, pubsub.ZSet, event)
 		}
 	}
 	if n > 0 {
@@ -623,26 +328,6 @@ func zremrangeGeneric(c *Ctx, by int) {
 // zsetRemRangeEvents are the keyspace events of ZREMRANGEBY*, by range kind.
 var zsetRemRangeEvents = map[int]string{zsByRank: "zremrangebyrank", zsByScore: "zremrangebyscore", zsByLex: "zremrangebylex"}
 
-// coversAll reports whether a rank or score range holds every element of the set.
-func (z *zsetRef) coversAll(r *zsetRange) bool {
-	switch r.by {
-	case zsByRank:
-		lo, hi, ok := zsetRankBounds(int64(z.m.Count), r.start, r.stop)
-		return ok && lo == 0 && hi == int64(z.m.Count)-1
-	case zsByScore:
-		if r.scoreEmpty() || z.m.Count <= zsetSmall {
-			return false // a small set is cheaper to remove element by element than to check
-		}
-		_, first, ok := z.edge(false)
-		_, last, _ := z.edge(true)
-		inRange := func(s float64) bool {
-			return (s > r.smin || (s == r.smin && !r.sminEx)) && (s < r.smax || (s == r.smax && !r.smaxEx))
-		}
-		return ok && inRange(first) && inRange(last)
-	}
-	return false
-}
-
 // ---- pops ----
 
 // zsetPop removes up to count elements from the low (or, with max, the high) end of z and
@@ -652,8 +337,8 @@ func (z *zsetRef) coversAll(r *zsetRange) bool {
 //
 // The header is written first, as Redis does, so that the pop's keyspace event lands after it
 // in the reply of a connection subscribed to its own events.
-func zsetPop(c *Ctx, z *zsetRef, max bool, count int64, nested bool) {
-	n := int(min(count, int64(z.m.Count)))
+func zsetPop(c *Ctx, z *datatype.ZSet, max bool, count int64, nested bool) {
+	n := int(min(count, z.Len()))
 	if nested {
 		c.W.ArrayLen(n)
 	} else {
@@ -663,42 +348,26 @@ func zsetPop(c *Ctx, z *zsetRef, max bool, count int64, nested bool) {
 }
 
 // zsetPopElems is zsetPop without the array header: it returns how many elements it wrote.
-func zsetPopElems(c *Ctx, z *zsetRef, max bool, count int64, nested bool) int {
-	size := int64(z.m.Count)
-	n := min(count, size)
-	all := n == size
-	members := make([][]byte, 0, n)
+func zsetPopElems(c *Ctx, z *datatype.ZSet, max bool, count int64, nested bool) int {
+	key := z.Key()
 	event := "zpopmin"
 	if max {
 		event = "zpopmax"
 	}
-	it := z.iterOrder(nil, nil, max)
-	for i := int64(0); i < n && it.Valid(); i++ {
-		if i > 0 {
-			it.Next()
-		} else {
-			c.notify(pubsub.ZSet, event, z.key) // before the first element, as Redis
+	members, dropped := z.Pop(count, max, func(i int, m []byte, s float64) {
+		if i == 0 {
+			c.notify(pubsub.ZSet, event, key) // before the first element, as Redis
 		}
-		m, s := zsetOrderElem(it.Elem())
-		m = append([]byte(nil), m...)
-		members = append(members, m)
 		if nested {
 			c.W.ArrayLen(2)
 		}
 		c.W.Bulk(m)
 		c.W.Double(s)
-		if !all {
-			z.remove(m, s)
-		}
+	})
+	if dropped {
+		c.notify(pubsub.Generic, "del", key)
 	}
-	it.Close()
-	if all {
-		c.Tx.Delete(c.DB, z.key)
-		c.notify(pubsub.Generic, "del", z.key)
-	} else {
-		z.save()
-	}
-	zsetLogRemoved(c, z.key, members, all)
+	zsetLogRemoved(c, key, members, dropped)
 	return len(members)
 }
 
@@ -723,14 +392,14 @@ func zpopCmd(c *Ctx, max bool) {
 	if !ok {
 		return
 	}
-	if z == nil || count == 0 {
+	if !z.Exists() || count == 0 {
 		c.W.ArrayLen(0)
 		return
 	}
 	if count == -1 {
 		count = 1
 	}
-	zsetPop(c, z, max, count, nested)
+	zsetPop(c, &z, max, count, nested)
 }
 
 // zmpopCmd is ZMPOP numkeys key [key ...] MIN|MAX [COUNT count]: it pops from the first
@@ -796,88 +465,18 @@ func zmpopFrom(c *Ctx, keys [][]byte, max bool, count int64) (popped, ok bool) {
 		if !ok {
 			return false, false
 		}
-		if z == nil {
+		if !z.Exists() {
 			continue
 		}
 		c.W.ArrayLen(2)
 		c.W.Bulk(key)
-		zsetPop(c, z, max, count, true)
+		zsetPop(c, &z, max, count, true)
 		return true, true
 	}
 	return false, true
 }
 
 // ---- ZRANDMEMBER ----
-
-// memberAt returns the element at index i of the member entries (member order), walking from
-// the nearer end.
-func (z *zsetRef) memberAt(i uint64) (member []byte, score float64) {
-	n := z.m.Count
-	rev := i >= n/2
-	skip := i
-	if rev {
-		skip = n - 1 - i
-	}
-	it := z.c.Tx.IterateData(z.c.DB, z.key, z.m.Version, zsetMemberLow, zsetMemberUp, rev)
-	defer it.Close()
-	for ; skip > 0 && it.Valid(); skip-- {
-		it.Next()
-	}
-	if !it.Valid() {
-		return nil, 0
-	}
-	return append([]byte(nil), it.Elem()[1:]...), codec.ScoreValue(it.Value())
-}
-
-// zsetRandElem is one element picked by ZRANDMEMBER.
-type zsetRandElem struct {
-	member []byte
-	score  float64
-}
-
-// membersAt returns the elements at the sorted, distinct indexes idx (member order): those in
-// the first half in one walk from the start, the others in one walk from the end.
-func (z *zsetRef) membersAt(idx []uint64) []zsetRandElem {
-	out := make([]zsetRandElem, len(idx))
-	half, _ := slices.BinarySearch(idx, z.m.Count/2)
-	z.collectAt(idx[:half], out[:half], false)
-	z.collectAt(idx[half:], out[half:], true)
-	return out
-}
-
-// collectAt fills out with the elements at indexes idx (sorted), walking from the start, or
-// with rev from the end.
-func (z *zsetRef) collectAt(idx []uint64, out []zsetRandElem, rev bool) {
-	if len(idx) == 0 {
-		return
-	}
-	it := z.c.Tx.IterateData(z.c.DB, z.key, z.m.Version, zsetMemberLow, zsetMemberUp, rev)
-	defer it.Close()
-	k, pos, want := 0, uint64(0), idx[0]
-	if rev {
-		k, pos, want = len(idx)-1, z.m.Count-1, idx[len(idx)-1]
-	}
-	for it.Valid() {
-		if pos == want {
-			out[k] = zsetRandElem{append([]byte(nil), it.Elem()[1:]...), codec.ScoreValue(it.Value())}
-			if rev {
-				k--
-			} else {
-				k++
-			}
-			if k < 0 || k >= len(idx) {
-				return
-			}
-			want = idx[k]
-		}
-		it.Next()
-		if rev {
-			pos--
-		} else {
-			pos++
-		}
-	}
-}
 
 // zsetRandChunk bounds the random draws of ZRANDMEMBER with a negative count resolved in one
 // walk of the set.
@@ -916,12 +515,11 @@ func zrandmemberCmd(c *Ctx) {
 	if !ok {
 		return
 	}
-	if z == nil {
+	if !z.Exists() {
 		c.W.Null()
 		return
 	}
-	m, _ := z.memberAt(rand.Uint64N(z.m.Count))
-	c.W.Bulk(m)
+	c.W.Bulk(z.MemberAt(rand.Uint64N(uint64(z.Len()))).Member)
 }
 
 func zsetRandCount(c *Ctx, l int64, withScores bool) {
@@ -929,11 +527,11 @@ func zsetRandCount(c *Ctx, l int64, withScores bool) {
 	if !ok {
 		return
 	}
-	if z == nil || l == 0 {
+	if !z.Exists() || l == 0 {
 		c.W.ArrayLen(0)
 		return
 	}
-	size := z.m.Count
+	size := uint64(z.Len())
 	if l < 0 || l == 1 { // with repetitions, in random order
 		count := uint64(-l)
 		if l == 1 {
@@ -949,10 +547,10 @@ func zsetRandCount(c *Ctx, l int64, withScores bool) {
 			idx := slices.Clone(draws)
 			slices.Sort(idx)
 			idx = slices.Compact(idx)
-			elems := z.membersAt(idx)
+			elems := z.MembersAt(idx)
 			for _, d := range draws {
 				i, _ := slices.BinarySearch(idx, d)
-				zsetReplyElem(c, elems[i].member, elems[i].score, withScores)
+				zsetReplyElem(c, elems[i].Member, elems[i].Score, withScores)
 			}
 			count -= k
 		}
@@ -961,9 +559,9 @@ func zsetRandCount(c *Ctx, l int64, withScores bool) {
 	count := uint64(l)
 	if count >= size { // the whole set
 		start, n := len(c.W.Buf), 0
-		it := c.Tx.IterateData(c.DB, z.key, z.m.Version, zsetMemberLow, zsetMemberUp, false)
+		it := z.Members(nil)
 		for ; it.Valid(); it.Next() {
-			zsetReplyElem(c, it.Elem()[1:], codec.ScoreValue(it.Value()), withScores)
+			zsetReplyElem(c, it.Member(), it.Score(), withScores)
 			n++
 		}
 		it.Close()
@@ -987,11 +585,11 @@ func zsetRandCount(c *Ctx, l int64, withScores bool) {
 		idx = append(idx, i)
 	}
 	slices.Sort(idx)
-	elems := z.membersAt(idx)
+	elems := z.MembersAt(idx)
 	rand.Shuffle(len(elems), func(i, j int) { elems[i], elems[j] = elems[j], elems[i] })
 	zsetReplyLen(c, len(elems), withScores)
 	for _, e := range elems {
-		zsetReplyElem(c, e.member, e.score, withScores)
+		zsetReplyElem(c, e.Member, e.Score, withScores)
 	}
 }
 
@@ -1010,7 +608,7 @@ func zscanCmd(c *Ctx) {
 	if !ok {
 		return
 	}
-	if z == nil {
+	if !z.Exists() {
 		zsetScanReply(c, 0, nil)
 		return
 	}
@@ -1018,27 +616,28 @@ func zscanCmd(c *Ctx) {
 	if !ok {
 		return
 	}
-	if cursor == 0 && z.m.Count <= zsetListpackMax {
-		count = max(count, zsetListpackMax) // as Redis does for its compact small sets
+	if cursor == 0 && z.Len() <= datatype.ZSetListpackMax {
+		count = max(count, datatype.ZSetListpackMax) // as Redis does for its compact small sets
 	}
-	lower := zsetMemberLow
+	var lower []byte
 	if cursor != 0 {
-		// The saved position is the last visited member entry (never empty, unlike a member).
-		if _, pos := c.Srv.Cursors.Load(cursor); len(pos) > 0 && pos[0] == codec.ZSetMemberTag {
-			lower = append(append([]byte(nil), pos...), 0) // just after it
+		// The saved position is zsetScanTag then the last visited member (the tag keeps the
+		// empty member apart from "no position").
+		if _, pos := c.Srv.Cursors.Load(cursor); len(pos) > 0 && pos[0] == zsetScanTag {
+			lower = append(append([]byte(nil), pos[1:]...), 0) // just after it
 		}
 	}
-	it := c.Tx.IterateData(c.DB, z.key, z.m.Version, lower, zsetMemberUp, false)
+	it := z.Members(lower)
 	defer it.Close()
 	var items [][]byte
-	var last []byte
+	last := []byte{zsetScanTag}
 	for visited := int64(0); visited < count && it.Valid(); it.Next() {
 		visited++
-		m := it.Elem()[1:]
+		m := it.Member()
 		if match(m) {
-			items = append(items, append([]byte(nil), m...), codec.FormatDouble(nil, codec.ScoreValue(it.Value())))
+			items = append(items, append([]byte(nil), m...), codec.FormatDouble(nil, it.Score()))
 		}
-		last = append(last[:0], it.Elem()...)
+		last = append(last[:1], m...)
 	}
 	var next uint64
 	if it.Valid() {
@@ -1047,10 +646,9 @@ func zscanCmd(c *Ctx) {
 	zsetScanReply(c, next, items)
 }
 
-// zsetListpackMax is Redis's zset-max-listpack-entries default: Redis keeps a set that small
-// in its compact encoding, whose behaviour we copy where it shows (ZSCAN returns it whole,
-// lex ranges over mixed scores check both ends first).
-const zsetListpackMax = 128
+// zsetScanTag starts every ZSCAN position saved in the cursor table (the byte that tagged
+// member entries when positions were data keys, so saved cursors keep their meaning).
+const zsetScanTag = 0
 
 func zsetScanReply(c *Ctx, cursor uint64, items [][]byte) {
 	c.W.ArrayLen(2)

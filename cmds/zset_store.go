@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"shardis/codec"
-	"shardis/shard"
+	"shardis/datatype"
 )
 
 // ZUNION ZINTER ZDIFF, their STORE forms and ZINTERCARD. Sets take part as sorted sets whose
@@ -31,52 +31,83 @@ const (
 	zsAggMax
 )
 
-// zsetSrc is one input of a set operation.
+// zsetSrc is one input of a set operation: a sorted set (zset) or a set (set, isSet), whose
+// members score 1.
 type zsetSrc struct {
 	key    []byte
-	m      codec.Meta
 	exists bool
 	isSet  bool
+	zset   datatype.ZSet
+	set    datatype.Set
 	weight float64
-	prefix []byte
 }
 
 func (s *zsetSrc) size() uint64 {
-	if !s.exists {
+	switch {
+	case !s.exists:
 		return 0
+	case s.isSet:
+		return uint64(s.set.Len())
 	}
-	return s.m.Count
+	return uint64(s.zset.Len())
 }
 
 // lookup returns member's score in s (1 for a member of a set).
-func (s *zsetSrc) lookup(c *Ctx, member []byte) (float64, bool) {
-	if !s.exists {
+func (s *zsetSrc) lookup(member []byte) (float64, bool) {
+	switch {
+	case !s.exists:
 		return 0, false
+	case s.isSet:
+		return 1, s.set.Has(member)
 	}
-	if s.isSet {
-		_, ok := c.Tx.GetData(s.key, append(s.prefix, member...))
-		return 1, ok
-	}
-	v, ok := c.Tx.GetData(s.key, codec.AppendZSetMember(s.prefix, member))
-	if !ok {
-		return 0, false
-	}
-	return codec.ScoreValue(v), true
+	return s.zset.Score(member)
 }
 
-// iter walks s's members in byte order; read each with elem.
-func (s *zsetSrc) iter(c *Ctx) *shard.Iter {
-	if s.isSet {
-		return c.Tx.IterateData(c.DB, s.key, s.m.Version, nil, nil, false)
-	}
-	return c.Tx.IterateData(c.DB, s.key, s.m.Version, zsetMemberLow, zsetMemberUp, false)
+// zsetSrcIter walks the members of one input in byte order: a set's (set) or a sorted set's
+// (zset).
+type zsetSrcIter struct {
+	set   datatype.SetIter
+	zset  datatype.ZSetIter
+	isSet bool
 }
 
-func (s *zsetSrc) elem(it *shard.Iter) (member []byte, score float64) {
-	if s.isSet {
-		return it.Elem(), 1
+func (x *zsetSrcIter) Valid() bool {
+	if x.isSet {
+		return x.set.Valid()
 	}
-	return it.Elem()[1:], codec.ScoreValue(it.Value())
+	return x.zset.Valid()
+}
+
+func (x *zsetSrcIter) Next() {
+	if x.isSet {
+		x.set.Next()
+	} else {
+		x.zset.Next()
+	}
+}
+
+func (x *zsetSrcIter) Close() {
+	if x.isSet {
+		x.set.Close()
+	} else {
+		x.zset.Close()
+	}
+}
+
+// elem returns the current member and its score (1 in a set).
+func (x *zsetSrcIter) elem() (member []byte, score float64) {
+	if x.isSet {
+		return x.set.Member(), 1
+	}
+	return x.zset.Member(), x.zset.Score()
+}
+
+// iter walks s's members in byte order.
+func (s *zsetSrc) iter() *zsetSrcIter {
+	if s.isSet {
+		return &zsetSrcIter{set: s.set.Iter(nil), isSet: true}
+	}
+	return &zsetSrcIter{zset: s.zset.Members(nil)}
 }
 
 // zsetAggregate folds val into *acc as Redis's zunionInterAggregate: a sum that is NaN
@@ -145,13 +176,17 @@ func zsetOpCmd(c *Ctx, op int, store, cardOnly bool) {
 		if !exists {
 			continue
 		}
-		if m.Type != codec.TypeZSet && m.Type != codec.TypeSet {
-			c.Error(errWrongType)
+		s.exists, s.isSet = true, m.Type == codec.TypeSet
+		var err error
+		if s.isSet {
+			s.set, err = datatype.SetFromMeta(c.Tx, c.DB, s.key, m, true)
+		} else {
+			s.zset, err = datatype.ZSetFromMeta(c.Tx, c.DB, s.key, m, true)
+		}
+		if err != nil {
+			c.typeError(err)
 			return
 		}
-		s.m, s.exists, s.isSet = m, true, m.Type == codec.TypeSet
-		p := c.Tx.DataPrefix(c.DB, s.key, m.Version)
-		s.prefix = p[:len(p):len(p)]
 	}
 	agg, withScores, limit := zsAggSum, false, int64(0)
 	for j < len(c.Args) {
@@ -213,7 +248,7 @@ func zsetOpCmd(c *Ctx, op int, store, cardOnly bool) {
 
 	var (
 		w     *zsetWriter
-		out   []zsetRandElem
+		out   []datatype.ZElem
 		card  int64
 		emit  func(member []byte, score float64) bool // false: stop
 		reply = !store && !cardOnly
@@ -229,7 +264,7 @@ func zsetOpCmd(c *Ctx, op int, store, cardOnly bool) {
 		}
 	default:
 		emit = func(m []byte, s float64) bool {
-			out = append(out, zsetRandElem{append([]byte(nil), m...), s})
+			out = append(out, datatype.ZElem{Member: append([]byte(nil), m...), Score: s})
 			return true
 		}
 	}
@@ -247,18 +282,18 @@ func zsetOpCmd(c *Ctx, op int, store, cardOnly bool) {
 	case cardOnly:
 		c.W.Int(card)
 	case reply:
-		slices.SortFunc(out, func(a, b zsetRandElem) int {
+		slices.SortFunc(out, func(a, b datatype.ZElem) int {
 			switch {
-			case a.score < b.score:
+			case a.Score < b.Score:
 				return -1
-			case a.score > b.score:
+			case a.Score > b.Score:
 				return 1
 			}
-			return bytes.Compare(a.member, b.member)
+			return bytes.Compare(a.Member, b.Member)
 		})
 		zsetReplyLen(c, len(out), withScores)
 		for _, e := range out {
-			zsetReplyElem(c, e.member, e.score, withScores)
+			zsetReplyElem(c, e.Member, e.Score, withScores)
 		}
 	}
 }
@@ -269,14 +304,14 @@ func zsetInter(c *Ctx, srcs []zsetSrc, agg int, emit func([]byte, float64) bool)
 	if first.size() == 0 {
 		return
 	}
-	it := first.iter(c)
+	it := first.iter()
 	defer it.Close()
 	for ; it.Valid(); it.Next() {
-		member, s0 := first.elem(it)
+		member, s0 := it.elem()
 		score := zsetWeighted(s0, first.weight)
 		all := true
 		for j := 1; j < len(srcs); j++ {
-			v, found := srcs[j].lookup(c, member)
+			v, found := srcs[j].lookup(member)
 			if !found {
 				all = false
 				break
@@ -296,13 +331,13 @@ func zsetDiff(c *Ctx, srcs []zsetSrc, emit func([]byte, float64) bool) {
 	if first.size() == 0 {
 		return
 	}
-	it := first.iter(c)
+	it := first.iter()
 	defer it.Close()
 next:
 	for ; it.Valid(); it.Next() {
-		member, score := first.elem(it)
+		member, score := it.elem()
 		for j := 1; j < len(srcs); j++ {
-			if _, found := srcs[j].lookup(c, member); found {
+			if _, found := srcs[j].lookup(member); found {
 				continue next
 			}
 		}
@@ -315,7 +350,7 @@ next:
 // zsetMergeHead is one input's current member in the union's merge.
 type zsetMergeHead struct {
 	src int // position in the size-sorted inputs: equal members pop in this order
-	it  *shard.Iter
+	it  *zsetSrcIter
 }
 
 type zsetMergeHeap struct {
@@ -325,8 +360,8 @@ type zsetMergeHeap struct {
 
 func (h *zsetMergeHeap) Len() int { return len(h.heads) }
 func (h *zsetMergeHeap) Less(i, j int) bool {
-	a, _ := h.srcs[h.heads[i].src].elem(h.heads[i].it)
-	b, _ := h.srcs[h.heads[j].src].elem(h.heads[j].it)
+	a, _ := h.heads[i].it.elem()
+	b, _ := h.heads[j].it.elem()
 	if c := bytes.Compare(a, b); c != 0 {
 		return c < 0
 	}
@@ -354,7 +389,7 @@ func zsetUnion(c *Ctx, srcs []zsetSrc, agg int, emit func([]byte, float64) bool)
 		if srcs[i].size() == 0 {
 			continue
 		}
-		it := srcs[i].iter(c)
+		it := srcs[i].iter()
 		if !it.Valid() {
 			it.Close()
 			continue
@@ -376,13 +411,13 @@ func zsetUnion(c *Ctx, srcs []zsetSrc, agg int, emit func([]byte, float64) bool)
 	var member []byte
 	for h.Len() > 0 {
 		top := h.heads[0]
-		m, s := srcs[top.src].elem(top.it)
+		m, s := top.it.elem()
 		member = append(member[:0], m...)
 		score := zsetWeighted(s, srcs[top.src].weight)
 		advance()
 		for h.Len() > 0 {
 			top = h.heads[0]
-			m, s = srcs[top.src].elem(top.it)
+			m, s = top.it.elem()
 			if !bytes.Equal(m, member) {
 				break
 			}

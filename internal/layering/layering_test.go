@@ -32,6 +32,8 @@ var forbidden = map[string][]string{
 	"pubsub": {"cmds", "executor", "reactor", "server", "shard"},
 	// The Lua engine calls back into commands through its Caller, never by importing them.
 	"script": {"cmds", "executor", "reactor"},
+	// The data types: storage below, no command or server above.
+	"datatype": {"cmds", "executor", "reactor", "server", "script", "acl", "config"},
 	// What COMMAND makes of a declaration, knowing nothing of the table.
 	"cmds/spec": {"cmds", "executor", "reactor", "server", "shard"},
 }

@@ -1,0 +1,215 @@
+// Package datatype holds the Redis data types over a shard transaction: how each type's
+// elements are laid out in data keys (docs/ENCODING.md) and the operations on them. It is the
+// layer under the command families of package cmds, as Kvrocks's src/types is under its
+// src/commands: cmds parses arguments, writes replies, logs binlog records and publishes
+// keyspace events; this package reads and writes the keys.
+//
+// A type is opened on a *shard.Tx with a Lookup function (LookupHash, LookupSet, LookupList,
+// LookupZSet, LookupString), which reads the key's meta (expiring it lazily, as Tx.Meta does)
+// and returns a handle by value; a key of another type gives ErrWrongType, which cmds
+// answers with Redis's WRONGTYPE error. The …FromMeta forms take a meta the caller read
+// itself (with Tx.MetaRead, say), and NewSet, NewList and NewZSet start the new value that a
+// STORE command puts in place of whatever its destination held. A handle is meant to live in
+// a local variable for the length of one command; it holds the meta (count, version, expire)
+// and a buffer for data keys, so a command touching many elements builds each key without
+// allocating. Handles are not safe for concurrent use, and neither is the Tx.
+//
+// Writes go into the transaction at once (read-your-writes), but a collection's meta (the
+// element count) is written only by its handle's Save method: a command changes any number
+// of elements, then saves once. Save deletes the key when the collection became empty, as
+// Redis never keeps an empty collection. A string is its meta, so its writes need no Save.
+//
+// Unless a doc comment says otherwise, byte slices returned by this package (element values,
+// iterator keys) alias the transaction's memory or RocksDB's: values read by point reads stay
+// valid until the transaction commits, iterator results until the iterator moves. Callers that
+// keep them longer copy them. Byte slices passed in are not retained after the call returns.
+//
+// The package imports shard and codec only; it knows nothing of connections, replies or the
+// command table.
+package datatype
+
+import (
+	"errors"
+	"math/rand/v2"
+	"slices"
+
+	"shardis/codec"
+	"shardis/shard"
+)
+
+// ErrWrongType is returned when a key holds a value of another type than the operation's.
+// Command code answers it with Redis's "WRONGTYPE Operation against a key holding the wrong
+// kind of value".
+var ErrWrongType = errors.New("datatype: operation against a key holding the wrong kind of value")
+
+// collection is the part every collection handle shares: the key, its meta, and a reusable
+// data key buffer (the collection's data prefix followed by the element last asked for).
+type collection struct {
+	tx     *shard.Tx
+	db     int
+	key    []byte
+	meta   codec.Meta
+	exists bool
+	typ    codec.Type
+	buf    []byte // data prefix at meta.Version, then one element; nil until first needed
+	plen   int
+}
+
+// lookup reads key's meta (Tx.Meta, which expires the key lazily) for a collection of type t.
+func lookup(tx *shard.Tx, db int, key []byte, t codec.Type) (collection, error) {
+	m, exists := tx.Meta(db, key)
+	return fromMeta(tx, db, key, t, m, exists)
+}
+
+// fromMeta makes the handle of collection key of type t from a meta the caller read. A
+// missing key (exists false) gives an empty collection; a key of another type ErrWrongType.
+func fromMeta(tx *shard.Tx, db int, key []byte, t codec.Type, m codec.Meta, exists bool) (collection, error) {
+	c := collection{tx: tx, db: db, key: key, typ: t}
+	if !exists {
+		return c, nil
+	}
+	if m.Type != t {
+		return c, ErrWrongType
+	}
+	c.meta, c.exists = m, true
+	return c, nil
+}
+
+// create gives a missing collection a new version, so it can take elements; Save then adds
+// the key. It does nothing to an existing or already created one.
+func (c *collection) create() {
+	if c.exists || c.meta.Version != 0 {
+		return
+	}
+	c.meta = codec.Meta{Type: c.typ, Version: c.tx.NewVersion(c.key)}
+	if c.typ == codec.TypeList {
+		c.meta.Head, c.meta.Tail = codec.ListInitialSeq, codec.ListInitialSeq
+	}
+	c.buf = nil
+}
+
+// live reports whether the collection can hold elements: it exists or was created.
+func (c *collection) live() bool { return c.exists || c.meta.Version != 0 }
+
+// dataKey returns the data key of element elem. It is valid until the next call.
+func (c *collection) dataKey(elem []byte) []byte {
+	if c.buf == nil {
+		c.buf = c.tx.DataPrefix(c.db, c.key, c.meta.Version)
+		c.plen = len(c.buf)
+	}
+	c.buf = append(c.buf[:c.plen], elem...)
+	return c.buf
+}
+
+func (c *collection) get(elem []byte) ([]byte, bool) {
+	if !c.live() {
+		return nil, false
+	}
+	return c.tx.GetData(c.key, c.dataKey(elem))
+}
+
+func (c *collection) put(elem, val []byte) { c.tx.PutData(c.key, c.dataKey(elem), val) }
+
+func (c *collection) del(elem []byte) { c.tx.DeleteData(c.key, c.dataKey(elem)) }
+
+// iter walks the data keys whose element lies in [lower, upper) (nil: unbounded).
+func (c *collection) iter(lower, upper []byte, reverse bool) *shard.Iter {
+	return c.tx.IterateData(c.db, c.key, c.meta.Version, lower, upper, reverse)
+}
+
+// save writes the meta, or deletes the key when the collection is empty, and reports whether
+// it deleted the key.
+func (c *collection) save() (removed bool) {
+	if c.meta.Count == 0 {
+		removed = c.tx.Delete(c.db, c.key)
+		c.exists = false
+		return removed
+	}
+	c.tx.SetMeta(c.db, c.key, &c.meta)
+	c.exists = true
+	return false
+}
+
+// stream opens a reply stream over the data keys in [lower, upper); see shard.Tx.StreamData.
+func (c *collection) stream(lower, upper []byte, reverse bool, limit int, emit shard.EmitFunc) (*shard.Stream, error) {
+	return c.tx.StreamData(c.db, c.key, c.meta.Version, lower, upper, reverse, limit, emit)
+}
+
+// walkAt calls fn(i, elem, val) for every position pos[i] of the collection's data keys in
+// key order, pos ascending (repeats allowed), walking forward from the first element to the
+// last position asked for. elem and val are valid only during the call. (Walking backward to
+// positions in the upper half was tried: a reverse step costs several forward ones in
+// RocksDB, so it lost on average.)
+func (c *collection) walkAt(pos []uint64, fn func(i int, elem, val []byte)) {
+	if len(pos) == 0 || !c.live() {
+		return
+	}
+	it := c.iter(nil, nil, false)
+	defer it.Close()
+	i := 0
+	for p := uint64(0); it.Valid() && i < len(pos); it.Next() {
+		for ; i < len(pos) && pos[i] == p; i++ {
+			fn(i, it.Elem(), it.Value())
+		}
+		p++
+	}
+}
+
+// SamplePositions draws k distinct positions out of [0, n) uniformly (Floyd's algorithm) and
+// returns them ascending. k must not exceed n.
+func SamplePositions(n, k uint64) []uint64 {
+	chosen := make(map[uint64]struct{}, k)
+	out := make([]uint64, 0, k)
+	for j := n - k; j < n; j++ {
+		t := rand.Uint64N(j + 1)
+		if _, dup := chosen[t]; dup {
+			t = j
+		}
+		chosen[t] = struct{}{}
+		out = append(out, t)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// ParseInt parses a signed 64-bit integer exactly as Redis's string2ll: optional '-', no
+// '+', no spaces, no leading zeros, at most 20 bytes.
+func ParseInt(b []byte) (int64, bool) {
+	if len(b) == 0 || len(b) > 20 {
+		return 0, false
+	}
+	if len(b) == 1 && b[0] == '0' {
+		return 0, true
+	}
+	neg := b[0] == '-'
+	digits := b
+	if neg {
+		digits = b[1:]
+	}
+	if len(digits) == 0 || digits[0] < '1' || digits[0] > '9' {
+		return 0, false
+	}
+	var v uint64
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		if v > (1<<64-1)/10 {
+			return 0, false
+		}
+		v = v*10 + uint64(c-'0')
+		if v < uint64(c-'0') {
+			return 0, false
+		}
+	}
+	if neg {
+		if v > 1<<63 {
+			return 0, false
+		}
+		return -int64(v), true
+	}
+	if v > 1<<63-1 {
+		return 0, false
+	}
+	return int64(v), true
+}

@@ -1,0 +1,155 @@
+package datatype
+
+import (
+	"errors"
+	"math"
+	"strconv"
+
+	"shardis/codec"
+	"shardis/shard"
+)
+
+// A hash is a collection whose data keys are its fields and whose data values are the field
+// values (docs/ENCODING.md): HGET and HSET are point reads and writes, and the fields are
+// stored, and walked, in byte order.
+
+// Errors of hash operations.
+var (
+	// ErrHashNotInteger: HashIncrBy met a field whose value is not an integer.
+	ErrHashNotInteger = errors.New("datatype: hash value is not an integer")
+	// ErrOverflow: an increment would leave the range of a signed 64-bit integer.
+	ErrOverflow = errors.New("datatype: increment or decrement would overflow")
+)
+
+// Hash is a hash key opened in a transaction. The zero value is not usable; get one from
+// LookupHash or HashFromMeta. See the package comment for its lifetime.
+type Hash struct{ c collection }
+
+// LookupHash opens the hash stored at key in logical db. A missing key gives an empty hash
+// (Exists false) that Set creates; a key of another type gives ErrWrongType.
+func LookupHash(tx *shard.Tx, db int, key []byte) (Hash, error) {
+	c, err := lookup(tx, db, key, codec.TypeHash)
+	return Hash{c}, err
+}
+
+// HashFromMeta is LookupHash for a meta the caller has read itself (with Tx.MetaRead, say):
+// exists false means the key is missing.
+func HashFromMeta(tx *shard.Tx, db int, key []byte, m codec.Meta, exists bool) (Hash, error) {
+	c, err := fromMeta(tx, db, key, codec.TypeHash, m, exists)
+	return Hash{c}, err
+}
+
+// Exists reports whether the key holds the hash (false for a missing key, until Save).
+func (h *Hash) Exists() bool { return h.c.exists }
+
+// Len returns the number of fields.
+func (h *Hash) Len() int64 { return int64(h.c.meta.Count) }
+
+// Meta returns the hash's meta as the handle holds it, including changes not yet saved. The
+// caller must not modify it.
+func (h *Hash) Meta() *codec.Meta { return &h.c.meta }
+
+// Get returns the value of field. The value is valid until the transaction commits.
+func (h *Hash) Get(field []byte) ([]byte, bool) { return h.c.get(field) }
+
+// Set sets field to val (copied) and reports whether the field is new.
+func (h *Hash) Set(field, val []byte) (added bool) {
+	_, found := h.c.get(field)
+	h.put(field, val, found)
+	return !found
+}
+
+// put writes field, which existed or not.
+func (h *Hash) put(field, val []byte, existed bool) {
+	h.c.create()
+	h.c.put(field, val)
+	if !existed {
+		h.c.meta.Count++
+	}
+}
+
+// SetNX sets field to val only if the field does not exist, and reports whether it did.
+func (h *Hash) SetNX(field, val []byte) bool {
+	if _, found := h.c.get(field); found {
+		return false
+	}
+	h.put(field, val, false)
+	return true
+}
+
+// Delete removes field and reports whether it existed.
+func (h *Hash) Delete(field []byte) bool {
+	if _, found := h.c.get(field); !found {
+		return false
+	}
+	h.c.del(field)
+	h.c.meta.Count--
+	return true
+}
+
+// IncrBy adds incr to the integer value of field (0 when missing), sets the field to the
+// result and returns it with its decimal form (val, newly allocated). It fails with
+// ErrHashNotInteger or ErrOverflow, changing nothing.
+func (h *Hash) IncrBy(field []byte, incr int64) (n int64, val []byte, err error) {
+	cur, found := h.c.get(field)
+	if found {
+		var ok bool
+		if n, ok = ParseInt(cur); !ok {
+			return 0, nil, ErrHashNotInteger
+		}
+	}
+	if (incr < 0 && n < 0 && incr < math.MinInt64-n) || (incr > 0 && n > 0 && incr > math.MaxInt64-n) {
+		return 0, nil, ErrOverflow
+	}
+	n += incr
+	val = strconv.AppendInt(nil, n, 10)
+	h.put(field, val, found)
+	return n, val, nil
+}
+
+// Save writes the hash's meta, or deletes the key when no field is left; it reports whether
+// it deleted the key. Call it once after the changes of a command.
+func (h *Hash) Save() (removed bool) { return h.c.save() }
+
+// Iter walks the fields from field lower (inclusive; nil: the first) in byte order. The
+// iterator must be closed.
+func (h *Hash) Iter(lower []byte) HashIter {
+	if !h.c.live() {
+		return HashIter{}
+	}
+	return HashIter{h.c.iter(lower, nil, false)}
+}
+
+// At calls fn(i, field, val) for the field at each position pos[i] (pos ascending, repeats
+// allowed) in field order: a walk from the first field, O(N). field and val are valid only
+// during the call.
+func (h *Hash) At(pos []uint64, fn func(i int, field, val []byte)) { h.c.walkAt(pos, fn) }
+
+// Stream opens a reply stream over every field (shard.Tx.StreamData): emit gets each field
+// and its value. It commits the transaction's earlier writes first.
+func (h *Hash) Stream(emit shard.EmitFunc) (*shard.Stream, error) {
+	return h.c.stream(nil, nil, false, -1, emit)
+}
+
+// HashIter walks the fields of a hash in byte order. The zero HashIter (of a missing hash) is
+// empty. Field and Value are valid until the iterator moves.
+type HashIter struct{ it *shard.Iter }
+
+// Valid reports whether the iterator is at a field.
+func (x HashIter) Valid() bool { return x.it != nil && x.it.Valid() }
+
+// Next moves to the next field.
+func (x HashIter) Next() { x.it.Next() }
+
+// Field returns the current field.
+func (x HashIter) Field() []byte { return x.it.Elem() }
+
+// Value returns the current field's value.
+func (x HashIter) Value() []byte { return x.it.Value() }
+
+// Close releases the iterator.
+func (x HashIter) Close() {
+	if x.it != nil {
+		x.it.Close()
+	}
+}

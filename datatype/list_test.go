@@ -1,0 +1,288 @@
+package datatype
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"shardis/codec"
+	"shardis/shard"
+)
+
+// listString returns the elements of l, space-separated, from a Range over all of them.
+func listString(l *List) string {
+	var out []string
+	l.Range(0, l.Len(), false, func(v []byte) bool {
+		out = append(out, string(v))
+		return true
+	})
+	return strings.Join(out, " ")
+}
+
+// withList runs fn on list key in one transaction and saves it after.
+func withList(t *testing.T, s *shard.Store, key string, fn func(l *List)) {
+	t.Helper()
+	do(t, s, func(tx *shard.Tx) {
+		l, err := LookupList(tx, 0, []byte(key))
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		fn(&l)
+		l.Save()
+	})
+}
+
+// makeList stores the elements of spec (space-separated) as list key, replacing it.
+func makeList(t *testing.T, s *shard.Store, key, spec string) {
+	t.Helper()
+	do(t, s, func(tx *shard.Tx) {
+		l := NewList(tx, 0, []byte(key))
+		for _, e := range strings.Fields(spec) {
+			l.Push([]byte(e), false)
+		}
+		l.Save()
+	})
+}
+
+func TestList_PushPopIndexSet(t *testing.T) {
+	s := openStore(t)
+	withList(t, s, "l", func(l *List) {
+		if l.Exists() || l.Len() != 0 {
+			t.Error("missing list not empty")
+		}
+		l.Push([]byte("b"), true)
+		l.Push([]byte("a"), true)
+		l.Push([]byte("c"), false)
+	})
+	withList(t, s, "l", func(l *List) {
+		if got := listString(l); got != "a b c" {
+			t.Errorf("list %q", got)
+		}
+		for idx, want := range map[int64]string{0: "a", 2: "c", -1: "c", -3: "a"} {
+			if v, ok := l.Index(idx); !ok || string(v) != want {
+				t.Errorf("Index(%d) = %q %v", idx, v, ok)
+			}
+		}
+		if _, ok := l.Index(3); ok {
+			t.Error("Index(3) in range")
+		}
+		if _, ok := l.Index(-4); ok {
+			t.Error("Index(-4) in range")
+		}
+		if !l.Set(-2, []byte("B")) || l.Set(5, []byte("x")) {
+			t.Error("Set: wrong results")
+		}
+		if v := l.PopOne(true); string(v) != "a" {
+			t.Errorf("PopOne left %q", v)
+		}
+		if v := l.PopOne(false); string(v) != "c" {
+			t.Errorf("PopOne right %q", v)
+		}
+	})
+	withList(t, s, "l", func(l *List) {
+		if got := listString(l); got != "B" {
+			t.Errorf("list %q", got)
+		}
+		l.PopOne(true)
+	})
+	do(t, s, func(tx *shard.Tx) {
+		if tx.Exists(0, []byte("l")) {
+			t.Error("empty list kept")
+		}
+	})
+}
+
+func TestList_Pop(t *testing.T) {
+	s := openStore(t)
+	makeList(t, s, "l", "1 2 3 4 5 6")
+	withList(t, s, "l", func(l *List) {
+		var got []string
+		n := l.Pop(2, false, func(v []byte) { got = append(got, string(v)) })
+		if n != 2 || strings.Join(got, " ") != "6 5" {
+			t.Errorf("Pop right: %d %v", n, got)
+		}
+		got = got[:0]
+		l.Pop(3, true, func(v []byte) { got = append(got, string(v)) })
+		if strings.Join(got, " ") != "1 2 3" || l.Len() != 1 {
+			t.Errorf("Pop left: %v, len %d", got, l.Len())
+		}
+	})
+	withList(t, s, "l", func(l *List) {
+		if got := listString(l); got != "4" {
+			t.Errorf("list %q", got)
+		}
+		l.Pop(1, true, func([]byte) {})
+	})
+	do(t, s, func(tx *shard.Tx) {
+		if tx.Exists(0, []byte("l")) {
+			t.Error("emptied list kept")
+		}
+	})
+}
+
+func TestList_Insert(t *testing.T) {
+	s := openStore(t)
+	for _, tc := range []struct {
+		pivot  string
+		before bool
+		want   string
+	}{
+		{"a", true, "x a b c d e"},
+		{"a", false, "a x b c d e"},
+		{"d", false, "a b c d x e"},
+		{"e", false, "a b c d e x"},
+		{"c", true, "a b x c d e"},
+	} {
+		makeList(t, s, "l", "a b c d e")
+		withList(t, s, "l", func(l *List) {
+			if !l.Insert([]byte(tc.pivot), []byte("x"), tc.before) {
+				t.Errorf("pivot %s not found", tc.pivot)
+			}
+			if l.Insert([]byte("nope"), []byte("y"), true) {
+				t.Error("missing pivot found")
+			}
+		})
+		withList(t, s, "l", func(l *List) {
+			if got := listString(l); got != tc.want || l.Len() != 6 {
+				t.Errorf("insert x %v %s: %q, want %q", tc.before, tc.pivot, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestList_RemoveMatches(t *testing.T) {
+	s := openStore(t)
+	for _, tc := range []struct {
+		spec  string
+		count int64
+		n     int64
+		want  string
+	}{
+		{"a x b x c x", 0, 3, "a b c"},
+		{"a x b x c x", 2, 2, "a b c x"},
+		{"a x b x c x", -1, 1, "a x b x c"},
+		{"x x x x x a", 0, 5, "a"},
+		{"a b c d e x", 1, 1, "a b c d e"},
+		{"x a b c d e", -1, 1, "a b c d e"},
+		{"x x", 0, 2, ""},
+		{"a b", 0, 0, "a b"},
+	} {
+		makeList(t, s, "l", tc.spec)
+		var n int64
+		withList(t, s, "l", func(l *List) { n = l.RemoveMatches([]byte("x"), tc.count) })
+		withList(t, s, "l", func(l *List) {
+			if got := listString(l); n != tc.n || got != tc.want || l.Len() != int64(len(strings.Fields(tc.want))) {
+				t.Errorf("LREM %d x of %q: removed %d, left %q", tc.count, tc.spec, n, got)
+			}
+		})
+	}
+}
+
+func TestList_Trim(t *testing.T) {
+	s := openStore(t)
+	for _, tc := range []struct {
+		off, kept int64
+		res       TrimResult
+		want      string
+	}{
+		{0, 6, TrimNothing, "a b c d e f"},
+		{1, 4, TrimSome, "b c d e"}, // delete the ends
+		{4, 1, TrimSome, "e"},       // copy the kept one under a new version
+		{0, 0, TrimAll, ""},
+	} {
+		makeList(t, s, "l", "a b c d e f")
+		do(t, s, func(tx *shard.Tx) {
+			l, _ := LookupList(tx, 0, []byte("l"))
+			if res := l.Trim(tc.off, tc.kept); res != tc.res {
+				t.Errorf("Trim(%d, %d) = %v, want %v", tc.off, tc.kept, res, tc.res)
+			}
+		})
+		withList(t, s, "l", func(l *List) {
+			if got := listString(l); got != tc.want {
+				t.Errorf("Trim(%d, %d) left %q, want %q", tc.off, tc.kept, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestList_PositionsIterRangeStream(t *testing.T) {
+	s := openStore(t)
+	var spec []string
+	for i := range 100 { // longer than listPointReads: walks use an iterator
+		spec = append(spec, fmt.Sprint(i%10))
+	}
+	makeList(t, s, "l", strings.Join(spec, " "))
+	var st *shard.Stream
+	do(t, s, func(tx *shard.Tx) {
+		l, _ := LookupList(tx, 0, []byte("l"))
+		for _, tc := range []struct {
+			rank, count, maxlen int64
+			want                string
+		}{
+			{1, -1, 0, "[3]"},
+			{2, -1, 0, "[13]"},
+			{-1, -1, 0, "[93]"},
+			{1, 0, 0, "[3 13 23 33 43 53 63 73 83 93]"},
+			{-2, 3, 0, "[83 73 63]"},
+			{1, 0, 30, "[3 13 23]"},
+			{-1, 0, 15, "[93]"},
+			{20, -1, 0, "[]"},
+		} {
+			if got := fmt.Sprint(l.Positions([]byte("3"), tc.rank, tc.count, tc.maxlen)); got != tc.want {
+				t.Errorf("Positions rank %d count %d maxlen %d = %s, want %s", tc.rank, tc.count, tc.maxlen, got, tc.want)
+			}
+		}
+		var got []string
+		it := l.Iter(95, false)
+		for ; it.Valid(); it.Next() {
+			got = append(got, string(it.Value()))
+		}
+		it.Close()
+		it = l.Iter(97, true)
+		for ; it.Valid(); it.Next() {
+			got = append(got, string(it.Value()))
+		}
+		it.Close()
+		if strings.Join(got, "") != "56789210" {
+			t.Errorf("Iter: %v", got)
+		}
+		got = got[:0]
+		l.Range(40, 45, true, func(v []byte) bool {
+			got = append(got, string(v))
+			return len(got) < 3
+		})
+		if strings.Join(got, "") != "432" {
+			t.Errorf("Range reverse: %v", got)
+		}
+		var err error
+		if st, err = l.Stream(10, 50, func(w *codec.Writer, _, v []byte) { w.Bulk(v) }); err != nil {
+			t.Error(err)
+		}
+	})
+	if st == nil {
+		t.FailNow()
+	}
+	if out := drain(t, st); strings.Count(out, "$1\r\n") != 50 || !strings.HasPrefix(out, "$1\r\n0\r\n") {
+		t.Fatalf("stream: %q", out)
+	}
+}
+
+func TestList_NewListReplacesAndWrongType(t *testing.T) {
+	s := openStore(t)
+	putString(t, s, "k")
+	do(t, s, func(tx *shard.Tx) {
+		if _, err := LookupList(tx, 0, []byte("k")); !errors.Is(err, ErrWrongType) {
+			t.Errorf("LookupList of a string: %v", err)
+		}
+		l := NewList(tx, 0, []byte("k"))
+		l.Push([]byte("v"), false)
+		l.Save()
+	})
+	withList(t, s, "k", func(l *List) {
+		if got := listString(l); got != "v" {
+			t.Errorf("list %q", got)
+		}
+	})
+}
