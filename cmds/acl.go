@@ -20,7 +20,7 @@ import (
 
 func init() {
 	acl.SetCommands(buildACLTable)
-	register(
+	Register(
 		&Command{Name: "acl", Arity: -2, ACL: []string{"slow"}, Group: "server", Since: "6.0.0",
 			Summary: "A container for Access List Control commands", Complexity: "Depends on subcommand.",
 			Exec: ExecConn,
@@ -220,7 +220,7 @@ func logACL(srv *server.Server, cl *server.Client, why acl.Reason, context, obje
 	if srv.Config != nil {
 		max = srv.Config.ACLLogMaxLen()
 	}
-	line := strings.TrimSuffix(string(clientLine(nil, cl, self, time.Now())), "\n")
+	line := strings.TrimSuffix(string(cl.AppendInfo(nil, self, time.Now())), "\n")
 	srv.ACL.Log.Add(acl.LogEntry{Reason: why, Context: context, Object: object, Username: user,
 		TimeMs: time.Now().UnixMilli(), Client: line}, max)
 }
@@ -253,7 +253,7 @@ func aclCat(c *Ctx) {
 			c.W.BulkString(n)
 		}
 	default:
-		subcommandSyntaxError(c)
+		SubcommandSyntaxError(c)
 	}
 }
 
@@ -430,14 +430,14 @@ func aclSave(c *Ctx) {
 
 func aclGenPass(c *Ctx) {
 	if len(c.Args) > 3 {
-		subcommandSyntaxError(c)
+		SubcommandSyntaxError(c)
 		return
 	}
 	bits := int64(256)
 	if len(c.Args) == 3 {
 		n, ok := parseInt(c.Args[2])
 		if !ok {
-			c.Error(errNotInt)
+			c.Error(ErrNotInt)
 			return
 		}
 		bits = n
@@ -454,19 +454,19 @@ func aclGenPass(c *Ctx) {
 
 func aclLog(c *Ctx) {
 	if len(c.Args) > 3 {
-		subcommandSyntaxError(c)
+		SubcommandSyntaxError(c)
 		return
 	}
 	count := int64(10)
 	if len(c.Args) == 3 {
-		if equalFold(c.Args[2], "reset") {
+		if EqualFold(c.Args[2], "reset") {
 			c.Srv.ACL.Log.Reset()
 			c.W.OK()
 			return
 		}
 		n, ok := parseInt(c.Args[2])
 		if !ok {
-			c.Error(errNotInt)
+			c.Error(ErrNotInt)
 			return
 		}
 		count = max(n, 0)
@@ -523,7 +523,7 @@ func aclDryRun(c *Ctx) {
 }
 
 func aclHelp(c *Ctx) {
-	helpReply(c,
+	HelpReply(c,
 		"CAT [<category>]",
 		"    List all commands that belong to <category>, or all command categories",
 		"    when no category is specified.",
@@ -556,13 +556,13 @@ func aclHelp(c *Ctx) {
 // redis-server 7.0.15 hides them.
 var sensitiveParams = []string{"requirepass", "masterauth", "masteruser"}
 
-// configSetSecret: the value of a sensitive parameter in CONFIG SET name value [name value ...].
-func configSetSecret(args [][]byte, i int) bool {
+// ConfigSetSecret: the value of a sensitive parameter in CONFIG SET name value [name value ...].
+func ConfigSetSecret(args [][]byte, i int) bool {
 	if i < 3 || i%2 == 0 {
 		return false
 	}
 	for _, p := range sensitiveParams {
-		if equalFold(args[i-1], p) {
+		if EqualFold(args[i-1], p) {
 			return true
 		}
 	}

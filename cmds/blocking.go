@@ -15,7 +15,7 @@ import (
 // serving it (executor/blocking.go); it then pops from that key only.
 
 func init() {
-	register(
+	Register(
 		&Command{Name: "blmpop", Arity: -5, Flags: []string{"write", "blocking"},
 			ACL: []string{"write", "list", "slow", "blocking"}, Group: "list", Since: "7.0.0",
 			Summary:    "Pop elements from a list, or block until one is available",

@@ -84,7 +84,7 @@ type Command struct {
 	parent *Command
 	acl    *acl.Command // the command in ACL's table (see aclCommand)
 	stats  *cmdStats
-	flags  Flag // Flags parsed, with Traits (set by register)
+	flags  Flag // Flags parsed, with Traits (set by Register)
 }
 
 var redacted = []byte("(redacted)")
@@ -277,8 +277,8 @@ func ArityError(cmd *Command) string {
 
 var table = map[string]*Command{}
 
-// register adds commands to the table; called from the init of each family's file.
-func register(list ...*Command) {
+// Register adds commands to the table; called from the init of each family's file.
+func Register(list ...*Command) {
 	for _, cmd := range list {
 		if _, dup := table[cmd.Name]; dup {
 			panic("cmds: duplicate command " + cmd.Name)

@@ -10,7 +10,7 @@ import (
 const RedisVersion = "7.0.15"
 
 func init() {
-	register(
+	Register(
 		&Command{Name: "ping", Arity: -1, Flags: []string{"fast"}, ACL: []string{"fast", "connection"},
 			Group: "connection", Since: "1.0.0", Summary: "Ping the server", Complexity: "O(1)",
 			Syntax: "[message]",
@@ -50,7 +50,7 @@ func init() {
 // helloSecret: the user and password after HELLO's AUTH.
 func helloSecret(args [][]byte, i int) bool {
 	for j := 2; j+2 < len(args); j++ {
-		if equalFold(args[j], "auth") {
+		if EqualFold(args[j], "auth") {
 			return i == j+1 || i == j+2
 		}
 	}
@@ -94,8 +94,8 @@ func quitCommand(c *Ctx) {
 // as Redis does. Register with onConnReset from the family's init.
 var connResetHooks []func(c *Ctx)
 
-// onConnReset registers fn to run (in the event loop) when a client sends RESET.
-func onConnReset(fn func(c *Ctx)) { connResetHooks = append(connResetHooks, fn) }
+// OnConnReset registers fn to run (in the event loop) when a client sends RESET.
+func OnConnReset(fn func(c *Ctx)) { connResetHooks = append(connResetHooks, fn) }
 
 // resetCommand returns the connection to the state of a new one, as Redis's RESET: db 0,
 // RESP2, replies on, no name, no-evict/no-touch off, out of MONITOR, and unauthenticated again
@@ -127,7 +127,7 @@ const (
 	errWrongPass   = "WRONGPASS invalid username-password pair or user is disabled."
 	errAuthNoPass  = "ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?"
 	errHelloNoAuth = "NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time"
-	errClientName  = "ERR Client names cannot contain spaces, newlines or special characters."
+	ErrClientName  = "ERR Client names cannot contain spaces, newlines or special characters."
 )
 
 // connAuthenticate authenticates the connection as user with pass, as AUTH and HELLO AUTH
@@ -159,7 +159,7 @@ func authCommand(c *Ctx) {
 	case 3:
 		user, pass = c.Args[1], c.Args[2]
 	default:
-		c.Error(errSyntax)
+		c.Error(ErrSyntax)
 		return
 	}
 	if !connAuthenticate(c, user, pass) {
@@ -169,8 +169,8 @@ func authCommand(c *Ctx) {
 	c.W.OK()
 }
 
-// connValidName reports whether name is a valid connection name: printable ASCII, no spaces.
-func connValidName(name []byte) bool {
+// ValidClientName reports whether name is a valid connection name: printable ASCII, no spaces.
+func ValidClientName(name []byte) bool {
 	for _, ch := range name {
 		if ch < '!' || ch > '~' {
 			return false
@@ -199,10 +199,10 @@ func helloCommand(c *Ctx) {
 	for j := next; j < len(c.Args); j++ {
 		more := len(c.Args) - 1 - j
 		switch {
-		case equalFold(c.Args[j], "auth") && more >= 2:
+		case EqualFold(c.Args[j], "auth") && more >= 2:
 			user, pass = c.Args[j+1], c.Args[j+2]
 			j += 2
-		case equalFold(c.Args[j], "setname") && more >= 1:
+		case EqualFold(c.Args[j], "setname") && more >= 1:
 			name = c.Args[j+1]
 			j++
 		default:
@@ -219,8 +219,8 @@ func helloCommand(c *Ctx) {
 		return
 	}
 	if name != nil {
-		if !connValidName(name) {
-			c.Error(errClientName)
+		if !ValidClientName(name) {
+			c.Error(ErrClientName)
 			return
 		}
 		cl.SetName(string(name))

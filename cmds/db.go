@@ -5,7 +5,7 @@ package cmds
 // published counters (DBSIZE).
 
 func init() {
-	register(
+	Register(
 		&Command{Name: "select", Arity: 2, Flags: []string{"loading", "stale", "fast"},
 			ACL: []string{"fast", "connection"}, Group: "connection", Since: "1.0.0",
 			Summary: "Change the selected database for the current connection", Complexity: "O(1)",
@@ -56,8 +56,8 @@ func selectCommand(c *Ctx) {
 	c.W.OK()
 }
 
-// dbKeys returns how many keys logical database db holds, over every shard (committed state).
-func dbKeys(c *Ctx, db int) int64 {
+// DBKeys returns how many keys logical database db holds, over every shard (committed state).
+func DBKeys(c *Ctx, db int) int64 {
 	var n int64
 	for i := range c.Srv.Store.NumShards() {
 		n += c.Srv.Store.Shard(i).Keys(db)
@@ -68,7 +68,7 @@ func dbKeys(c *Ctx, db int) int64 {
 // dbsizeCommand sums the shards' key counts, which every commit keeps exact. Like Redis's,
 // the count includes keys whose expire time has passed but that were not removed yet.
 func dbsizeCommand(c *Ctx) {
-	n := dbKeys(c, c.DB)
+	n := DBKeys(c, c.DB)
 	if c.Tx != nil { // inside EXEC: what the transaction added and removed so far
 		n += c.Tx.PendingKeys(c.DB)
 	}
@@ -78,10 +78,10 @@ func dbsizeCommand(c *Ctx) {
 // dbFlushArgs checks FLUSHDB/FLUSHALL's optional ASYNC or SYNC. Both flush the same way:
 // range deletions are O(1) and RocksDB reclaims the space in the background.
 func dbFlushArgs(c *Ctx) bool {
-	if len(c.Args) == 1 || len(c.Args) == 2 && (equalFold(c.Args[1], "async") || equalFold(c.Args[1], "sync")) {
+	if len(c.Args) == 1 || len(c.Args) == 2 && (EqualFold(c.Args[1], "async") || EqualFold(c.Args[1], "sync")) {
 		return true
 	}
-	c.Error(errSyntax)
+	c.Error(ErrSyntax)
 	return false
 }
 

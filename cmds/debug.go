@@ -28,7 +28,7 @@ import (
 // keys hold the keys' shards, DIGEST, POPULATE and RELOAD every shard, the rest none.
 
 func init() {
-	register(
+	Register(
 		&Command{Name: "debug", Arity: -2, Flags: []string{"admin", "noscript", "loading", "stale"},
 			ACL: []string{"admin", "slow", "dangerous"}, Group: "server", Since: "1.0.0",
 			Summary: "A container for debugging commands", Complexity: "Depends on subcommand.",
@@ -125,7 +125,7 @@ func debugRoute(c *Ctx, nShards int) []int {
 // debugKeyArgsEnd is the end of the key arguments of a keyed subcommand: every argument for
 // DIGEST-VALUE, the one key for the others.
 func debugKeyArgsEnd(args [][]byte) int {
-	if equalFold(args[1], "digest-value") {
+	if EqualFold(args[1], "digest-value") {
 		return len(args)
 	}
 	return 3
@@ -134,14 +134,14 @@ func debugKeyArgsEnd(args [][]byte) int {
 func debugCommand(c *Ctx) {
 	s, ok := debugLookup(c.Args)
 	if !ok {
-		subcommandSyntaxError(c)
+		SubcommandSyntaxError(c)
 		return
 	}
 	s.run(c)
 }
 
 func debugHelp(c *Ctx) {
-	helpReply(c,
+	HelpReply(c,
 		"CHANGE-REPL-ID",
 		"    Change the replication IDs of the instance.",
 		"    Dangerous: should be used only for testing the replication subsystem.",
@@ -299,9 +299,9 @@ func debugStringmatchTest(c *Ctx) {
 // save and reload; NOSAVE, NOFLUSH and MERGE (which read an RDB file that does not exist
 // here) change nothing.
 func debugReload(c *Ctx) {
-	if equalFold(c.Args[1], "reload") {
+	if EqualFold(c.Args[1], "reload") {
 		for _, opt := range c.Args[2:] {
-			if !equalFold(opt, "merge") && !equalFold(opt, "noflush") && !equalFold(opt, "nosave") {
+			if !EqualFold(opt, "merge") && !EqualFold(opt, "noflush") && !EqualFold(opt, "nosave") {
 				c.Error("ERR DEBUG RELOAD only supports the MERGE, NOFLUSH and NOSAVE options.")
 				return
 			}
@@ -312,7 +312,7 @@ func debugReload(c *Ctx) {
 		c.Error("ERR Error trying to load the RDB dump")
 		return
 	}
-	if equalFold(c.Args[1], "reload") {
+	if EqualFold(c.Args[1], "reload") {
 		log.Printf("DB reloaded by DEBUG RELOAD")
 	} else {
 		log.Printf("Append Only File loaded by DEBUG LOADAOF")

@@ -12,7 +12,7 @@ import (
 // instant whenever it applies the record.
 
 func init() {
-	register(
+	Register(
 		&Command{Name: "expire", Arity: -3, Flags: []string{"write", "fast"},
 			ACL: []string{"keyspace", "write", "fast"}, FirstKey: 1, LastKey: 1, Step: 1, Group: "generic",
 			Since: "1.0.0", Summary: "Set a key's time to live in seconds", Complexity: "O(1)",
@@ -91,13 +91,13 @@ func expireGeneric(c *Ctx, base int64, seconds bool) {
 	var flags int
 	for _, opt := range c.Args[3:] {
 		switch {
-		case equalFold(opt, "nx"):
+		case EqualFold(opt, "nx"):
 			flags |= expireNX
-		case equalFold(opt, "xx"):
+		case EqualFold(opt, "xx"):
 			flags |= expireXX
-		case equalFold(opt, "gt"):
+		case EqualFold(opt, "gt"):
 			flags |= expireGT
-		case equalFold(opt, "lt"):
+		case EqualFold(opt, "lt"):
 			flags |= expireLT
 		default:
 			c.Error("ERR Unsupported option " + string(opt))
@@ -112,7 +112,7 @@ func expireGeneric(c *Ctx, base int64, seconds bool) {
 		c.Error("ERR GT and LT options at the same time are not compatible")
 		return
 	}
-	when, ok := c.intArg(2)
+	when, ok := c.IntArg(2)
 	if !ok {
 		return
 	}

@@ -7,7 +7,7 @@ import (
 
 // Flag is one bit of what a command declares about itself. The reactor and the executor decide
 // by these bits, never by a command's name: Redis's flags (the ones COMMAND INFO shows, parsed
-// from Command.Flags at register) and shardis's own traits (Command.Traits, never shown).
+// from Command.Flags at Register) and shardis's own traits (Command.Traits, never shown).
 type Flag uint64
 
 // Redis 7.0's command flags.

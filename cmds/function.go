@@ -23,7 +23,7 @@ import (
 // does (its declared keys' shards, every shard once it strayed; see scriptRoute).
 
 func init() {
-	register(
+	Register(
 		&Command{Name: "fcall", Arity: -3,
 			Flags: []string{"noscript", "stale", "skip_monitor", "no_mandatory_keys", "movablekeys"},
 			ACL:   []string{"slow", "scripting"}, Group: "scripting", Since: "7.0.0",
@@ -239,7 +239,7 @@ func functionDelete(c *Ctx) {
 func functionFlush(c *Ctx) {
 	switch {
 	case len(c.Args) > 3:
-		subcommandSyntaxError(c)
+		SubcommandSyntaxError(c)
 		return
 	case len(c.Args) == 3 && !strings.EqualFold(string(c.Args[2]), "sync") && !strings.EqualFold(string(c.Args[2]), "async"):
 		c.Error("ERR FUNCTION FLUSH only supports SYNC|ASYNC option")
@@ -266,7 +266,7 @@ var restorePolicies = map[string]script.RestorePolicy{
 // functionRestore is FUNCTION RESTORE payload [FLUSH|APPEND|REPLACE].
 func functionRestore(c *Ctx) {
 	if len(c.Args) > 4 {
-		subcommandSyntaxError(c)
+		SubcommandSyntaxError(c)
 		return
 	}
 	policy := script.RestoreAppend
@@ -412,7 +412,7 @@ func functionStats(c *Ctx) {
 }
 
 func functionHelp(c *Ctx) {
-	helpReply(c,
+	HelpReply(c,
 		"LOAD [REPLACE] <FUNCTION CODE>",
 		"    Create a new library with the given library name and code.",
 		"DELETE <LIBRARY NAME>",

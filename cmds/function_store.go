@@ -64,10 +64,10 @@ func loadFunctions(st *shard.Store) *script.Functions {
 	return eng
 }
 
-// functionsFootprint returns how many libraries and functions the server's store holds and
+// FunctionsFootprint returns how many libraries and functions the server's store holds and
 // the bytes of their code (INFO memory). It makes the store's engine (a Lua state) only when
 // the store holds a library: INFO on a server without functions costs one short read.
-func functionsFootprint(c *Ctx) (libs, funcs, codeBytes int64) {
+func FunctionsFootprint(c *Ctx) (libs, funcs, codeBytes int64) {
 	st := c.Srv.Store
 	if !st.Opened() {
 		return 0, 0, 0 // loading: nothing is known yet, as in Redis while it loads

@@ -21,7 +21,7 @@ import (
 // writes, HGETALL/HKEYS/HVALS/HSCAN stream the fields in byte order.
 
 func init() {
-	register(
+	Register(
 		&Command{Name: "hset", Arity: -4, Flags: []string{"write", "denyoom", "fast"},
 			ACL: []string{"write", "hash", "fast"}, FirstKey: 1, LastKey: 1, Step: 1, Group: "hash",
 			Since: "2.0.0", Summary: "Set the string value of a hash field",
@@ -335,7 +335,7 @@ func hashGetAll(c *Ctx, fields, values bool) {
 
 func hincrby(c *Ctx) {
 	key, field := c.Args[1], c.Args[2]
-	incr, ok := c.intArg(3)
+	incr, ok := c.IntArg(3)
 	if !ok {
 		return
 	}
@@ -429,23 +429,23 @@ func hscan(c *Ctx) {
 		opt := strCString(c.Args[i])
 		more := i+1 < len(c.Args)
 		switch {
-		case equalFold(opt, "count") && more:
-			n, ok := c.intArg(i + 1)
+		case EqualFold(opt, "count") && more:
+			n, ok := c.IntArg(i + 1)
 			if !ok {
 				return
 			}
 			if n < 1 {
-				c.Error(errSyntax)
+				c.Error(ErrSyntax)
 				return
 			}
 			count = n
-		case equalFold(opt, "match") && more:
+		case EqualFold(opt, "match") && more:
 			pattern = c.Args[i+1]
 			if string(pattern) == "*" {
 				pattern = nil // always matches, as Redis short-cuts it
 			}
 		default:
-			c.Error(errSyntax)
+			c.Error(ErrSyntax)
 			return
 		}
 	}
@@ -508,7 +508,7 @@ func hrandfield(c *Ctx) {
 	}
 	l, ok := parseInt(c.Args[2])
 	if !ok {
-		c.Error(errNotInt)
+		c.Error(ErrNotInt)
 		return
 	}
 	if l == math.MinInt64 {
@@ -516,8 +516,8 @@ func hrandfield(c *Ctx) {
 		return
 	}
 	withValues := false
-	if len(c.Args) > 4 || (len(c.Args) == 4 && !equalFold(strCString(c.Args[3]), "withvalues")) {
-		c.Error(errSyntax)
+	if len(c.Args) > 4 || (len(c.Args) == 4 && !EqualFold(strCString(c.Args[3]), "withvalues")) {
+		c.Error(ErrSyntax)
 		return
 	}
 	if len(c.Args) == 4 {

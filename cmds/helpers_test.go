@@ -6,14 +6,15 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
-	"shardis/internal/testserver"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
-	"os/exec"
+
+	"shardis/internal/testserver"
 )
 
 // Shared by the integration tests of every family: run a command through go-redis and check

@@ -17,7 +17,7 @@ import (
 // described, as it declares itself.
 
 func init() {
-	register(
+	Register(
 		&Command{Name: "command", Arity: -1, Flags: []string{"loading", "stale"}, ACL: []string{"slow", "connection"},
 			Group: "server", Since: "2.8.13", Summary: "Get array of Redis command details",
 			Complexity: "O(N) where N is the total number of Redis commands",
@@ -112,23 +112,23 @@ func commandList(c *Ctx) {
 	switch {
 	case len(c.Args) == 2:
 		match = func(*Command) bool { return true }
-	case len(c.Args) == 5 && equalFold(c.Args[2], "filterby"):
+	case len(c.Args) == 5 && EqualFold(c.Args[2], "filterby"):
 		arg := string(c.Args[4])
 		switch {
-		case equalFold(c.Args[3], "module"):
+		case EqualFold(c.Args[3], "module"):
 			match = func(*Command) bool { return false } // no modules
-		case equalFold(c.Args[3], "aclcat"):
+		case EqualFold(c.Args[3], "aclcat"):
 			match = func(cmd *Command) bool {
 				return slices.ContainsFunc(cmd.ACL, func(cat string) bool { return strings.EqualFold(cat, arg) })
 			}
-		case equalFold(c.Args[3], "pattern"):
+		case EqualFold(c.Args[3], "pattern"):
 			match = func(cmd *Command) bool { return glob.MatchString(arg, cmd.Name, true) }
 		default:
-			c.Error(errSyntax)
+			c.Error(ErrSyntax)
 			return
 		}
 	default:
-		c.Error(errSyntax)
+		c.Error(ErrSyntax)
 		return
 	}
 	var names []string
@@ -279,7 +279,7 @@ func introFor(cmd *Command) *introEntry {
 // without reading unless GET is given.
 func setKeyFlags(argv [][]byte) spec.KeyFlag {
 	for _, a := range argv[min(3, len(argv)):] {
-		if equalFold(a, "get") {
+		if EqualFold(a, "get") {
 			return spec.RW | spec.Access | spec.Update
 		}
 	}

@@ -15,7 +15,7 @@ import (
 // The generic keyspace commands: they work on keys of any type.
 
 func init() {
-	register(
+	Register(
 		&Command{Name: "del", Arity: -2, Flags: []string{"write"}, ACL: []string{"keyspace", "write", "slow"},
 			FirstKey: 1, LastKey: -1, Step: 1, Group: "generic", Since: "1.0.0", Summary: "Delete a key",
 			Complexity: "O(N) where N is the number of keys that will be removed. When a key to remove holds a value other than a string, the individual complexity for this key is O(M) where M is the number of elements in the list, set, sorted set or hash. Removing a single key that holds a string value is O(1).",
@@ -250,7 +250,7 @@ func renameGeneric(c *Ctx, nx bool) {
 func keysDBArg(c *Ctx, arg []byte) (int, bool) {
 	v, ok := parseInt(arg)
 	if !ok {
-		c.Error(errNotInt)
+		c.Error(ErrNotInt)
 		return 0, false
 	}
 	if v < -1<<31 || v > 1<<31-1 {
@@ -269,9 +269,9 @@ func copyCommand(c *Ctx) {
 	dstDB, replace := c.DB, false
 	for j := 3; j < len(c.Args); j++ {
 		switch {
-		case equalFold(c.Args[j], "replace"):
+		case EqualFold(c.Args[j], "replace"):
 			replace = true
-		case equalFold(c.Args[j], "db") && j+1 < len(c.Args):
+		case EqualFold(c.Args[j], "db") && j+1 < len(c.Args):
 			db, ok := keysDBArg(c, c.Args[j+1])
 			if !ok {
 				return
@@ -279,7 +279,7 @@ func copyCommand(c *Ctx) {
 			dstDB = db
 			j++
 		default:
-			c.Error(errSyntax)
+			c.Error(ErrSyntax)
 			return
 		}
 	}
@@ -350,22 +350,22 @@ func scanOptions(c *Ctx, from int, withType bool) (count int64, match func([]byt
 	for i := from; i < len(c.Args); i += 2 {
 		more := i+1 < len(c.Args)
 		switch {
-		case equalFold(c.Args[i], "count") && more:
-			n, ok := c.intArg(i + 1)
+		case EqualFold(c.Args[i], "count") && more:
+			n, ok := c.IntArg(i + 1)
 			if !ok {
 				return 0, nil, nil, false
 			}
 			if n < 1 {
-				c.Error(errSyntax)
+				c.Error(ErrSyntax)
 				return 0, nil, nil, false
 			}
 			count = n
-		case equalFold(c.Args[i], "match") && more:
+		case EqualFold(c.Args[i], "match") && more:
 			match = keysMatcher(c.Args[i+1])
-		case withType && equalFold(c.Args[i], "type") && more:
+		case withType && EqualFold(c.Args[i], "type") && more:
 			typeName = c.Args[i+1]
 		default:
-			c.Error(errSyntax)
+			c.Error(ErrSyntax)
 			return 0, nil, nil, false
 		}
 	}

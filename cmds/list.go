@@ -13,7 +13,7 @@ import (
 // pushes, pops, the shifts of LINSERT and LREM, LTRIM's copy) is datatype.List.
 
 func init() {
-	register(
+	Register(
 		&Command{Name: "lmpop", Arity: -4, Flags: []string{"write"}, ACL: []string{"write", "list", "slow"},
 			Group: "list", Since: "7.0.0", Summary: "Pop elements from a list",
 			Complexity: "O(N+M) where N is the number of provided keys and M is the number of elements returned.",
@@ -201,12 +201,12 @@ func listIndexRange(llen, start, stop int64) (off, n int64) {
 // listWhere parses LEFT / RIGHT, replying a syntax error otherwise.
 func listWhere(c *Ctx, arg []byte) (left, ok bool) {
 	switch {
-	case equalFold(arg, "left"):
+	case EqualFold(arg, "left"):
 		return true, true
-	case equalFold(arg, "right"):
+	case EqualFold(arg, "right"):
 		return false, true
 	}
-	c.Error(errSyntax)
+	c.Error(ErrSyntax)
 	return false, false
 }
 
@@ -295,11 +295,11 @@ func llenCmd(c *Ctx) {
 // lrangeCmd streams the range straight from position Head+start: O(N) in the elements
 // returned, with no walk to the start.
 func lrangeCmd(c *Ctx) {
-	start, ok := c.intArg(2)
+	start, ok := c.IntArg(2)
 	if !ok {
 		return
 	}
-	stop, ok := c.intArg(3)
+	stop, ok := c.IntArg(3)
 	if !ok {
 		return
 	}
@@ -343,7 +343,7 @@ func lindexCmd(c *Ctx) {
 		c.W.Null()
 		return
 	}
-	idx, ok := c.intArg(2)
+	idx, ok := c.IntArg(2)
 	if !ok {
 		return
 	}
@@ -366,7 +366,7 @@ func lsetCmd(c *Ctx) {
 		c.Error(errNoKey)
 		return
 	}
-	idx, ok := c.intArg(2)
+	idx, ok := c.IntArg(2)
 	if !ok {
 		return
 	}
@@ -385,11 +385,11 @@ func lsetCmd(c *Ctx) {
 func linsertCmd(c *Ctx) {
 	var before bool
 	switch {
-	case equalFold(c.Args[2], "before"):
+	case EqualFold(c.Args[2], "before"):
 		before = true
-	case equalFold(c.Args[2], "after"):
+	case EqualFold(c.Args[2], "after"):
 	default:
-		c.Error(errSyntax)
+		c.Error(ErrSyntax)
 		return
 	}
 	key, pivot, elem := c.Args[1], c.Args[3], c.Args[4]
@@ -416,7 +416,7 @@ func linsertCmd(c *Ctx) {
 // to L towards the far end. O(L + min(N-F, L)) reads plus as many writes, where Redis unlinks
 // in place: the writes are the extra cost of keeping positions dense. It logs itself.
 func lremCmd(c *Ctx) {
-	count, ok := c.intArg(2)
+	count, ok := c.IntArg(2)
 	if !ok {
 		return
 	}
@@ -444,11 +444,11 @@ func lremCmd(c *Ctx) {
 // than removed, copies the kept ones under a new version and drops the old one whole: O(min(kept,
 // removed)) where Redis is O(removed). It logs itself.
 func ltrimCmd(c *Ctx) {
-	start, ok := c.intArg(2)
+	start, ok := c.IntArg(2)
 	if !ok {
 		return
 	}
-	stop, ok := c.intArg(3)
+	stop, ok := c.IntArg(3)
 	if !ok {
 		return
 	}
@@ -485,9 +485,9 @@ func lposCmd(c *Ctx) {
 	for j := 3; j < len(c.Args); j++ {
 		more := j < len(c.Args)-1
 		switch {
-		case equalFold(c.Args[j], "rank") && more:
+		case EqualFold(c.Args[j], "rank") && more:
 			j++
-			v, ok := c.intArg(j)
+			v, ok := c.IntArg(j)
 			if !ok {
 				return
 			}
@@ -496,7 +496,7 @@ func lposCmd(c *Ctx) {
 				return
 			}
 			rank = v
-		case equalFold(c.Args[j], "count") && more:
+		case EqualFold(c.Args[j], "count") && more:
 			j++
 			v, ok := parseInt(c.Args[j])
 			if !ok || v < 0 {
@@ -504,7 +504,7 @@ func lposCmd(c *Ctx) {
 				return
 			}
 			count = v
-		case equalFold(c.Args[j], "maxlen") && more:
+		case EqualFold(c.Args[j], "maxlen") && more:
 			j++
 			v, ok := parseInt(c.Args[j])
 			if !ok || v < 0 {
@@ -513,7 +513,7 @@ func lposCmd(c *Ctx) {
 			}
 			maxlen = v
 		default:
-			c.Error(errSyntax)
+			c.Error(ErrSyntax)
 			return
 		}
 	}
@@ -679,7 +679,7 @@ func lmpopParse(c *Ctx, numkeysIdx int) (keys [][]byte, left bool, count int64, 
 		return nil, false, 0, false
 	}
 	if numkeys > int64(len(c.Args)-numkeysIdx-2) {
-		c.Error(errSyntax)
+		c.Error(ErrSyntax)
 		return nil, false, 0, false
 	}
 	whereIdx := numkeysIdx + 1 + int(numkeys)
@@ -688,7 +688,7 @@ func lmpopParse(c *Ctx, numkeysIdx int) (keys [][]byte, left bool, count int64, 
 	}
 	count = -1
 	for j := whereIdx + 1; j < len(c.Args); j++ {
-		if count == -1 && equalFold(c.Args[j], "count") && j < len(c.Args)-1 {
+		if count == -1 && EqualFold(c.Args[j], "count") && j < len(c.Args)-1 {
 			j++
 			v, ok := parseInt(c.Args[j])
 			if !ok || v < 1 {
@@ -698,7 +698,7 @@ func lmpopParse(c *Ctx, numkeysIdx int) (keys [][]byte, left bool, count int64, 
 			count = v
 			continue
 		}
-		c.Error(errSyntax)
+		c.Error(ErrSyntax)
 		return nil, false, 0, false
 	}
 	if count == -1 {

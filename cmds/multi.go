@@ -21,7 +21,7 @@ import (
 // sees in part. WATCH is a keyed command run in the shards owning its keys (shard.Watcher).
 
 func init() {
-	register(
+	Register(
 		&Command{Name: "multi", Arity: 1, Flags: []string{"noscript", "loading", "stale", "fast", "allow_busy"},
 			ACL: []string{"fast", "transaction"}, Group: "transactions", Since: "1.2.0",
 			Summary: "Mark the start of a transaction block", Complexity: "O(1)", Exec: ExecConn,
@@ -47,7 +47,7 @@ func init() {
 			Summary: "Forget about all watched keys", Complexity: "O(1)", Exec: ExecServer,
 			Run: unwatchCommand},
 	)
-	onConnReset(func(c *Ctx) {
+	OnConnReset(func(c *Ctx) {
 		c.Client.Multi = nil
 		c.Client.Unwatch()
 	})

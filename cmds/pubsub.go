@@ -11,7 +11,7 @@ import (
 // messages, see reactor). Replies and errors are Redis 7.0's.
 
 func init() {
-	register(
+	Register(
 		&Command{Name: "subscribe", Arity: -2, Flags: []string{"pubsub", "noscript", "loading", "stale"},
 			ACL: []string{"pubsub", "slow"}, Group: "pubsub", Since: "2.0.0",
 			Summary:    "Listen for messages published to the given channels",
@@ -93,7 +93,7 @@ func init() {
 					Syntax:     "[shardchannel [shardchannel ...]]", Exec: ExecConn, Run: pubsubShardNumSub},
 			}},
 	)
-	onConnReset(func(c *Ctx) {
+	OnConnReset(func(c *Ctx) {
 		if cl := c.Client; cl != nil && cl.Sub != nil {
 			c.Srv.PubSub.UnsubscribeAll(cl.Sub)
 			cl.Subs.Store(0)
@@ -254,7 +254,7 @@ func pubsubShardNumSub(c *Ctx) { pubsubNumSubOf(c, pubsub.ShardChannel) }
 func pubsubNumPat(c *Ctx) { c.W.Int(int64(c.Srv.PubSub.NumPat())) }
 
 func pubsubHelp(c *Ctx) {
-	helpReply(c,
+	HelpReply(c,
 		"CHANNELS [<pattern>]",
 		"    Return the currently active channels matching a <pattern> (default: '*').",
 		"NUMPAT",

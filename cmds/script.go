@@ -19,7 +19,7 @@ import (
 // every shard (TraitNarrowRoute).
 
 func init() {
-	register(
+	Register(
 		&Command{Name: "eval", Arity: -3,
 			Flags: []string{"noscript", "stale", "skip_monitor", "no_mandatory_keys", "movablekeys"},
 			ACL:   []string{"slow", "scripting"}, Group: "scripting", Since: "2.6.0",
@@ -231,7 +231,7 @@ func scriptFlush(c *Ctx) {
 }
 
 func scriptHelp(c *Ctx) {
-	helpReply(c,
+	HelpReply(c,
 		"DEBUG (YES|SYNC|NO)",
 		"    Set the debug mode for subsequent scripts executed.",
 		"EXISTS <sha1> [<sha1> ...]",
@@ -248,3 +248,7 @@ func scriptHelp(c *Ctx) {
 		"    Load a script into the scripts cache without executing it.",
 	)
 }
+
+// ScriptCache returns the scripts EVAL and SCRIPT LOAD keep (INFO and MEMORY STATS read its
+// size).
+func ScriptCache() *script.Cache { return scripts }

@@ -24,7 +24,7 @@ import (
 // memory.
 
 func init() {
-	register(
+	Register(
 		&Command{Name: "sintercard", Arity: -3, Flags: []string{"readonly"}, ACL: []string{"read", "set", "slow"},
 			Group: "set", Since: "7.0.0",
 			Summary:    "Intersect multiple sets and return the cardinality of the result",
@@ -324,7 +324,7 @@ func setRepeatSample(c *Ctx, s *datatype.Set, k uint64) {
 func spop(c *Ctx) {
 	key := c.Args[1]
 	if len(c.Args) > 3 {
-		c.Error(errSyntax)
+		c.Error(ErrSyntax)
 		return
 	}
 	if len(c.Args) == 3 {
@@ -394,7 +394,7 @@ func spopCount(c *Ctx) {
 func srandmember(c *Ctx) {
 	key := c.Args[1]
 	if len(c.Args) > 3 {
-		c.Error(errSyntax)
+		c.Error(ErrSyntax)
 		return
 	}
 	if len(c.Args) == 2 {
@@ -408,7 +408,7 @@ func srandmember(c *Ctx) {
 		}
 		return
 	}
-	n, ok := c.intArg(2)
+	n, ok := c.IntArg(2)
 	if !ok {
 		return
 	}
@@ -753,7 +753,7 @@ func sintercardCmd(c *Ctx) {
 	}
 	limit := int64(0)
 	for i := 2 + int(n); i < len(c.Args); i++ {
-		if equalFold(c.Args[i], "limit") && i+1 < len(c.Args) {
+		if EqualFold(c.Args[i], "limit") && i+1 < len(c.Args) {
 			i++
 			v, ok := parseInt(c.Args[i])
 			if !ok || v < 0 {
@@ -763,7 +763,7 @@ func sintercardCmd(c *Ctx) {
 			limit = v
 			continue
 		}
-		c.Error(errSyntax)
+		c.Error(ErrSyntax)
 		return
 	}
 	srcs, ok := c.setLoadSources(c.Args[2 : 2+n])

@@ -19,7 +19,7 @@ import (
 // may live in any shard: sortRoute makes such a command hold every shard.
 
 func init() {
-	register(
+	Register(
 		&Command{Name: "sort", Arity: -2, Flags: []string{"write", "denyoom"},
 			ACL: []string{"write", "set", "sortedset", "list", "slow", "dangerous"}, FirstKey: 1, LastKey: 1,
 			Step: 1, Group: "generic", Since: "1.0.0",
@@ -75,32 +75,32 @@ func sortParse(args [][]byte, readonly bool) (o sortOpts, errMsg string) {
 		opt := strCString(args[j])
 		left := len(args) - j - 1
 		switch {
-		case equalFold(opt, "asc"):
+		case EqualFold(opt, "asc"):
 			o.desc = false
-		case equalFold(opt, "desc"):
+		case EqualFold(opt, "desc"):
 			o.desc = true
-		case equalFold(opt, "alpha"):
+		case EqualFold(opt, "alpha"):
 			o.alpha = true
-		case equalFold(opt, "limit") && left >= 2:
+		case EqualFold(opt, "limit") && left >= 2:
 			start, ok1 := parseInt(args[j+1])
 			count, ok2 := parseInt(args[j+2])
 			if !ok1 || !ok2 {
-				return o, errNotInt
+				return o, ErrNotInt
 			}
 			o.start, o.count = start, count
 			j += 2
-		case !readonly && equalFold(opt, "store") && left >= 1:
+		case !readonly && EqualFold(opt, "store") && left >= 1:
 			o.store = args[j+1]
 			j++
-		case equalFold(opt, "by") && left >= 1:
+		case EqualFold(opt, "by") && left >= 1:
 			o.by = args[j+1]
 			o.dontSort = bytes.IndexByte(strCString(o.by), '*') < 0
 			j++
-		case equalFold(opt, "get") && left >= 1:
+		case EqualFold(opt, "get") && left >= 1:
 			o.gets = append(o.gets, args[j+1])
 			j++
 		default:
-			return o, errSyntax
+			return o, ErrSyntax
 		}
 	}
 	return o, ""
@@ -143,11 +143,11 @@ func sortKeys(args [][]byte) [][]byte {
 	for i := 2; i < len(args); i++ {
 		opt := strCString(args[i])
 		switch {
-		case equalFold(opt, "limit"):
+		case EqualFold(opt, "limit"):
 			i += 2
-		case equalFold(opt, "get"), equalFold(opt, "by"):
+		case EqualFold(opt, "get"), EqualFold(opt, "by"):
 			i++
-		case equalFold(opt, "store") && i+1 < len(args):
+		case EqualFold(opt, "store") && i+1 < len(args):
 			store = args[i+1]
 		}
 	}
@@ -486,8 +486,8 @@ func sortStrtod(b []byte) (float64, bool) {
 		j++
 	}
 	rest := s[j:]
-	if len(rest) >= 3 && equalFold(rest[:3], "inf") {
-		if !equalFold(rest, "inf") && !equalFold(rest, "infinity") {
+	if len(rest) >= 3 && EqualFold(rest[:3], "inf") {
+		if !EqualFold(rest, "inf") && !EqualFold(rest, "infinity") {
 			return 0, false
 		}
 		if neg {

@@ -66,8 +66,8 @@ func (cmd *Command) Reject() {
 	}
 }
 
-// resetStats zeroes every command's counters (CONFIG RESETSTAT).
-func resetStats() {
+// ResetStats zeroes every command's counters (CONFIG RESETSTAT).
+func ResetStats() {
 	for _, cmd := range table {
 		cmd.stats.reset()
 		for _, sub := range cmd.Subs {

@@ -13,7 +13,7 @@ import (
 )
 
 func init() {
-	register(
+	Register(
 		&Command{Name: "get", Arity: 2, Flags: []string{"readonly", "fast"}, ACL: []string{"read", "string", "fast"},
 			FirstKey: 1, LastKey: 1, Step: 1, Group: "string", Since: "1.0.0",
 			Summary: "Get the value of a key", Complexity: "O(1)", Syntax: "key",
@@ -218,29 +218,29 @@ func strParseOpts(args [][]byte, isSet bool) (flags int, expire []byte, ok bool)
 		opt := strCString(args[j])
 		hasNext := j < len(args)-1
 		switch {
-		case isSet && equalFold(opt, "nx") && flags&strOptXX == 0:
+		case isSet && EqualFold(opt, "nx") && flags&strOptXX == 0:
 			flags |= strOptNX
-		case isSet && equalFold(opt, "xx") && flags&strOptNX == 0:
+		case isSet && EqualFold(opt, "xx") && flags&strOptNX == 0:
 			flags |= strOptXX
-		case isSet && equalFold(opt, "get"):
+		case isSet && EqualFold(opt, "get"):
 			flags |= strOptGet
-		case isSet && equalFold(opt, "keepttl") && flags&(strOptPersist|strOptAnyExpire) == 0:
+		case isSet && EqualFold(opt, "keepttl") && flags&(strOptPersist|strOptAnyExpire) == 0:
 			flags |= strOptKeepTTL
-		case !isSet && equalFold(opt, "persist") && flags&(strOptAnyExpire|strOptKeepTTL) == 0:
+		case !isSet && EqualFold(opt, "persist") && flags&(strOptAnyExpire|strOptKeepTTL) == 0:
 			flags |= strOptPersist
-		case equalFold(opt, "ex") && hasNext && flags&(strOptKeepTTL|strOptPersist|strOptEXAT|strOptPX|strOptPXAT) == 0:
+		case EqualFold(opt, "ex") && hasNext && flags&(strOptKeepTTL|strOptPersist|strOptEXAT|strOptPX|strOptPXAT) == 0:
 			flags |= strOptEX
 			j++
 			expire = args[j]
-		case equalFold(opt, "px") && hasNext && flags&(strOptKeepTTL|strOptPersist|strOptEX|strOptEXAT|strOptPXAT) == 0:
+		case EqualFold(opt, "px") && hasNext && flags&(strOptKeepTTL|strOptPersist|strOptEX|strOptEXAT|strOptPXAT) == 0:
 			flags |= strOptPX
 			j++
 			expire = args[j]
-		case equalFold(opt, "exat") && hasNext && flags&(strOptKeepTTL|strOptPersist|strOptEX|strOptPX|strOptPXAT) == 0:
+		case EqualFold(opt, "exat") && hasNext && flags&(strOptKeepTTL|strOptPersist|strOptEX|strOptPX|strOptPXAT) == 0:
 			flags |= strOptEXAT
 			j++
 			expire = args[j]
-		case equalFold(opt, "pxat") && hasNext && flags&(strOptKeepTTL|strOptPersist|strOptEX|strOptEXAT|strOptPX) == 0:
+		case EqualFold(opt, "pxat") && hasNext && flags&(strOptKeepTTL|strOptPersist|strOptEX|strOptEXAT|strOptPX) == 0:
 			flags |= strOptPXAT
 			j++
 			expire = args[j]
@@ -256,7 +256,7 @@ func strParseOpts(args [][]byte, isSet bool) (flags int, expire []byte, ok bool)
 func strExpireAt(c *Ctx, arg []byte, flags int, cmd string) (int64, bool) {
 	n, ok := parseInt(arg)
 	if !ok {
-		c.Error(errNotInt)
+		c.Error(ErrNotInt)
 		return 0, false
 	}
 	seconds := flags&(strOptEX|strOptEXAT) != 0
@@ -363,7 +363,7 @@ func getPeek(c *Ctx) bool {
 func set(c *Ctx) {
 	flags, expire, ok := strParseOpts(c.Args, true)
 	if !ok {
-		c.Error(errSyntax)
+		c.Error(ErrSyntax)
 		return
 	}
 	strSetGeneric(c, flags, c.Args[2], expire, "set", false)
@@ -454,7 +454,7 @@ func getdel(c *Ctx) {
 func getex(c *Ctx) {
 	flags, expire, ok := strParseOpts(c.Args, false)
 	if !ok {
-		c.Error(errSyntax)
+		c.Error(ErrSyntax)
 		return
 	}
 	key := c.Args[1]
@@ -565,13 +565,13 @@ func strlenCmd(c *Ctx) {
 }
 
 func incrby(c *Ctx) {
-	if n, ok := c.intArg(2); ok {
+	if n, ok := c.IntArg(2); ok {
 		strIncrBy(c, n)
 	}
 }
 
 func decrby(c *Ctx) {
-	n, ok := c.intArg(2)
+	n, ok := c.IntArg(2)
 	if !ok {
 		return
 	}
@@ -594,7 +594,7 @@ func strIncrBy(c *Ctx, delta int64) {
 	switch err {
 	case nil:
 	case datatype.ErrNotInteger:
-		c.Error(errNotInt)
+		c.Error(ErrNotInt)
 		return
 	case datatype.ErrOverflow:
 		c.Error(errOverflow)
@@ -675,7 +675,7 @@ func strParseLongDouble(b []byte) (f *big.Float, inf, ok bool) {
 		neg = s[0] == '-'
 		s = s[1:]
 	}
-	if equalFold(s, "inf") || equalFold(s, "infinity") {
+	if EqualFold(s, "inf") || EqualFold(s, "infinity") {
 		return new(big.Float).SetInf(neg), true, true
 	}
 	hex := len(s) > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')
@@ -845,11 +845,11 @@ func strFormatLongDouble(f *big.Float) []byte {
 }
 
 func getrange(c *Ctx) {
-	start, ok := c.intArg(2)
+	start, ok := c.IntArg(2)
 	if !ok {
 		return
 	}
-	end, ok := c.intArg(3)
+	end, ok := c.IntArg(3)
 	if !ok {
 		return
 	}
@@ -887,7 +887,7 @@ func getrange(c *Ctx) {
 // setrange logs SETRANGE itself, for the reasons given at appendCmd.
 func setrange(c *Ctx) {
 	key, val := c.Args[1], c.Args[3]
-	offset, ok := c.intArg(2)
+	offset, ok := c.IntArg(2)
 	if !ok {
 		return
 	}
@@ -929,21 +929,21 @@ func lcs(c *Ctx) {
 	for j := 3; j < len(c.Args); j++ {
 		opt := strCString(c.Args[j])
 		switch {
-		case equalFold(opt, "idx"):
+		case EqualFold(opt, "idx"):
 			getIdx = true
-		case equalFold(opt, "len"):
+		case EqualFold(opt, "len"):
 			getLen = true
-		case equalFold(opt, "withmatchlen"):
+		case EqualFold(opt, "withmatchlen"):
 			withMatchLen = true
-		case equalFold(opt, "minmatchlen") && j < len(c.Args)-1:
-			n, ok := c.intArg(j + 1)
+		case EqualFold(opt, "minmatchlen") && j < len(c.Args)-1:
+			n, ok := c.IntArg(j + 1)
 			if !ok {
 				return
 			}
 			minMatchLen = max(n, 0)
 			j++
 		default:
-			c.Error(errSyntax)
+			c.Error(ErrSyntax)
 			return
 		}
 	}

@@ -2,15 +2,16 @@ package cmds
 
 import (
 	"strconv"
+	"strings"
 
 	"shardis/datatype"
 )
 
 // Redis's error replies, word for word.
 const (
-	errSyntax    = "ERR syntax error"
+	ErrSyntax    = "ERR syntax error"
 	errWrongType = "WRONGTYPE Operation against a key holding the wrong kind of value"
-	errNotInt    = "ERR value is not an integer or out of range"
+	ErrNotInt    = "ERR value is not an integer or out of range"
 	errNotFloat  = "ERR value is not a valid float"
 	errNoKey     = "ERR no such key"
 	errDBIndex   = "ERR DB index is out of range"
@@ -20,17 +21,17 @@ const (
 // parseInt parses a signed 64-bit integer exactly as Redis's string2ll (datatype.ParseInt).
 func parseInt(b []byte) (int64, bool) { return datatype.ParseInt(b) }
 
-// intArg parses argument i as an integer, replying Redis's error when it is not one.
-func (c *Ctx) intArg(i int) (int64, bool) {
+// IntArg parses argument i as an integer, replying Redis's error when it is not one.
+func (c *Ctx) IntArg(i int) (int64, bool) {
 	v, ok := parseInt(c.Args[i])
 	if !ok {
-		c.Error(errNotInt)
+		c.Error(ErrNotInt)
 	}
 	return v, ok
 }
 
-// equalFold reports whether b equals the lower-case ASCII word s, ignoring case.
-func equalFold(b []byte, s string) bool {
+// EqualFold reports whether b equals the lower-case ASCII word s, ignoring case.
+func EqualFold(b []byte, s string) bool {
 	if len(b) != len(s) {
 		return false
 	}
@@ -48,3 +49,22 @@ func equalFold(b []byte, s string) bool {
 
 // itoa formats n as a byte slice (for binlog records).
 func itoa(n int64) []byte { return strconv.AppendInt(nil, n, 10) }
+
+// SubcommandSyntaxError is Redis's reply to a known subcommand given the wrong arguments.
+func SubcommandSyntaxError(c *Ctx) {
+	c.Error("ERR unknown subcommand or wrong number of arguments for '" + truncate(c.Args[1], 128) +
+		"'. Try " + strings.ToUpper(string(c.Args[0])) + " HELP.")
+}
+
+// HelpReply writes a HELP reply as Redis does: a status line per line of text, the header
+// naming the command, and HELP's own entry last.
+func HelpReply(c *Ctx, lines ...string) {
+	name := strings.ToUpper(string(c.Args[0]))
+	c.W.ArrayLen(len(lines) + 3)
+	c.W.Simple(name + " <subcommand> [<arg> [value] [opt] ...]. Subcommands are:")
+	for _, l := range lines {
+		c.W.Simple(l)
+	}
+	c.W.Simple("HELP")
+	c.W.Simple("    Prints this help.")
+}

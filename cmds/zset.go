@@ -16,7 +16,7 @@ import (
 // the range, pop, random and scan commands; zset_store.go the multi-key operations.
 
 func init() {
-	register(
+	Register(
 		&Command{Name: "zmpop", Arity: -4, Flags: []string{"write"}, ACL: []string{"write", "sortedset", "slow"},
 			Group: "sorted-set", Since: "7.0.0",
 			Summary:    "Remove and return members with scores in a sorted set",
@@ -315,7 +315,7 @@ func zsetIsHex(b byte) bool {
 
 // zsetHasPrefixFold reports whether s starts with the lower-case word p, ignoring case.
 func zsetHasPrefixFold(s []byte, p string) bool {
-	return len(s) >= len(p) && equalFold(s[:len(p)], p)
+	return len(s) >= len(p) && EqualFold(s[:len(p)], p)
 }
 
 // zsetStrtod parses the longest prefix of s that glibc's strtod accepts: leading white space,
@@ -600,17 +600,17 @@ opts:
 	for ; j < len(c.Args); j++ {
 		a := c.Args[j]
 		switch {
-		case equalFold(a, "nx"):
+		case EqualFold(a, "nx"):
 			flags |= zsetNX
-		case equalFold(a, "xx"):
+		case EqualFold(a, "xx"):
 			flags |= zsetXX
-		case equalFold(a, "ch"):
+		case EqualFold(a, "ch"):
 			flags |= zsetCH
-		case equalFold(a, "incr"):
+		case EqualFold(a, "incr"):
 			flags |= zsetINCR
-		case equalFold(a, "gt"):
+		case EqualFold(a, "gt"):
 			flags |= zsetGT
-		case equalFold(a, "lt"):
+		case EqualFold(a, "lt"):
 			flags |= zsetLT
 		default:
 			break opts
@@ -618,7 +618,7 @@ opts:
 	}
 	elems := len(c.Args) - j
 	if elems == 0 || elems%2 != 0 {
-		c.Error(errSyntax)
+		c.Error(ErrSyntax)
 		return
 	}
 	n := elems / 2

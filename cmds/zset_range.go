@@ -91,24 +91,24 @@ func zsetParseRange(c *Ctx, argStart, by int, rev, preset, store bool) (r zsetRa
 	for j := argStart + 3; j < len(c.Args); j++ {
 		a, left := c.Args[j], len(c.Args)-j-1
 		switch {
-		case !store && equalFold(a, "withscores"):
+		case !store && EqualFold(a, "withscores"):
 			r.withScores = true
-		case equalFold(a, "limit") && left >= 2:
-			if r.Offset, ok = c.intArg(j + 1); !ok {
+		case EqualFold(a, "limit") && left >= 2:
+			if r.Offset, ok = c.IntArg(j + 1); !ok {
 				return r, false
 			}
-			if r.Limit, ok = c.intArg(j + 2); !ok {
+			if r.Limit, ok = c.IntArg(j + 2); !ok {
 				return r, false
 			}
 			j += 2
-		case !revSet && equalFold(a, "rev"):
+		case !revSet && EqualFold(a, "rev"):
 			r.Rev, revSet = true, true
-		case r.by == zsByAuto && equalFold(a, "bylex"):
+		case r.by == zsByAuto && EqualFold(a, "bylex"):
 			r.by = zsByLex
-		case r.by == zsByAuto && equalFold(a, "byscore"):
+		case r.by == zsByAuto && EqualFold(a, "byscore"):
 			r.by = zsByScore
 		default:
-			c.Error(errSyntax)
+			c.Error(ErrSyntax)
 			return r, false
 		}
 	}
@@ -130,10 +130,10 @@ func zsetParseRange(c *Ctx, argStart, by int, rev, preset, store bool) (r zsetRa
 	}
 	switch r.by {
 	case zsByRank:
-		if r.Start, ok = c.intArg(argStart + 1); !ok {
+		if r.Start, ok = c.IntArg(argStart + 1); !ok {
 			return r, false
 		}
-		if r.Stop, ok = c.intArg(argStart + 2); !ok {
+		if r.Stop, ok = c.IntArg(argStart + 2); !ok {
 			return r, false
 		}
 	case zsByScore:
@@ -282,10 +282,10 @@ func zremrangeGeneric(c *Ctx, by int) {
 	switch by {
 	case zsByRank:
 		var ok bool
-		if r.Start, ok = c.intArg(2); !ok {
+		if r.Start, ok = c.IntArg(2); !ok {
 			return
 		}
-		if r.Stop, ok = c.intArg(3); !ok {
+		if r.Stop, ok = c.IntArg(3); !ok {
 			return
 		}
 	case zsByScore:
@@ -375,7 +375,7 @@ func zsetPopElems(c *Ctx, z *datatype.ZSet, max bool, count int64, nested bool) 
 // count, where each element is a [member, score] array.
 func zpopCmd(c *Ctx, max bool) {
 	if len(c.Args) > 3 {
-		c.Error(errSyntax)
+		c.Error(ErrSyntax)
 		return
 	}
 	count := int64(-1)
@@ -423,21 +423,21 @@ func zmpopParse(c *Ctx, numkeysIdx int) (keys [][]byte, max bool, count int64, o
 		return nil, false, 0, false
 	}
 	if numkeys > int64(len(c.Args)-numkeysIdx-2) {
-		c.Error(errSyntax)
+		c.Error(ErrSyntax)
 		return nil, false, 0, false
 	}
 	whereIdx := numkeysIdx + 1 + int(numkeys)
 	switch {
-	case equalFold(c.Args[whereIdx], "min"):
-	case equalFold(c.Args[whereIdx], "max"):
+	case EqualFold(c.Args[whereIdx], "min"):
+	case EqualFold(c.Args[whereIdx], "max"):
 		max = true
 	default:
-		c.Error(errSyntax)
+		c.Error(ErrSyntax)
 		return nil, false, 0, false
 	}
 	count = -1
 	for j := whereIdx + 1; j < len(c.Args); j++ {
-		if count == -1 && equalFold(c.Args[j], "count") && j+1 < len(c.Args) {
+		if count == -1 && EqualFold(c.Args[j], "count") && j+1 < len(c.Args) {
 			j++
 			n, ok := parseInt(c.Args[j])
 			if !ok || n < 1 {
@@ -447,7 +447,7 @@ func zmpopParse(c *Ctx, numkeysIdx int) (keys [][]byte, max bool, count int64, o
 			count = n
 			continue
 		}
-		c.Error(errSyntax)
+		c.Error(ErrSyntax)
 		return nil, false, 0, false
 	}
 	if count == -1 {
@@ -490,7 +490,7 @@ func zrandmemberCmd(c *Ctx) {
 	if len(c.Args) >= 3 {
 		l, ok := parseInt(c.Args[2])
 		if !ok {
-			c.Error(errNotInt)
+			c.Error(ErrNotInt)
 			return
 		}
 		if l == math.MinInt64 {
@@ -498,8 +498,8 @@ func zrandmemberCmd(c *Ctx) {
 			return
 		}
 		withScores := false
-		if len(c.Args) > 4 || (len(c.Args) == 4 && !equalFold(c.Args[3], "withscores")) {
-			c.Error(errSyntax)
+		if len(c.Args) > 4 || (len(c.Args) == 4 && !EqualFold(c.Args[3], "withscores")) {
+			c.Error(ErrSyntax)
 			return
 		} else if len(c.Args) == 4 {
 			withScores = true

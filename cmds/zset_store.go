@@ -150,7 +150,7 @@ func zsetOpCmd(c *Ctx, op int, store, cardOnly bool) {
 	if store {
 		numIdx = 2
 	}
-	setnum, ok := c.intArg(numIdx)
+	setnum, ok := c.IntArg(numIdx)
 	if !ok {
 		return
 	}
@@ -163,7 +163,7 @@ func zsetOpCmd(c *Ctx, op int, store, cardOnly bool) {
 		return
 	}
 	if setnum > int64(len(c.Args)-numIdx-1) {
-		c.Error(errSyntax)
+		c.Error(ErrSyntax)
 		return
 	}
 	srcs := make([]zsetSrc, setnum)
@@ -192,7 +192,7 @@ func zsetOpCmd(c *Ctx, op int, store, cardOnly bool) {
 	for j < len(c.Args) {
 		a, remaining := c.Args[j], len(c.Args)-j
 		switch {
-		case op != zsOpDiff && !cardOnly && remaining >= int(setnum)+1 && equalFold(a, "weights"):
+		case op != zsOpDiff && !cardOnly && remaining >= int(setnum)+1 && EqualFold(a, "weights"):
 			j++
 			for i := range srcs {
 				w, ok := zsetParseScore(c.Args[j])
@@ -203,23 +203,23 @@ func zsetOpCmd(c *Ctx, op int, store, cardOnly bool) {
 				srcs[i].weight = w
 				j++
 			}
-		case op != zsOpDiff && !cardOnly && remaining >= 2 && equalFold(a, "aggregate"):
+		case op != zsOpDiff && !cardOnly && remaining >= 2 && EqualFold(a, "aggregate"):
 			switch x := c.Args[j+1]; {
-			case equalFold(x, "sum"):
+			case EqualFold(x, "sum"):
 				agg = zsAggSum
-			case equalFold(x, "min"):
+			case EqualFold(x, "min"):
 				agg = zsAggMin
-			case equalFold(x, "max"):
+			case EqualFold(x, "max"):
 				agg = zsAggMax
 			default:
-				c.Error(errSyntax)
+				c.Error(ErrSyntax)
 				return
 			}
 			j += 2
-		case !store && !cardOnly && equalFold(a, "withscores"):
+		case !store && !cardOnly && EqualFold(a, "withscores"):
 			withScores = true
 			j++
-		case cardOnly && remaining >= 2 && equalFold(a, "limit"):
+		case cardOnly && remaining >= 2 && EqualFold(a, "limit"):
 			n, ok := parseInt(c.Args[j+1])
 			if !ok || n < 0 {
 				c.Error(errZsetLimitNeg)
@@ -228,7 +228,7 @@ func zsetOpCmd(c *Ctx, op int, store, cardOnly bool) {
 			limit = n
 			j += 2
 		default:
-			c.Error(errSyntax)
+			c.Error(ErrSyntax)
 			return
 		}
 	}

@@ -20,7 +20,8 @@ var forbidden = map[string][]string{
 	// Runs commands for every caller; the network is above it.
 	"executor": {"reactor"},
 	// The command families: run by the executor, never calling up into it or the network.
-	"cmds": {"executor", "reactor"},
+	"cmds":       {"executor", "reactor", "cmds/admin"},
+	"cmds/admin": {"executor", "reactor"},
 	// Storage knows no command, connection or server.
 	"shard": {"cmds", "executor", "reactor", "server", "acl", "config", "tracking", "script"},
 	// The server's state is below the executor and the network.

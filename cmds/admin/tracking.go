@@ -1,7 +1,8 @@
-package cmds
+package admin
 
 import (
-	"shardis/server"
+	"shardis/cmds"
+	"shardis/datatype"
 	"shardis/tracking"
 )
 
@@ -10,7 +11,7 @@ import (
 // executor remembers the keys a tracking connection reads (executor.remember).
 
 func init() {
-	onConnReset(func(c *Ctx) {
+	cmds.OnConnReset(func(c *cmds.Ctx) {
 		c.Client.TrackCaching = false
 		if c.Client.Track != nil {
 			c.Srv.Tracking.Disable(c.Client.Track)
@@ -20,21 +21,21 @@ func init() {
 
 // clientTracking is CLIENT TRACKING ON|OFF [REDIRECT id] [BCAST] [PREFIX p ...] [OPTIN]
 // [OPTOUT] [NOLOOP], checked in Redis 7.0's order: the options first, then what ON allows.
-func clientTracking(c *Ctx) {
+func clientTracking(c *cmds.Ctx) {
 	var o tracking.Options
 	args := c.Args
 	for j := 3; j < len(args); j++ {
 		more := j+1 < len(args)
 		switch {
-		case equalFold(args[j], "redirect") && more:
+		case cmds.EqualFold(args[j], "redirect") && more:
 			j++
 			if o.Redirect != 0 {
 				c.Error("ERR A client can only redirect to a single other client")
 				return
 			}
-			id, ok := parseInt(args[j])
+			id, ok := datatype.ParseInt(args[j])
 			if !ok {
-				c.Error(errNotInt)
+				c.Error(cmds.ErrNotInt)
 				return
 			}
 			if c.Srv.Clients.Get(id) == nil {
@@ -42,34 +43,34 @@ func clientTracking(c *Ctx) {
 				return
 			}
 			o.Redirect = id
-		case equalFold(args[j], "bcast"):
+		case cmds.EqualFold(args[j], "bcast"):
 			o.BCAST = true
-		case equalFold(args[j], "optin"):
+		case cmds.EqualFold(args[j], "optin"):
 			o.OptIn = true
-		case equalFold(args[j], "optout"):
+		case cmds.EqualFold(args[j], "optout"):
 			o.OptOut = true
-		case equalFold(args[j], "noloop"):
+		case cmds.EqualFold(args[j], "noloop"):
 			o.NoLoop = true
-		case equalFold(args[j], "prefix") && more:
+		case cmds.EqualFold(args[j], "prefix") && more:
 			j++
 			o.Prefixes = append(o.Prefixes, string(args[j]))
 		default:
-			c.Error(errSyntax)
+			c.Error(cmds.ErrSyntax)
 			return
 		}
 	}
 	cl := c.Client
 	switch {
-	case equalFold(args[2], "on"):
+	case cmds.EqualFold(args[2], "on"):
 		if err := c.Srv.Tracking.Enable(cl.Track, o); err != nil {
 			c.Error("ERR " + err.Error())
 			return
 		}
-	case equalFold(args[2], "off"):
+	case cmds.EqualFold(args[2], "off"):
 		c.Srv.Tracking.Disable(cl.Track)
 		cl.TrackCaching = false
 	default:
-		c.Error(errSyntax)
+		c.Error(cmds.ErrSyntax)
 		return
 	}
 	c.W.OK()
@@ -77,49 +78,36 @@ func clientTracking(c *Ctx) {
 
 // clientCaching is CLIENT CACHING YES|NO: in OPTIN mode YES makes the next command's reads
 // tracked, in OPTOUT mode NO makes them untracked.
-func clientCaching(c *Ctx) {
+func clientCaching(c *cmds.Ctx) {
 	o, on := c.Client.Track.Mode()
 	if !on {
 		c.Error("ERR CLIENT CACHING can be called only when the client is in tracking mode with OPTIN or OPTOUT mode enabled")
 		return
 	}
 	switch {
-	case equalFold(c.Args[2], "yes"):
+	case cmds.EqualFold(c.Args[2], "yes"):
 		if !o.OptIn {
 			c.Error("ERR CLIENT CACHING YES is only valid when tracking is enabled in OPTIN mode.")
 			return
 		}
-	case equalFold(c.Args[2], "no"):
+	case cmds.EqualFold(c.Args[2], "no"):
 		if !o.OptOut {
 			c.Error("ERR CLIENT CACHING NO is only valid when tracking is enabled in OPTOUT mode.")
 			return
 		}
 	default:
-		c.Error(errSyntax)
+		c.Error(cmds.ErrSyntax)
 		return
 	}
 	c.Client.TrackCaching = true
 	c.W.OK()
 }
 
-// trackingRedirect is what CLIENT GETREDIR and CLIENT LIST's redir= show: the redirect
-// target's id, 0 when tracking without one, -1 when not tracking.
-func trackingRedirect(cl *server.Client) int64 {
-	if cl.Track == nil {
-		return -1
-	}
-	o, on := cl.Track.Mode()
-	if !on {
-		return -1
-	}
-	return o.Redirect
-}
-
-func clientGetRedir(c *Ctx) { c.W.Int(trackingRedirect(c.Client)) }
+func clientGetRedir(c *cmds.Ctx) { c.W.Int(c.Client.TrackingRedirect()) }
 
 // clientTrackingInfo is CLIENT TRACKINGINFO: a map of the flags (a set), the redirect target
 // and the BCAST prefixes, as Redis 7.0 answers it.
-func clientTrackingInfo(c *Ctx) {
+func clientTrackingInfo(c *cmds.Ctx) {
 	o, on := c.Client.Track.Mode()
 	flags := []string{"off"}
 	if on {
@@ -153,7 +141,7 @@ func clientTrackingInfo(c *Ctx) {
 		c.W.BulkString(f)
 	}
 	c.W.BulkString("redirect")
-	c.W.Int(trackingRedirect(c.Client))
+	c.W.Int(c.Client.TrackingRedirect())
 	c.W.BulkString("prefixes")
 	c.W.ArrayLen(len(o.Prefixes))
 	for _, p := range o.Prefixes {

@@ -1,10 +1,12 @@
-package cmds
+package admin
 
 import (
 	"math"
 	"runtime"
 	"runtime/debug"
+	"strconv"
 
+	"shardis/cmds"
 	"shardis/cmds/spec"
 	"shardis/codec"
 )
@@ -15,34 +17,34 @@ import (
 // in the store, since its value lives on disk rather than in memory.
 
 func init() {
-	register(
-		&Command{Name: "memory", Arity: -2, ACL: []string{"slow"}, Group: "server", Since: "4.0.0",
+	cmds.Register(
+		&cmds.Command{Name: "memory", Arity: -2, ACL: []string{"slow"}, Group: "server", Since: "4.0.0",
 			Summary: "A container for memory diagnostics commands", Complexity: "Depends on subcommand.",
-			Subs: map[string]*Command{
+			Subs: map[string]*cmds.Command{
 				"doctor": {Arity: 2, ACL: []string{"slow"}, Since: "4.0.0", Summary: "Outputs memory problems report",
 					Complexity: "O(1)",
 					Tips:       []string{"nondeterministic_output", "request_policy:all_shards", "response_policy:special"},
-					Exec:       ExecServer, Run: memoryDoctor},
+					Exec:       cmds.ExecServer, Run: memoryDoctor},
 				"help": {Arity: 2, Flags: []string{"loading", "stale"}, ACL: []string{"slow"}, Since: "4.0.0",
 					Summary: "Show helpful text about the different subcommands", Complexity: "O(1)",
-					Exec: ExecConn, Run: memoryHelp},
+					Exec: cmds.ExecConn, Run: memoryHelp},
 				"malloc-stats": {Arity: 2, ACL: []string{"slow"}, Since: "4.0.0", Summary: "Show allocator internal stats",
 					Complexity: "Depends on how much memory is allocated, could be slow",
 					Tips:       []string{"nondeterministic_output", "request_policy:all_shards", "response_policy:special"},
-					Exec:       ExecServer, Run: memoryMallocStats},
+					Exec:       cmds.ExecServer, Run: memoryMallocStats},
 				"purge": {Arity: 2, ACL: []string{"slow"}, Since: "4.0.0", Summary: "Ask the allocator to release memory",
 					Complexity: "Depends on how much memory is allocated, could be slow",
-					Tips:       []string{"request_policy:all_shards", "response_policy:all_succeeded"}, Exec: ExecServer,
+					Tips:       []string{"request_policy:all_shards", "response_policy:all_succeeded"}, Exec: cmds.ExecServer,
 					Run: memoryPurge},
 				"stats": {Arity: 2, ACL: []string{"slow"}, Since: "4.0.0", Summary: "Show memory usage details",
 					Complexity: "O(1)",
 					Tips:       []string{"nondeterministic_output", "request_policy:all_shards", "response_policy:special"},
-					Exec:       ExecServer, Run: memoryStats},
+					Exec:       cmds.ExecServer, Run: memoryStats},
 				"usage": {Arity: -3, Flags: []string{"readonly"}, ACL: []string{"read", "slow"}, FirstKey: 2, LastKey: 2,
 					Step: 1, Since: "4.0.0", Summary: "Estimate the memory usage of a key",
 					Complexity: "O(N) where N is the number of samples.", Syntax: "key [SAMPLES count]",
 					KeySpecs: []spec.KeySpec{{Flags: spec.RO, Begin: spec.Index(2), Find: spec.Range(0, 1, 0)}},
-					Traits:   TraitNoTouch, Run: memoryUsage},
+					Traits:   cmds.TraitNoTouch, Run: memoryUsage},
 			}},
 	)
 }
@@ -64,7 +66,7 @@ var memoryHelpLines = []string{
 	"    Prints this help.",
 }
 
-func memoryHelp(c *Ctx) {
+func memoryHelp(c *cmds.Ctx) {
 	c.W.ArrayLen(len(memoryHelpLines))
 	for _, l := range memoryHelpLines {
 		c.W.Simple(l)
@@ -77,19 +79,19 @@ const memoryDefaultSamples = 5
 // memoryUsage is the bytes key takes in the store: its meta key and value and, for a
 // collection, its data keys and values, estimated from the first SAMPLES elements as Redis
 // estimates from its samples (0: every element).
-func memoryUsage(c *Ctx) {
+func memoryUsage(c *cmds.Ctx) {
 	samples := int64(memoryDefaultSamples)
 	for j := 3; j < len(c.Args); j++ {
-		if !equalFold(c.Args[j], "samples") || j+1 >= len(c.Args) {
-			c.Error(errSyntax)
+		if !cmds.EqualFold(c.Args[j], "samples") || j+1 >= len(c.Args) {
+			c.Error(cmds.ErrSyntax)
 			return
 		}
-		n, ok := c.intArg(j + 1)
+		n, ok := c.IntArg(j + 1)
 		if !ok {
 			return
 		}
 		if n < 0 {
-			c.Error(errSyntax)
+			c.Error(cmds.ErrSyntax)
 			return
 		}
 		if n == 0 {
@@ -134,7 +136,7 @@ type memoryFigures struct {
 }
 
 // takeMemory reads the server's memory figures and moves the recorded peak up to them.
-func takeMemory(c *Ctx) memoryFigures {
+func takeMemory(c *cmds.Ctx) memoryFigures {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	m := memoryFigures{
@@ -161,7 +163,7 @@ func takeMemory(c *Ctx) memoryFigures {
 		}
 	}
 	for db := range c.Srv.Store.Databases() {
-		m.keys += dbKeys(c, db)
+		m.keys += cmds.DBKeys(c, db)
 	}
 	return m
 }
@@ -178,11 +180,11 @@ func ratio(a, b int64) float64 {
 	return float64(a) / float64(b)
 }
 
-func memoryStats(c *Ctx) {
+func memoryStats(c *cmds.Ctx) {
 	m := takeMemory(c)
 	nonEmpty := make([]int, 0, c.Srv.Store.Databases())
 	for db := range c.Srv.Store.Databases() {
-		if dbKeys(c, db) > 0 {
+		if cmds.DBKeys(c, db) > 0 {
 			nonEmpty = append(nonEmpty, db)
 		}
 	}
@@ -201,10 +203,10 @@ func memoryStats(c *Ctx) {
 	pair("clients.normal", m.clients)
 	pair("cluster.links", 0)
 	pair("aof.buffer", 0)
-	pair("lua.caches", int64(scripts.Size()))
+	pair("lua.caches", int64(cmds.ScriptCache().Size()))
 	pair("functions.caches", 0)
 	for _, db := range nonEmpty {
-		c.W.BulkString("db." + string(itoa(int64(db))))
+		c.W.BulkString("db." + strconv.Itoa(db))
 		c.W.MapLen(3)
 		pair("overhead.hashtable.main", 0)
 		pair("overhead.hashtable.expires", 0)
@@ -233,19 +235,19 @@ func memoryStats(c *Ctx) {
 	pair("fragmentation.bytes", m.rss-m.used)
 }
 
-func memoryMallocStats(c *Ctx) {
+func memoryMallocStats(c *cmds.Ctx) {
 	c.W.BulkString("Stats not supported for the current allocator")
 }
 
 // memoryPurge returns the Go heap's free pages to the system (Redis asks jemalloc to purge).
-func memoryPurge(c *Ctx) {
+func memoryPurge(c *cmds.Ctx) {
 	debug.FreeOSMemory()
 	c.W.OK()
 }
 
 // memoryDoctor applies Redis's checks, with its texts, to shardis's figures. The
 // allocator-specific ones (fragmentation, allocator RSS) read the Go heap.
-func memoryDoctor(c *Ctx) {
+func memoryDoctor(c *cmds.Ctx) {
 	m := takeMemory(c)
 	const mb10 = 10 << 20
 	var issues []string

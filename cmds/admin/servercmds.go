@@ -1,4 +1,4 @@
-package cmds
+package admin
 
 import (
 	"errors"
@@ -6,6 +6,8 @@ import (
 	"math"
 	"net"
 	"path/filepath"
+	"shardis/cmds"
+	"shardis/datatype"
 	"strconv"
 	"strings"
 	"time"
@@ -20,81 +22,81 @@ import (
 // pipelined before them; MONITOR and SHUTDOWN act on the connection at once (ExecConn).
 
 func init() {
-	register(
-		&Command{Name: "config", Arity: -2, ACL: []string{"slow"}, Group: "server", Since: "2.0.0",
+	cmds.Register(
+		&cmds.Command{Name: "config", Arity: -2, ACL: []string{"slow"}, Group: "server", Since: "2.0.0",
 			Summary: "A container for server configuration commands", Complexity: "Depends on subcommand.",
-			Exec: ExecServer,
-			Subs: map[string]*Command{
+			Exec: cmds.ExecServer,
+			Subs: map[string]*cmds.Command{
 				"get": {Arity: -3, Flags: []string{"admin", "noscript", "loading", "stale"},
 					ACL: []string{"admin", "slow", "dangerous"}, Since: "2.0.0",
 					Summary:    "Get the values of configuration parameters",
 					Complexity: "O(N) when N is the number of configuration parameters provided",
-					Syntax:     "parameter [parameter ...]", Exec: ExecServer, Run: configGet},
+					Syntax:     "parameter [parameter ...]", Exec: cmds.ExecServer, Run: configGet},
 				"help": {Arity: 2, Flags: []string{"loading", "stale"}, ACL: []string{"slow"}, Since: "5.0.0",
 					Summary: "Show helpful text about the different subcommands", Complexity: "O(1)",
-					Exec: ExecServer, Run: configHelp},
+					Exec: cmds.ExecServer, Run: configHelp},
 				"resetstat": {Arity: 2, Flags: []string{"admin", "noscript", "loading", "stale"},
 					ACL: []string{"admin", "slow", "dangerous"}, Since: "2.0.0",
-					Summary: "Reset the stats returned by INFO", Complexity: "O(1)", Exec: ExecServer,
+					Summary: "Reset the stats returned by INFO", Complexity: "O(1)", Exec: cmds.ExecServer,
 					Run: configResetStat},
 				"rewrite": {Arity: 2, Flags: []string{"admin", "noscript", "loading", "stale"},
 					ACL: []string{"admin", "slow", "dangerous"}, Since: "2.8.0",
 					Summary: "Rewrite the configuration file with the in memory configuration", Complexity: "O(1)",
-					Exec: ExecServer, Run: configRewrite},
+					Exec: cmds.ExecServer, Run: configRewrite},
 				"set": {Arity: -4, Flags: []string{"admin", "noscript", "loading", "stale"},
 					ACL: []string{"admin", "slow", "dangerous"}, Since: "2.0.0",
 					Summary:    "Set configuration parameters to the given values",
 					Complexity: "O(N) when N is the number of configuration parameters provided",
 					Syntax:     "parameter value [parameter value ...]",
-					Tips:       []string{"request_policy:all_nodes", "response_policy:all_succeeded"}, Exec: ExecServer,
-					Secret: configSetSecret, Run: configSet},
+					Tips:       []string{"request_policy:all_nodes", "response_policy:all_succeeded"}, Exec: cmds.ExecServer,
+					Secret: cmds.ConfigSetSecret, Run: configSet},
 			}},
-		&Command{Name: "time", Arity: 1, Flags: []string{"loading", "stale", "fast"}, ACL: []string{"fast"},
+		&cmds.Command{Name: "time", Arity: 1, Flags: []string{"loading", "stale", "fast"}, ACL: []string{"fast"},
 			Group: "server", Since: "2.6.0", Summary: "Return the current server time", Complexity: "O(1)",
-			Tips: []string{"nondeterministic_output"}, Exec: ExecServer, Run: timeCommand},
-		&Command{Name: "lastsave", Arity: 1, Flags: []string{"loading", "stale", "fast"},
+			Tips: []string{"nondeterministic_output"}, Exec: cmds.ExecServer, Run: timeCommand},
+		&cmds.Command{Name: "lastsave", Arity: 1, Flags: []string{"loading", "stale", "fast"},
 			ACL: []string{"admin", "fast", "dangerous"}, Group: "server", Since: "1.0.0",
 			Summary: "Get the UNIX time stamp of the last successful save to disk", Complexity: "O(1)",
-			Tips: []string{"nondeterministic_output"}, Exec: ExecServer, Run: lastsaveCommand},
-		&Command{Name: "save", Arity: 1, Flags: []string{"admin", "noscript", "no_async_loading", "no_multi"},
+			Tips: []string{"nondeterministic_output"}, Exec: cmds.ExecServer, Run: lastsaveCommand},
+		&cmds.Command{Name: "save", Arity: 1, Flags: []string{"admin", "noscript", "no_async_loading", "no_multi"},
 			ACL: []string{"admin", "slow", "dangerous"}, Group: "server", Since: "1.0.0",
 			Summary:    "Synchronously save the dataset to disk",
-			Complexity: "O(N) where N is the total number of keys in all databases", Exec: ExecServer,
+			Complexity: "O(N) where N is the total number of keys in all databases", Exec: cmds.ExecServer,
 			Run: saveCommand},
-		&Command{Name: "bgsave", Arity: -1, Flags: []string{"admin", "noscript", "no_async_loading"},
+		&cmds.Command{Name: "bgsave", Arity: -1, Flags: []string{"admin", "noscript", "no_async_loading"},
 			ACL: []string{"admin", "slow", "dangerous"}, Group: "server", Since: "1.0.0",
 			Summary: "Asynchronously save the dataset to disk", Complexity: "O(1)", Syntax: "[SCHEDULE]",
-			Exec: ExecServer, Run: bgsaveCommand},
-		&Command{Name: "shutdown", Arity: -1,
+			Exec: cmds.ExecServer, Run: bgsaveCommand},
+		&cmds.Command{Name: "shutdown", Arity: -1,
 			Flags: []string{"admin", "noscript", "loading", "stale", "no_multi", "allow_busy"},
 			ACL:   []string{"admin", "slow", "dangerous"}, Group: "server", Since: "1.0.0",
 			Summary:    "Synchronously save the dataset to disk and then shut down the server",
 			Complexity: "O(N) when saving, where N is the total number of keys in all databases when saving data, otherwise O(1)",
-			Syntax:     "[NOSAVE | SAVE] [NOW] [FORCE] [ABORT]", Exec: ExecConn, Run: shutdownCommand},
-		&Command{Name: "monitor", Arity: 1, Flags: []string{"admin", "noscript", "loading", "stale"},
+			Syntax:     "[NOSAVE | SAVE] [NOW] [FORCE] [ABORT]", Exec: cmds.ExecConn, Run: shutdownCommand},
+		&cmds.Command{Name: "monitor", Arity: 1, Flags: []string{"admin", "noscript", "loading", "stale"},
 			ACL: []string{"admin", "slow", "dangerous"}, Group: "server", Since: "1.0.0",
-			Summary: "Listen for all requests received by the server in real time", Exec: ExecConn,
+			Summary: "Listen for all requests received by the server in real time", Exec: cmds.ExecConn,
 			Run: monitorCommand},
-		&Command{Name: "slowlog", Arity: -2, ACL: []string{"slow"}, Group: "server", Since: "2.2.12",
+		&cmds.Command{Name: "slowlog", Arity: -2, ACL: []string{"slow"}, Group: "server", Since: "2.2.12",
 			Summary: "A container for slow log commands", Complexity: "Depends on subcommand.",
-			Exec: ExecServer,
-			Subs: map[string]*Command{
+			Exec: cmds.ExecServer,
+			Subs: map[string]*cmds.Command{
 				"get": {Arity: -2, Flags: []string{"admin", "loading", "stale"}, ACL: []string{"admin", "slow", "dangerous"},
 					Since: "2.2.12", Summary: "Get the slow log's entries",
 					Complexity: "O(N) where N is the number of entries returned", Syntax: "[count]",
-					Tips: []string{"request_policy:all_nodes", "nondeterministic_output"}, Exec: ExecServer,
+					Tips: []string{"request_policy:all_nodes", "nondeterministic_output"}, Exec: cmds.ExecServer,
 					Run: slowlogGet},
 				"help": {Arity: 2, Flags: []string{"loading", "stale"}, ACL: []string{"slow"}, Since: "6.2.0",
 					Summary: "Show helpful text about the different subcommands", Complexity: "O(1)",
-					Exec: ExecServer, Run: slowlogHelp},
+					Exec: cmds.ExecServer, Run: slowlogHelp},
 				"len": {Arity: 2, Flags: []string{"admin", "loading", "stale"}, ACL: []string{"admin", "slow", "dangerous"},
 					Since: "2.2.12", Summary: "Get the slow log's length", Complexity: "O(1)",
 					Tips: []string{"request_policy:all_nodes", "response_policy:agg_sum", "nondeterministic_output"},
-					Exec: ExecServer, Run: slowlogLen},
+					Exec: cmds.ExecServer, Run: slowlogLen},
 				"reset": {Arity: 2, Flags: []string{"admin", "loading", "stale"}, ACL: []string{"admin", "slow", "dangerous"},
 					Since: "2.2.12", Summary: "Clear all entries from the slow log",
 					Complexity: "O(N) where N is the number of entries in the slowlog",
-					Tips:       []string{"request_policy:all_nodes", "response_policy:all_succeeded"}, Exec: ExecServer,
+					Tips:       []string{"request_policy:all_nodes", "response_policy:all_succeeded"}, Exec: cmds.ExecServer,
 					Run: slowlogReset},
 			}},
 	)
@@ -102,7 +104,7 @@ func init() {
 
 // ---- CONFIG ----
 
-func configGet(c *Ctx) {
+func configGet(c *cmds.Ctx) {
 	patterns := make([]string, len(c.Args)-2)
 	for i, a := range c.Args[2:] {
 		patterns[i] = string(a)
@@ -115,9 +117,9 @@ func configGet(c *Ctx) {
 	}
 }
 
-func configSet(c *Ctx) {
+func configSet(c *cmds.Ctx) {
 	if len(c.Args)%2 != 0 {
-		c.Error(errSyntax)
+		c.Error(cmds.ErrSyntax)
 		return
 	}
 	pairs := make([][2]string, 0, (len(c.Args)-2)/2)
@@ -145,15 +147,15 @@ func localClient(addr string) bool {
 	return strings.HasPrefix(host, "/") // a unix socket path
 }
 
-func configResetStat(c *Ctx) {
-	resetStats()
+func configResetStat(c *cmds.Ctx) {
+	cmds.ResetStats()
 	c.Srv.ResetStats()
 	c.W.OK()
 }
 
 // configRewrite writes the configuration back to the file the server was started with, as
 // Redis does (config.Config.Rewrite), and logs the outcome as Redis logs it.
-func configRewrite(c *Ctx) {
+func configRewrite(c *cmds.Ctx) {
 	if err := c.Srv.Config.Rewrite(); err != nil {
 		if !errors.Is(err, config.ErrNoConfigFile) {
 			log.Printf("CONFIG REWRITE failed: %v", err)
@@ -165,8 +167,8 @@ func configRewrite(c *Ctx) {
 	c.W.OK()
 }
 
-func configHelp(c *Ctx) {
-	helpReply(c,
+func configHelp(c *cmds.Ctx) {
+	cmds.HelpReply(c,
 		"GET <pattern>",
 		"    Return parameters matching the glob-like <pattern> and their values.",
 		"SET <directive> <value>",
@@ -180,21 +182,21 @@ func configHelp(c *Ctx) {
 
 // ---- TIME, LASTSAVE, SAVE, BGSAVE ----
 
-func timeCommand(c *Ctx) {
+func timeCommand(c *cmds.Ctx) {
 	now := time.Now()
 	c.W.ArrayLen(2)
 	c.W.BulkString(strconv.FormatInt(now.Unix(), 10))
 	c.W.BulkString(strconv.FormatInt(int64(now.Nanosecond()/1000), 10))
 }
 
-func lastsaveCommand(c *Ctx) { c.W.Int(c.Srv.Store.LastSave.Load()) }
+func lastsaveCommand(c *cmds.Ctx) { c.W.Int(c.Srv.Store.LastSave.Load()) }
 
 // checkpointDir is where SAVE and BGSAVE put the RocksDB checkpoint.
-func checkpointDir(c *Ctx) string { return filepath.Join(c.Srv.Config.Dir(), "checkpoint") }
+func checkpointDir(c *cmds.Ctx) string { return filepath.Join(c.Srv.Config.Dir(), "checkpoint") }
 
 const errBgsaveRunning = "ERR Background save already in progress"
 
-func saveCommand(c *Ctx) {
+func saveCommand(c *cmds.Ctx) {
 	srv := c.Srv
 	if !srv.Saves.Mu.TryLock() {
 		c.Error(errBgsaveRunning)
@@ -210,9 +212,9 @@ func saveCommand(c *Ctx) {
 	c.W.OK()
 }
 
-func bgsaveCommand(c *Ctx) {
-	if len(c.Args) > 1 && !(len(c.Args) == 2 && equalFold(c.Args[1], "schedule")) {
-		c.Error(errSyntax)
+func bgsaveCommand(c *cmds.Ctx) {
+	if len(c.Args) > 1 && !(len(c.Args) == 2 && cmds.EqualFold(c.Args[1], "schedule")) {
+		c.Error(cmds.ErrSyntax)
 		return
 	}
 	srv := c.Srv
@@ -245,27 +247,27 @@ func bgsaveCommand(c *Ctx) {
 // shutdownCommand stops the server. As in Redis, success sends no reply: the connection just
 // closes. SAVE takes a checkpoint first (every write is already durable in RocksDB, so the
 // default is not to).
-func shutdownCommand(c *Ctx) {
+func shutdownCommand(c *cmds.Ctx) {
 	var nosave, save, now, force, abort bool
 	for _, a := range c.Args[1:] {
 		switch {
-		case equalFold(a, "nosave"):
+		case cmds.EqualFold(a, "nosave"):
 			nosave = true
-		case equalFold(a, "save"):
+		case cmds.EqualFold(a, "save"):
 			save = true
-		case equalFold(a, "now"):
+		case cmds.EqualFold(a, "now"):
 			now = true // there are no replicas to wait for: every shutdown is immediate
-		case equalFold(a, "force"):
+		case cmds.EqualFold(a, "force"):
 			force = true
-		case equalFold(a, "abort"):
+		case cmds.EqualFold(a, "abort"):
 			abort = true
 		default:
-			c.Error(errSyntax)
+			c.Error(cmds.ErrSyntax)
 			return
 		}
 	}
 	if (abort && (nosave || save || now || force)) || (nosave && save) {
-		c.Error(errSyntax)
+		c.Error(cmds.ErrSyntax)
 		return
 	}
 	if abort {
@@ -310,7 +312,7 @@ func shutdownCommand(c *Ctx) {
 
 // monitorCommand makes the connection receive every command the server runs; a second
 // MONITOR is ignored without a reply, as in Redis.
-func monitorCommand(c *Ctx) {
+func monitorCommand(c *cmds.Ctx) {
 	cl := c.Client
 	if cl.Monitor {
 		return
@@ -323,14 +325,14 @@ func monitorCommand(c *Ctx) {
 
 // ---- SLOWLOG ----
 
-func slowlogGet(c *Ctx) {
+func slowlogGet(c *cmds.Ctx) {
 	if len(c.Args) > 3 {
-		subcommandSyntaxError(c)
+		cmds.SubcommandSyntaxError(c)
 		return
 	}
 	n := 10
 	if len(c.Args) == 3 {
-		v, ok := parseInt(c.Args[2])
+		v, ok := datatype.ParseInt(c.Args[2])
 		if !ok || v < -1 {
 			c.Error("ERR count should be greater than or equal to -1")
 			return
@@ -353,15 +355,15 @@ func slowlogGet(c *Ctx) {
 	}
 }
 
-func slowlogLen(c *Ctx) { c.W.Int(int64(c.Srv.Slowlog.Len())) }
+func slowlogLen(c *cmds.Ctx) { c.W.Int(int64(c.Srv.Slowlog.Len())) }
 
-func slowlogReset(c *Ctx) {
+func slowlogReset(c *cmds.Ctx) {
 	c.Srv.Slowlog.Reset()
 	c.W.OK()
 }
 
-func slowlogHelp(c *Ctx) {
-	helpReply(c,
+func slowlogHelp(c *cmds.Ctx) {
+	cmds.HelpReply(c,
 		"GET [<count>]",
 		"    Return top <count> entries from the slowlog (default: 10, -1 mean all).",
 		"    Entries are made of:",

@@ -1,10 +1,11 @@
-package cmds
+package admin
 
 import (
 	"slices"
 	"strings"
 	"time"
 
+	"shardis/cmds"
 	"shardis/latency"
 )
 
@@ -13,53 +14,53 @@ import (
 // latency histograms (HISTOGRAM) kept while latency-tracking is on. See latency/.
 
 func init() {
-	register(
-		&Command{Name: "latency", Arity: -2, ACL: []string{"slow"}, Group: "server", Since: "2.8.13",
+	cmds.Register(
+		&cmds.Command{Name: "latency", Arity: -2, ACL: []string{"slow"}, Group: "server", Since: "2.8.13",
 			Summary: "A container for latency diagnostics commands", Complexity: "Depends on subcommand.",
-			Exec: ExecServer,
-			Subs: map[string]*Command{
+			Exec: cmds.ExecServer,
+			Subs: map[string]*cmds.Command{
 				"doctor": {Arity: 2, Flags: []string{"admin", "noscript", "loading", "stale"},
 					ACL: []string{"admin", "slow", "dangerous"}, Since: "2.8.13",
 					Summary: "Return a human readable latency analysis report.", Complexity: "O(1)",
 					Tips: []string{"nondeterministic_output", "request_policy:all_nodes", "response_policy:special"},
-					Exec: ExecServer, Run: latencyDoctor},
+					Exec: cmds.ExecServer, Run: latencyDoctor},
 				"graph": {Arity: 3, Flags: []string{"admin", "noscript", "loading", "stale"},
 					ACL: []string{"admin", "slow", "dangerous"}, Since: "2.8.13",
 					Summary: "Return a latency graph for the event.", Complexity: "O(1)", Syntax: "event",
 					Tips: []string{"nondeterministic_output", "request_policy:all_nodes", "response_policy:special"},
-					Exec: ExecServer, Run: latencyGraph},
+					Exec: cmds.ExecServer, Run: latencyGraph},
 				"help": {Arity: 2, Flags: []string{"loading", "stale"}, ACL: []string{"slow"}, Since: "2.8.13",
 					Summary: "Show helpful text about the different subcommands.", Complexity: "O(1)",
-					Exec: ExecServer, Run: latencyHelp},
+					Exec: cmds.ExecServer, Run: latencyHelp},
 				"histogram": {Arity: -2, Flags: []string{"admin", "noscript", "loading", "stale"},
 					ACL: []string{"admin", "slow", "dangerous"}, Since: "7.0.0",
 					Summary:    "Return the cumulative distribution of latencies of a subset of commands or all.",
 					Complexity: "O(N) where N is the number of commands with latency information being retrieved.",
 					Syntax:     "[command [command ...]]",
 					Tips:       []string{"nondeterministic_output", "request_policy:all_nodes", "response_policy:special"},
-					Exec:       ExecServer, Run: latencyHistogram},
+					Exec:       cmds.ExecServer, Run: latencyHistogram},
 				"history": {Arity: 3, Flags: []string{"admin", "noscript", "loading", "stale"},
 					ACL: []string{"admin", "slow", "dangerous"}, Since: "2.8.13",
 					Summary: "Return timestamp-latency samples for the event.", Complexity: "O(1)",
 					Syntax: "event",
 					Tips:   []string{"nondeterministic_output", "request_policy:all_nodes", "response_policy:special"},
-					Exec:   ExecServer, Run: latencyHistory},
+					Exec:   cmds.ExecServer, Run: latencyHistory},
 				"latest": {Arity: 2, Flags: []string{"admin", "noscript", "loading", "stale"},
 					ACL: []string{"admin", "slow", "dangerous"}, Since: "2.8.13",
 					Summary: "Return the latest latency samples for all events.", Complexity: "O(1)",
 					Tips: []string{"nondeterministic_output", "request_policy:all_nodes", "response_policy:special"},
-					Exec: ExecServer, Run: latencyLatest},
+					Exec: cmds.ExecServer, Run: latencyLatest},
 				"reset": {Arity: -2, Flags: []string{"admin", "noscript", "loading", "stale"},
 					ACL: []string{"admin", "slow", "dangerous"}, Since: "2.8.13",
 					Summary: "Reset latency data for one or more events.", Complexity: "O(1)",
 					Syntax: "[event [event ...]]",
-					Tips:   []string{"request_policy:all_nodes", "response_policy:all_succeeded"}, Exec: ExecServer,
+					Tips:   []string{"request_policy:all_nodes", "response_policy:all_succeeded"}, Exec: cmds.ExecServer,
 					Run: latencyReset},
 			}},
 	)
 }
 
-func latencyLatest(c *Ctx) {
+func latencyLatest(c *cmds.Ctx) {
 	events := c.Srv.Latency.Latest()
 	c.W.ArrayLen(len(events))
 	for _, e := range events {
@@ -71,7 +72,7 @@ func latencyLatest(c *Ctx) {
 	}
 }
 
-func latencyHistory(c *Ctx) {
+func latencyHistory(c *cmds.Ctx) {
 	samples, _, _ := c.Srv.Latency.History(string(c.Args[2]))
 	c.W.ArrayLen(len(samples))
 	for _, s := range samples {
@@ -81,7 +82,7 @@ func latencyHistory(c *Ctx) {
 	}
 }
 
-func latencyReset(c *Ctx) {
+func latencyReset(c *cmds.Ctx) {
 	events := make([]string, len(c.Args)-2)
 	for i, a := range c.Args[2:] {
 		events[i] = string(a)
@@ -89,7 +90,7 @@ func latencyReset(c *Ctx) {
 	c.W.Int(int64(c.Srv.Latency.Reset(events...)))
 }
 
-func latencyDoctor(c *Ctx) {
+func latencyDoctor(c *cmds.Ctx) {
 	cfg := c.Srv.Config
 	report := c.Srv.Latency.Doctor(latency.DoctorSettings{
 		Threshold:         cfg.LatencyThreshold(),
@@ -99,7 +100,7 @@ func latencyDoctor(c *Ctx) {
 	c.W.Verbatim("txt", report)
 }
 
-func latencyGraph(c *Ctx) {
+func latencyGraph(c *cmds.Ctx) {
 	graph, ok := c.Srv.Latency.Graph(string(c.Args[2]), time.Now().Unix())
 	if !ok {
 		c.Error("ERR No samples available for event '" + string(c.Args[2]) + "'")
@@ -111,17 +112,17 @@ func latencyGraph(c *Ctx) {
 // latencyHistogram replies with the histograms of the named commands (a container names its
 // subcommands too; unknown names are skipped), or of every command with one, as Redis: a map
 // of command name to {calls, histogram_usec}.
-func latencyHistogram(c *Ctx) {
-	var cmds []*Command
+func latencyHistogram(c *cmds.Ctx) {
+	var list []*cmds.Command
 	if len(c.Args) == 2 {
-		for _, cmd := range table {
-			cmds = appendWithSubs(cmds, cmd)
+		for _, cmd := range cmds.All() {
+			list = appendWithSubs(list, cmd)
 		}
-		slices.SortFunc(cmds, func(a, b *Command) int { return strings.Compare(a.Name, b.Name) })
+		slices.SortFunc(list, func(a, b *cmds.Command) int { return strings.Compare(a.Name, b.Name) })
 	} else {
 		for _, a := range c.Args[2:] {
 			if cmd := lookupFullName(string(a)); cmd != nil {
-				cmds = appendWithSubs(cmds, cmd)
+				list = appendWithSubs(list, cmd)
 			}
 		}
 	}
@@ -131,7 +132,7 @@ func latencyHistogram(c *Ctx) {
 		calls   uint64
 	}
 	var out []entry
-	for _, cmd := range cmds {
+	for _, cmd := range list {
 		if h := cmd.Latency(); h != nil {
 			b, total := h.CDF()
 			out = append(out, entry{cmd.Name, b, total})
@@ -153,28 +154,28 @@ func latencyHistogram(c *Ctx) {
 }
 
 // appendWithSubs appends cmd and, for a container, its subcommands in name order.
-func appendWithSubs(dst []*Command, cmd *Command) []*Command {
+func appendWithSubs(dst []*cmds.Command, cmd *cmds.Command) []*cmds.Command {
 	dst = append(dst, cmd)
-	subs := make([]*Command, 0, len(cmd.Subs))
+	subs := make([]*cmds.Command, 0, len(cmd.Subs))
 	for _, s := range cmd.Subs {
 		subs = append(subs, s)
 	}
-	slices.SortFunc(subs, func(a, b *Command) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(subs, func(a, b *cmds.Command) int { return strings.Compare(a.Name, b.Name) })
 	return append(dst, subs...)
 }
 
 // lookupFullName finds a command by the name Redis prints ("get", "config|get"), any case.
-func lookupFullName(name string) *Command {
+func lookupFullName(name string) *cmds.Command {
 	parent, sub, isSub := strings.Cut(strings.ToLower(name), "|")
-	cmd := table[parent]
+	cmd := cmds.All()[parent]
 	if cmd == nil || !isSub {
 		return cmd
 	}
 	return cmd.Subs[sub]
 }
 
-func latencyHelp(c *Ctx) {
-	helpReply(c,
+func latencyHelp(c *cmds.Ctx) {
+	cmds.HelpReply(c,
 		"DOCTOR",
 		"    Return a human readable latency analysis report.",
 		"GRAPH <event>",

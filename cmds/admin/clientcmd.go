@@ -1,10 +1,10 @@
-package cmds
+package admin
 
 import (
 	"shardis/acl"
+	"shardis/cmds"
+	"shardis/datatype"
 	"shardis/server"
-	"strconv"
-	"strings"
 	"time"
 )
 
@@ -12,124 +12,105 @@ import (
 // touch the connection's own state or the server's client registry, never data.
 
 func init() {
-	register(
-		&Command{Name: "client", Arity: -2, ACL: []string{"slow"}, Group: "connection", Since: "2.4.0",
+	cmds.Register(
+		&cmds.Command{Name: "client", Arity: -2, ACL: []string{"slow"}, Group: "connection", Since: "2.4.0",
 			Summary: "A container for client connection commands", Complexity: "Depends on subcommand.",
-			Exec: ExecConn,
-			Subs: map[string]*Command{
+			Exec: cmds.ExecConn,
+			Subs: map[string]*cmds.Command{
 				"caching": {Arity: 3, Flags: []string{"noscript", "loading", "stale"}, ACL: []string{"slow", "connection"},
 					Since: "6.0.0", Summary: "Instruct the server about tracking or not keys in the next request",
-					Complexity: "O(1)", Syntax: "<YES | NO>", Exec: ExecConn, Traits: TraitKeepsCaching,
+					Complexity: "O(1)", Syntax: "<YES | NO>", Exec: cmds.ExecConn, Traits: cmds.TraitKeepsCaching,
 					Run: clientCaching},
 				"getname": {Arity: 2, Flags: []string{"noscript", "loading", "stale"}, ACL: []string{"slow", "connection"},
-					Since: "2.6.9", Summary: "Get the current connection name", Complexity: "O(1)", Exec: ExecConn,
-					Traits: TraitKeepsCaching, Run: clientGetName},
+					Since: "2.6.9", Summary: "Get the current connection name", Complexity: "O(1)", Exec: cmds.ExecConn,
+					Traits: cmds.TraitKeepsCaching, Run: clientGetName},
 				"getredir": {Arity: 2, Flags: []string{"noscript", "loading", "stale"}, ACL: []string{"slow", "connection"},
 					Since: "6.0.0", Summary: "Get tracking notifications redirection client ID if any",
-					Complexity: "O(1)", Exec: ExecConn, Traits: TraitKeepsCaching, Run: clientGetRedir},
+					Complexity: "O(1)", Exec: cmds.ExecConn, Traits: cmds.TraitKeepsCaching, Run: clientGetRedir},
 				"help": {Arity: 2, Flags: []string{"loading", "stale"}, ACL: []string{"slow", "connection"}, Since: "5.0.0",
 					Summary: "Show helpful text about the different subcommands", Complexity: "O(1)",
-					Exec: ExecConn, Traits: TraitKeepsCaching, Run: clientHelp},
+					Exec: cmds.ExecConn, Traits: cmds.TraitKeepsCaching, Run: clientHelp},
 				"id": {Arity: 2, Flags: []string{"noscript", "loading", "stale"}, ACL: []string{"slow", "connection"},
 					Since: "5.0.0", Summary: "Returns the client ID for the current connection",
-					Complexity: "O(1)", Exec: ExecConn, Traits: TraitKeepsCaching, Run: clientID},
+					Complexity: "O(1)", Exec: cmds.ExecConn, Traits: cmds.TraitKeepsCaching, Run: clientID},
 				"info": {Arity: 2, Flags: []string{"noscript", "loading", "stale"}, ACL: []string{"slow", "connection"},
 					Since: "6.2.0", Summary: "Returns information about the current client connection.",
-					Complexity: "O(1)", Tips: []string{"nondeterministic_output"}, Exec: ExecConn,
-					Traits: TraitKeepsCaching, Run: clientInfo},
+					Complexity: "O(1)", Tips: []string{"nondeterministic_output"}, Exec: cmds.ExecConn,
+					Traits: cmds.TraitKeepsCaching, Run: clientInfo},
 				"kill": {Arity: -3, Flags: []string{"admin", "noscript", "loading", "stale"},
 					ACL: []string{"admin", "slow", "dangerous", "connection"}, Since: "2.4.0",
 					Summary:    "Kill the connection of a client",
 					Complexity: "O(N) where N is the number of client connections",
 					Syntax:     "<ip:port | <[ID client-id] | [TYPE <NORMAL | MASTER | SLAVE | REPLICA | PUBSUB>] | [USER username] | [ADDR ip:port] | [LADDR ip:port] | [SKIPME yes/no] [[ID client-id] | [TYPE <NORMAL | MASTER | SLAVE | REPLICA | PUBSUB>] | [USER username] | [ADDR ip:port] | [LADDR ip:port] | [SKIPME yes/no] ...]>>",
-					Exec:       ExecConn, Traits: TraitKeepsCaching, Run: clientKill},
+					Exec:       cmds.ExecConn, Traits: cmds.TraitKeepsCaching, Run: clientKill},
 				"list": {Arity: -2, Flags: []string{"admin", "noscript", "loading", "stale"},
 					ACL: []string{"admin", "slow", "dangerous", "connection"}, Since: "2.4.0",
 					Summary:    "Get the list of client connections",
 					Complexity: "O(N) where N is the number of client connections",
 					Syntax:     "[TYPE <NORMAL | MASTER | REPLICA | PUBSUB>] [ID client-id [client-id ...]]",
-					Tips:       []string{"nondeterministic_output"}, Exec: ExecConn, Traits: TraitKeepsCaching,
+					Tips:       []string{"nondeterministic_output"}, Exec: cmds.ExecConn, Traits: cmds.TraitKeepsCaching,
 					Run: clientList},
 				"no-evict": {Arity: 3, Flags: []string{"admin", "noscript", "loading", "stale"},
 					ACL: []string{"admin", "slow", "dangerous", "connection"}, Since: "7.0.0",
 					Summary: "Set client eviction mode for the current connection", Complexity: "O(1)",
-					Syntax: "<ON | OFF>", Exec: ExecConn, Traits: TraitKeepsCaching, Run: clientNoEvict},
+					Syntax: "<ON | OFF>", Exec: cmds.ExecConn, Traits: cmds.TraitKeepsCaching, Run: clientNoEvict},
 				"no-touch": {Arity: 3, Flags: []string{"noscript", "loading", "stale"}, ACL: []string{"slow", "connection"},
 					Since:      "7.2.0",
 					Summary:    "Controls whether commands sent by the client affect the LRU/LFU of accessed keys.",
-					Complexity: "O(1)", Syntax: "<ON | OFF>", Exec: ExecConn, Traits: TraitKeepsCaching,
+					Complexity: "O(1)", Syntax: "<ON | OFF>", Exec: cmds.ExecConn, Traits: cmds.TraitKeepsCaching,
 					Run: clientNoTouch},
 				"pause": {Arity: -3, Flags: []string{"admin", "noscript", "loading", "stale"},
 					ACL: []string{"admin", "slow", "dangerous", "connection"}, Since: "2.9.50",
 					Summary: "Stop processing commands from clients for some time", Complexity: "O(1)",
-					Syntax: "timeout [WRITE | ALL]", Exec: ExecConn, Traits: TraitKeepsCaching, Run: clientPause},
+					Syntax: "timeout [WRITE | ALL]", Exec: cmds.ExecConn, Traits: cmds.TraitKeepsCaching, Run: clientPause},
 				"reply": {Arity: 3, Flags: []string{"noscript", "loading", "stale"}, ACL: []string{"slow", "connection"},
 					Since: "3.2.0", Summary: "Instruct the server whether to reply to commands",
-					Complexity: "O(1)", Syntax: "<ON | OFF | SKIP>", Exec: ExecConn,
-					Traits: TraitAlwaysReplies | TraitKeepsCaching, Run: clientReply},
+					Complexity: "O(1)", Syntax: "<ON | OFF | SKIP>", Exec: cmds.ExecConn,
+					Traits: cmds.TraitAlwaysReplies | cmds.TraitKeepsCaching, Run: clientReply},
 				"setinfo": {Arity: 4, Flags: []string{"noscript", "loading", "stale", "sentinel"},
 					ACL: []string{"slow", "connection"}, Since: "7.2.0",
 					Summary: "Sets information specific to the client or connection.", Complexity: "O(1)",
-					Syntax: "<LIB-NAME libname | LIB-VER libver>", Exec: ExecConn, Traits: TraitKeepsCaching,
+					Syntax: "<LIB-NAME libname | LIB-VER libver>", Exec: cmds.ExecConn, Traits: cmds.TraitKeepsCaching,
 					Run: clientSetInfo},
 				"setname": {Arity: 3, Flags: []string{"noscript", "loading", "stale"}, ACL: []string{"slow", "connection"},
 					Since: "2.6.9", Summary: "Set the current connection name", Complexity: "O(1)",
-					Syntax: "connection-name", Exec: ExecConn, Traits: TraitKeepsCaching, Run: clientSetName},
+					Syntax: "connection-name", Exec: cmds.ExecConn, Traits: cmds.TraitKeepsCaching, Run: clientSetName},
 				"tracking": {Arity: -3, Flags: []string{"noscript", "loading", "stale"}, ACL: []string{"slow", "connection"},
 					Since: "6.0.0", Summary: "Enable or disable server assisted client side caching support",
 					Complexity: "O(1). Some options may introduce additional complexity.",
 					Syntax:     "<ON | OFF> [REDIRECT client-id] [PREFIX prefix [PREFIX prefix ...]] [BCAST] [OPTIN] [OPTOUT] [NOLOOP]",
-					Exec:       ExecConn, Traits: TraitAfterPending | TraitKeepsCaching, Run: clientTracking},
+					Exec:       cmds.ExecConn, Traits: cmds.TraitAfterPending | cmds.TraitKeepsCaching, Run: clientTracking},
 				"trackinginfo": {Arity: 2, Flags: []string{"noscript", "loading", "stale"}, ACL: []string{"slow", "connection"},
 					Since:      "6.2.0",
 					Summary:    "Return information about server assisted client side caching for the current connection",
-					Complexity: "O(1)", Exec: ExecConn, Traits: TraitKeepsCaching, Run: clientTrackingInfo},
+					Complexity: "O(1)", Exec: cmds.ExecConn, Traits: cmds.TraitKeepsCaching, Run: clientTrackingInfo},
 				"unblock": {Arity: -3, Flags: []string{"admin", "noscript", "loading", "stale"},
 					ACL: []string{"admin", "slow", "dangerous", "connection"}, Since: "5.0.0",
 					Summary:    "Unblock a client blocked in a blocking command from a different connection",
 					Complexity: "O(log N) where N is the number of client connections",
-					Syntax:     "client-id [TIMEOUT | ERROR]", Exec: ExecConn, Traits: TraitKeepsCaching,
+					Syntax:     "client-id [TIMEOUT | ERROR]", Exec: cmds.ExecConn, Traits: cmds.TraitKeepsCaching,
 					Run: clientUnblock},
 				"unpause": {Arity: 2, Flags: []string{"admin", "noscript", "loading", "stale"},
 					ACL: []string{"admin", "slow", "dangerous", "connection"}, Since: "6.2.0",
 					Summary:    "Resume processing of clients that were paused",
-					Complexity: "O(N) Where N is the number of paused clients", Exec: ExecConn,
-					Traits: TraitKeepsCaching, Run: clientUnpause},
+					Complexity: "O(N) Where N is the number of paused clients", Exec: cmds.ExecConn,
+					Traits: cmds.TraitKeepsCaching, Run: clientUnpause},
 			}},
 	)
 }
 
-// subcommandSyntaxError is Redis's reply to a known subcommand given the wrong arguments.
-func subcommandSyntaxError(c *Ctx) {
-	c.Error("ERR unknown subcommand or wrong number of arguments for '" + truncate(c.Args[1], 128) +
-		"'. Try " + strings.ToUpper(string(c.Args[0])) + " HELP.")
-}
+func clientID(c *cmds.Ctx) { c.W.Int(c.Client.ID) }
 
-// helpReply writes a HELP reply as Redis does: a status line per line of text, the header
-// naming the command, and HELP's own entry last.
-func helpReply(c *Ctx, lines ...string) {
-	name := strings.ToUpper(string(c.Args[0]))
-	c.W.ArrayLen(len(lines) + 3)
-	c.W.Simple(name + " <subcommand> [<arg> [value] [opt] ...]. Subcommands are:")
-	for _, l := range lines {
-		c.W.Simple(l)
-	}
-	c.W.Simple("HELP")
-	c.W.Simple("    Prints this help.")
-}
-
-func clientID(c *Ctx) { c.W.Int(c.Client.ID) }
-
-func clientSetName(c *Ctx) {
-	if !connValidName(c.Args[2]) {
-		c.Error(errClientName)
+func clientSetName(c *cmds.Ctx) {
+	if !cmds.ValidClientName(c.Args[2]) {
+		c.Error(cmds.ErrClientName)
 		return
 	}
 	c.Client.SetName(string(c.Args[2]))
 	c.W.OK()
 }
 
-func clientGetName(c *Ctx) {
+func clientGetName(c *cmds.Ctx) {
 	if name := c.Client.Name(); name != "" {
 		c.W.BulkString(name)
 		return
@@ -148,13 +129,13 @@ const (
 
 func clientTypeByName(b []byte) int {
 	switch {
-	case equalFold(b, "normal"):
+	case cmds.EqualFold(b, "normal"):
 		return clientTypeNormal
-	case equalFold(b, "slave"), equalFold(b, "replica"):
+	case cmds.EqualFold(b, "slave"), cmds.EqualFold(b, "replica"):
 		return clientTypeReplica
-	case equalFold(b, "pubsub"):
+	case cmds.EqualFold(b, "pubsub"):
 		return clientTypePubSub
-	case equalFold(b, "master"):
+	case cmds.EqualFold(b, "master"):
 		return clientTypeMaster
 	}
 	return -1
@@ -167,122 +148,18 @@ func clientTypeOf(cl *server.Client) int {
 	return clientTypeNormal
 }
 
-// clientLine formats one connection as CLIENT LIST and CLIENT INFO do in Redis 7.0. self is
-// the connection running the command, whose loop-owned fields may be read directly; for
-// others the published copies are used. Fields shardis does not measure are 0.
-func clientLine(b []byte, cl *server.Client, self bool, now time.Time) []byte {
-	pdb, presp, pub, multi := cl.Published()
-	db, resp := int64(pdb), int64(presp)
-	if self {
-		multi = -1
-		if cl.Multi != nil {
-			multi = len(cl.Multi.Commands)
-			pub |= server.PubMulti
-		}
-		db = int64(cl.DB)
-		resp = 2
-		if cl.RESP3 {
-			resp = 3
-		}
-	}
-	var qbuf, omem int
-	if cl.Buffers != nil {
-		qbuf, omem = cl.Buffers()
-	}
-	b = append(b, "id="...)
-	b = strconv.AppendInt(b, cl.ID, 10)
-	b = append(b, " addr="...)
-	b = append(b, cl.Addr...)
-	b = append(b, " laddr="...)
-	b = append(b, cl.LAddr...)
-	b = append(b, " fd="...)
-	b = strconv.AppendInt(b, int64(cl.FD), 10)
-	b = append(b, " name="...)
-	b = append(b, cl.Name()...)
-	b = append(b, " age="...)
-	b = strconv.AppendInt(b, int64(now.Sub(cl.Created)/time.Second), 10)
-	b = append(b, " idle="...)
-	b = strconv.AppendInt(b, max(0, (now.UnixMilli()-cl.LastSeen())/1000), 10)
-	b = append(b, " flags="...)
-	n := len(b)
-	if pub&server.PubMonitor != 0 {
-		b = append(b, 'O')
-	}
-	if cl.PubSub() {
-		b = append(b, 'P')
-	}
-	if pub&server.PubMulti != 0 {
-		b = append(b, 'x')
-	}
-	if cl.Blocked() != nil {
-		b = append(b, 'b')
-	}
-	if cl.Track != nil {
-		if o, on := cl.Track.Mode(); on {
-			b = append(b, 't')
-			if cl.Track.BrokenRedirect() {
-				b = append(b, 'R')
-			}
-			if o.BCAST {
-				b = append(b, 'B')
-			}
-		}
-	}
-	if pub&server.PubClosing != 0 {
-		b = append(b, 'c')
-	}
-	if cl.Unix {
-		b = append(b, 'U')
-	}
-	if pub&server.PubNoEvict != 0 {
-		b = append(b, 'e')
-	}
-	if pub&server.PubNoTouch != 0 {
-		b = append(b, 'T')
-	}
-
-	if len(b) == n {
-		b = append(b, 'N')
-	}
-	b = append(b, " db="...)
-	b = strconv.AppendInt(b, db, 10)
-	b = append(b, " sub="...)
-	b = strconv.AppendInt(b, int64(cl.Subs.Load()), 10)
-	b = append(b, " psub="...)
-	b = strconv.AppendInt(b, int64(cl.PSubs.Load()), 10)
-	b = append(b, " ssub="...)
-	b = strconv.AppendInt(b, int64(cl.SSubs.Load()), 10)
-	b = append(b, " multi="...)
-	b = strconv.AppendInt(b, int64(multi), 10)
-	b = append(b, " qbuf="...)
-	b = strconv.AppendInt(b, int64(qbuf), 10)
-	b = append(b, " qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem="...)
-	b = strconv.AppendInt(b, int64(omem), 10)
-	b = append(b, " tot-mem="...)
-	b = strconv.AppendInt(b, int64(qbuf+omem), 10)
-	b = append(b, " events=r cmd="...)
-	b = append(b, cl.LastCommand()...)
-	b = append(b, " user="...)
-	b = append(b, cl.UserName()...)
-	b = append(b, " redir="...)
-	b = strconv.AppendInt(b, trackingRedirect(cl), 10)
-	b = append(b, " resp="...)
-	b = strconv.AppendInt(b, resp, 10)
-	return append(b, '\n')
-}
-
-func clientList(c *Ctx) {
+func clientList(c *cmds.Ctx) {
 	typ := -1
 	var ids []int64
 	switch {
-	case len(c.Args) == 4 && equalFold(c.Args[2], "type"):
+	case len(c.Args) == 4 && cmds.EqualFold(c.Args[2], "type"):
 		if typ = clientTypeByName(c.Args[3]); typ < 0 {
 			c.Error("ERR Unknown client type '" + string(c.Args[3]) + "'")
 			return
 		}
-	case len(c.Args) > 3 && equalFold(c.Args[2], "id"):
+	case len(c.Args) > 3 && cmds.EqualFold(c.Args[2], "id"):
 		for _, a := range c.Args[3:] {
-			id, ok := parseInt(a)
+			id, ok := datatype.ParseInt(a)
 			if !ok {
 				c.Error("ERR Invalid client ID")
 				return
@@ -290,7 +167,7 @@ func clientList(c *Ctx) {
 			ids = append(ids, id)
 		}
 	case len(c.Args) != 2:
-		c.Error(errSyntax)
+		c.Error(cmds.ErrSyntax)
 		return
 	}
 	now := time.Now()
@@ -299,7 +176,7 @@ func clientList(c *Ctx) {
 		// Redis lists the requested ids in the order given, each once per mention.
 		for _, id := range ids {
 			if cl := c.Srv.Clients.Get(id); cl != nil {
-				out = clientLine(out, cl, cl == c.Client, now)
+				out = cl.AppendInfo(out, cl == c.Client, now)
 			}
 		}
 	} else {
@@ -307,20 +184,20 @@ func clientList(c *Ctx) {
 			if typ >= 0 && clientTypeOf(cl) != typ {
 				continue
 			}
-			out = clientLine(out, cl, cl == c.Client, now)
+			out = cl.AppendInfo(out, cl == c.Client, now)
 		}
 	}
 	c.W.Verbatim("txt", string(out))
 }
 
-func clientInfo(c *Ctx) {
-	c.W.Verbatim("txt", string(clientLine(nil, c.Client, true, time.Now())))
+func clientInfo(c *cmds.Ctx) {
+	c.W.Verbatim("txt", string(c.Client.AppendInfo(nil, true, time.Now())))
 }
 
 // clientKill implements both forms: CLIENT KILL addr (replies +OK or an error, may kill the
 // caller) and CLIENT KILL <filter value>... (replies the count, skips the caller unless
 // SKIPME no).
-func clientKill(c *Ctx) {
+func clientKill(c *cmds.Ctx) {
 	var addr, laddr string
 	var hasAddr, hasLAddr bool
 	var id int64
@@ -334,44 +211,44 @@ func clientKill(c *Ctx) {
 		for i := 2; i < len(c.Args); i += 2 {
 			opt := c.Args[i]
 			if i+1 >= len(c.Args) {
-				c.Error(errSyntax)
+				c.Error(cmds.ErrSyntax)
 				return
 			}
 			val := c.Args[i+1]
 			switch {
-			case equalFold(opt, "id"):
-				n, ok := parseInt(val)
+			case cmds.EqualFold(opt, "id"):
+				n, ok := datatype.ParseInt(val)
 				if !ok || n < 1 {
 					c.Error("ERR client-id should be greater than 0")
 					return
 				}
 				id = n
-			case equalFold(opt, "type"):
+			case cmds.EqualFold(opt, "type"):
 				if typ = clientTypeByName(val); typ < 0 {
 					c.Error("ERR Unknown client type '" + string(val) + "'")
 					return
 				}
-			case equalFold(opt, "addr"):
+			case cmds.EqualFold(opt, "addr"):
 				addr, hasAddr = string(val), true
-			case equalFold(opt, "laddr"):
+			case cmds.EqualFold(opt, "laddr"):
 				laddr, hasLAddr = string(val), true
-			case equalFold(opt, "user"):
+			case cmds.EqualFold(opt, "user"):
 				if user = c.Srv.ACL.Get(string(val)); user == nil {
 					c.Error("ERR No such user '" + string(val) + "'")
 					return
 				}
-			case equalFold(opt, "skipme"):
+			case cmds.EqualFold(opt, "skipme"):
 				switch {
-				case equalFold(val, "yes"):
+				case cmds.EqualFold(val, "yes"):
 					skipme = true
-				case equalFold(val, "no"):
+				case cmds.EqualFold(val, "no"):
 					skipme = false
 				default:
-					c.Error(errSyntax)
+					c.Error(cmds.ErrSyntax)
 					return
 				}
 			default:
-				c.Error(errSyntax)
+				c.Error(cmds.ErrSyntax)
 				return
 			}
 		}
@@ -409,14 +286,14 @@ func clientKill(c *Ctx) {
 
 // clientSetInfo records the client library's name and version (Redis 7.2's CLIENT SETINFO,
 // which client libraries such as go-redis send on connect).
-func clientSetInfo(c *Ctx) {
+func clientSetInfo(c *cmds.Ctx) {
 	attr, val := c.Args[2], c.Args[3]
-	isName := equalFold(attr, "lib-name")
-	if !isName && !equalFold(attr, "lib-ver") {
+	isName := cmds.EqualFold(attr, "lib-name")
+	if !isName && !cmds.EqualFold(attr, "lib-ver") {
 		c.Error("ERR Unrecognized option '" + string(attr) + "'")
 		return
 	}
-	if !connValidName(val) {
+	if !cmds.ValidClientName(val) {
 		c.Error("ERR " + string(attr) + " cannot contain spaces, newlines or special characters.")
 		return
 	}
@@ -430,18 +307,18 @@ func clientSetInfo(c *Ctx) {
 }
 
 // clientOnOff parses ON/OFF, replying a syntax error otherwise.
-func clientOnOff(c *Ctx) (on, ok bool) {
+func clientOnOff(c *cmds.Ctx) (on, ok bool) {
 	switch {
-	case equalFold(c.Args[2], "on"):
+	case cmds.EqualFold(c.Args[2], "on"):
 		return true, true
-	case equalFold(c.Args[2], "off"):
+	case cmds.EqualFold(c.Args[2], "off"):
 		return false, true
 	}
-	c.Error(errSyntax)
+	c.Error(cmds.ErrSyntax)
 	return false, false
 }
 
-func clientNoEvict(c *Ctx) {
+func clientNoEvict(c *cmds.Ctx) {
 	if on, ok := clientOnOff(c); ok {
 		c.Client.NoEvict = on
 		c.Client.Publish()
@@ -449,7 +326,7 @@ func clientNoEvict(c *Ctx) {
 	}
 }
 
-func clientNoTouch(c *Ctx) {
+func clientNoTouch(c *cmds.Ctx) {
 	if on, ok := clientOnOff(c); ok {
 		c.Client.NoTouch = on
 		c.Client.Publish()
@@ -459,42 +336,42 @@ func clientNoTouch(c *Ctx) {
 
 // clientReply sets the reply mode. OFF and SKIP send no reply of their own; the reactor
 // drops the replies of the commands that follow according to Client.ReplyMode.
-func clientReply(c *Ctx) {
+func clientReply(c *cmds.Ctx) {
 	cl := c.Client
 	switch {
-	case equalFold(c.Args[2], "on"):
+	case cmds.EqualFold(c.Args[2], "on"):
 		cl.ReplyMode = server.ReplyOn
 		c.W.OK()
-	case equalFold(c.Args[2], "off"):
+	case cmds.EqualFold(c.Args[2], "off"):
 		cl.ReplyMode = server.ReplyOff
 		c.W.Buf = c.W.Buf[:0]
-	case equalFold(c.Args[2], "skip"):
+	case cmds.EqualFold(c.Args[2], "skip"):
 		if cl.ReplyMode != server.ReplyOff { // SKIP while OFF changes nothing, as in Redis
 			cl.ReplyMode = server.ReplySkip
 		}
 		c.W.Buf = c.W.Buf[:0]
 	default:
-		c.Error(errSyntax)
+		c.Error(cmds.ErrSyntax)
 	}
 }
 
-func clientPause(c *Ctx) {
+func clientPause(c *cmds.Ctx) {
 	if len(c.Args) > 4 {
-		subcommandSyntaxError(c)
+		cmds.SubcommandSyntaxError(c)
 		return
 	}
 	all := true
 	if len(c.Args) == 4 {
 		switch {
-		case equalFold(c.Args[3], "write"):
+		case cmds.EqualFold(c.Args[3], "write"):
 			all = false
-		case equalFold(c.Args[3], "all"):
+		case cmds.EqualFold(c.Args[3], "all"):
 		default:
 			c.Error("ERR CLIENT PAUSE mode must be WRITE or ALL")
 			return
 		}
 	}
-	ms, ok := parseInt(c.Args[2])
+	ms, ok := datatype.ParseInt(c.Args[2])
 	if !ok {
 		c.Error("ERR timeout is not an integer or out of range")
 		return
@@ -514,13 +391,13 @@ func clientPause(c *Ctx) {
 	c.W.OK()
 }
 
-func clientUnpause(c *Ctx) {
+func clientUnpause(c *cmds.Ctx) {
 	c.Srv.Unpause()
 	c.W.OK()
 }
 
-func clientHelp(c *Ctx) {
-	helpReply(c,
+func clientHelp(c *cmds.Ctx) {
+	cmds.HelpReply(c,
 		"CACHING (YES|NO)",
 		"    Enable/disable tracking of the keys for next command in OPTIN/OPTOUT modes.",
 		"GETREDIR",
@@ -578,25 +455,25 @@ func clientHelp(c *Ctx) {
 // clientUnblock is CLIENT UNBLOCK client-id [TIMEOUT | ERROR]: it wakes the client's blocked
 // command as if it timed out, or with an UNBLOCKED error, and answers 1, or 0 when that client
 // is not blocked.
-func clientUnblock(c *Ctx) {
+func clientUnblock(c *cmds.Ctx) {
 	if len(c.Args) > 4 {
-		subcommandSyntaxError(c)
+		cmds.SubcommandSyntaxError(c)
 		return
 	}
 	reason := server.UnblockTimeout
 	if len(c.Args) == 4 {
 		switch {
-		case equalFold(c.Args[3], "timeout"):
-		case equalFold(c.Args[3], "error"):
+		case cmds.EqualFold(c.Args[3], "timeout"):
+		case cmds.EqualFold(c.Args[3], "error"):
 			reason = server.UnblockError
 		default:
 			c.Error("ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR")
 			return
 		}
 	}
-	id, ok := parseInt(c.Args[2])
+	id, ok := datatype.ParseInt(c.Args[2])
 	if !ok {
-		c.Error(errNotInt)
+		c.Error(cmds.ErrNotInt)
 		return
 	}
 	if target := c.Srv.Clients.Get(id); target != nil {

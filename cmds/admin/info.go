@@ -1,4 +1,4 @@
-package cmds
+package admin
 
 import (
 	"fmt"
@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"shardis/cmds"
 	"shardis/pubsub"
 	"shardis/server"
 )
@@ -21,12 +22,12 @@ import (
 // AOF rewrites, forks) report what an idle Redis reports.
 
 func init() {
-	register(
-		&Command{Name: "info", Arity: -1, Flags: []string{"loading", "stale"}, ACL: []string{"slow", "dangerous"},
+	cmds.Register(
+		&cmds.Command{Name: "info", Arity: -1, Flags: []string{"loading", "stale"}, ACL: []string{"slow", "dangerous"},
 			Group: "server", Since: "1.0.0", Summary: "Get information and statistics about the server",
 			Complexity: "O(1)", Syntax: "[section [section ...]]",
 			Tips: []string{"nondeterministic_output", "request_policy:all_shards", "response_policy:special"},
-			Exec: ExecServer, Traits: TraitUnconfined, Run: infoCommand},
+			Exec: cmds.ExecServer, Traits: cmds.TraitUnconfined, Run: infoCommand},
 	)
 }
 
@@ -35,7 +36,7 @@ type infoSection struct {
 	name    string // lower case, as INFO's arguments name it
 	title   string
 	deflt   bool // part of INFO / INFO default
-	collect func(c *Ctx, w *infoWriter)
+	collect func(c *cmds.Ctx, w *infoWriter)
 }
 
 // infoSections in the order INFO prints them (Redis's order, then shardis's own).
@@ -47,16 +48,16 @@ var infoSections = []infoSection{
 	{"stats", "Stats", true, infoStats},
 	{"replication", "Replication", true, infoReplication},
 	{"cpu", "CPU", true, infoCPU},
-	{"modules", "Modules", true, func(*Ctx, *infoWriter) {}},
+	{"modules", "Modules", true, func(*cmds.Ctx, *infoWriter) {}},
 	{"commandstats", "Commandstats", false, infoCommandStats},
 	{"errorstats", "Errorstats", true, infoErrorStats},
 	{"latencystats", "Latencystats", false, infoLatencyStats},
-	{"cluster", "Cluster", true, func(_ *Ctx, w *infoWriter) { w.int("cluster_enabled", 0) }},
+	{"cluster", "Cluster", true, func(_ *cmds.Ctx, w *infoWriter) { w.int("cluster_enabled", 0) }},
 	{"keyspace", "Keyspace", true, infoKeyspace},
 	{"shardis", "Shardis", true, infoShardis},
 }
 
-func infoCommand(c *Ctx) {
+func infoCommand(c *cmds.Ctx) {
 	want := make([]bool, len(infoSections))
 	if len(c.Args) == 1 {
 		for i, s := range infoSections {
@@ -65,17 +66,17 @@ func infoCommand(c *Ctx) {
 	}
 	for _, a := range c.Args[1:] {
 		switch {
-		case equalFold(a, "all"), equalFold(a, "everything"):
+		case cmds.EqualFold(a, "all"), cmds.EqualFold(a, "everything"):
 			for i := range want {
 				want[i] = true
 			}
-		case equalFold(a, "default"):
+		case cmds.EqualFold(a, "default"):
 			for i, s := range infoSections {
 				want[i] = want[i] || s.deflt
 			}
 		default:
 			for i, s := range infoSections {
-				if equalFold(a, s.name) {
+				if cmds.EqualFold(a, s.name) {
 					want[i] = true
 				}
 			}
@@ -131,10 +132,10 @@ func bytesToHuman(n int64) string {
 	return fmt.Sprintf("%.2fP", d/(1<<50))
 }
 
-func infoServer(c *Ctx, w *infoWriter) {
+func infoServer(c *cmds.Ctx, w *infoWriter) {
 	srv := c.Srv
 	now := time.Now()
-	w.str("redis_version", RedisVersion)
+	w.str("redis_version", cmds.RedisVersion)
 	w.str("shardis_version", server.Version)
 	w.str("redis_git_sha1", "00000000")
 	w.str("redis_git_dirty", "0")
@@ -193,7 +194,7 @@ func infoOS() string {
 	return field(u.Sysname) + " " + field(u.Release) + " " + field(u.Machine)
 }
 
-func infoClients(c *Ctx, w *infoWriter) {
+func infoClients(c *cmds.Ctx, w *infoWriter) {
 	w.int("connected_clients", int64(c.Srv.Clients.Count()))
 	w.int("cluster_connections", 0)
 	w.int("maxclients", int64(c.Srv.Config.MaxClients()))
@@ -220,12 +221,12 @@ func infoClients(c *Ctx, w *infoWriter) {
 }
 
 // storeProperty reads an integer RocksDB property (0 when unavailable).
-func storeProperty(c *Ctx, name string) int64 {
+func storeProperty(c *cmds.Ctx, name string) int64 {
 	n := c.Srv.Store.IntProperty(name)
 	return n
 }
 
-func infoMemory(c *Ctx, w *infoWriter) {
+func infoMemory(c *cmds.Ctx, w *infoWriter) {
 	m := takeMemory(c)
 	used, peak, rss := m.used, m.peak, m.rss
 	overhead := m.overhead()
@@ -257,8 +258,8 @@ func infoMemory(c *Ctx, w *infoWriter) {
 	}
 	// The Lua states (package script) live in the Go heap, counted in used_memory_go: they
 	// have no figure of their own. The scripts' and functions' code is measured.
-	nScripts, scriptBytes := scripts.Stats()
-	nLibs, nFuncs, funcBytes := functionsFootprint(c)
+	nScripts, scriptBytes := cmds.ScriptCache().Stats()
+	nLibs, nFuncs, funcBytes := cmds.FunctionsFootprint(c)
 	w.int("used_memory_lua", 0)
 	w.int("used_memory_vm_eval", 0)
 	w.str("used_memory_lua_human", "0B")
@@ -312,7 +313,7 @@ func infoRSS() int64 {
 	return pages * int64(os.Getpagesize())
 }
 
-func infoPersistence(c *Ctx, w *infoWriter) {
+func infoPersistence(c *cmds.Ctx, w *infoWriter) {
 	srv := c.Srv
 	loading := srv.Loading()
 	w.int("loading", infoBool(loading))
@@ -390,7 +391,7 @@ func infoBool(b bool) int64 {
 	return 0
 }
 
-func infoStats(c *Ctx, w *infoWriter) {
+func infoStats(c *cmds.Ctx, w *infoWriter) {
 	st := &c.Srv.Stats
 	ops, in, out := st.CommandsProcessed.Load(), st.NetInputBytes.Load(), st.NetOutputBytes.Load()
 	opsRate, inKB, outKB := c.Srv.Rate.Sample(time.Now(), ops, in, out)
@@ -451,7 +452,7 @@ func infoStats(c *Ctx, w *infoWriter) {
 	w.int("reply_buffer_expands", 0)
 }
 
-func infoReplication(c *Ctx, w *infoWriter) {
+func infoReplication(c *cmds.Ctx, w *infoWriter) {
 	var offset uint64
 	st := c.Srv.Store
 	for i := range st.NumShards() {
@@ -473,7 +474,7 @@ func infoReplication(c *Ctx, w *infoWriter) {
 	w.int("repl_backlog_histlen", 0)
 }
 
-func infoCPU(_ *Ctx, w *infoWriter) {
+func infoCPU(_ *cmds.Ctx, w *infoWriter) {
 	secs := func(tv syscall.Timeval) float64 { return float64(tv.Sec) + float64(tv.Usec)/1e6 }
 	var self, children syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &self)
@@ -489,19 +490,19 @@ func infoCPU(_ *Ctx, w *infoWriter) {
 }
 
 // sortedCommands returns every command and subcommand by name.
-func sortedCommands() []*Command {
-	var all []*Command
-	for _, cmd := range table {
+func sortedCommands() []*cmds.Command {
+	var all []*cmds.Command
+	for _, cmd := range cmds.All() {
 		all = append(all, cmd)
 		for _, sub := range cmd.Subs {
 			all = append(all, sub)
 		}
 	}
-	slices.SortFunc(all, func(a, b *Command) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(all, func(a, b *cmds.Command) int { return strings.Compare(a.Name, b.Name) })
 	return all
 }
 
-func infoCommandStats(_ *Ctx, w *infoWriter) {
+func infoCommandStats(_ *cmds.Ctx, w *infoWriter) {
 	for _, cmd := range sortedCommands() {
 		calls, usec, rejected, failed := cmd.Stats()
 		if calls == 0 && rejected == 0 && failed == 0 {
@@ -516,7 +517,7 @@ func infoCommandStats(_ *Ctx, w *infoWriter) {
 	}
 }
 
-func infoErrorStats(c *Ctx, w *infoWriter) {
+func infoErrorStats(c *cmds.Ctx, w *infoWriter) {
 	for _, e := range c.Srv.Errors.All() {
 		w.str("errorstat_"+e.Name, "count="+strconv.FormatInt(e.Count, 10))
 	}
@@ -524,7 +525,7 @@ func infoErrorStats(c *Ctx, w *infoWriter) {
 
 // infoLatencyStats prints each tracked command's latency percentiles in µs, as Redis 7.0:
 // latency_percentiles_usec_<name>:p50=…,p99=…, nothing while latency-tracking is off.
-func infoLatencyStats(c *Ctx, w *infoWriter) {
+func infoLatencyStats(c *cmds.Ctx, w *infoWriter) {
 	cfg := c.Srv.Config
 	if !cfg.LatencyTracking() {
 		return
@@ -551,7 +552,7 @@ func infoLatencyStats(c *Ctx, w *infoWriter) {
 	}
 }
 
-func infoKeyspace(c *Ctx, w *infoWriter) {
+func infoKeyspace(c *cmds.Ctx, w *infoWriter) {
 	st := c.Srv.Store
 	for db := range st.Databases() {
 		var keys, expires int64
@@ -568,7 +569,7 @@ func infoKeyspace(c *Ctx, w *infoWriter) {
 
 // infoShardis describes the shards: how many, how many event loops, and for each shard its
 // key count and the range of binlog sequence numbers it still holds.
-func infoShardis(c *Ctx, w *infoWriter) {
+func infoShardis(c *cmds.Ctx, w *infoWriter) {
 	st := c.Srv.Store
 	w.int("shards", int64(st.NumShards()))
 	w.int("loops", int64(c.Srv.Config.Loops()))
