@@ -404,7 +404,9 @@ func (j *Job) Done(err error) { j.owner.JobDone(err, j.strayed) }
 // no call took effect (FailReply answers those that did not block).
 func (e *Executor) RunHolding(f *Frame, shards []int, calls []*Call, cl *server.Client) (strayed int, err error) {
 	if shards == nil {
-		e.run(f, calls[0], cl, nil)
+		for _, c := range calls { // one: a command that holds no shard has a step of its own
+			e.run(f, c, cl, nil)
+		}
 		return -1, nil
 	}
 	held := e.srv.Store.Acquire(shards)
