@@ -9,6 +9,7 @@ import (
 
 	"shardis/acl"
 	"shardis/cmds/spec"
+	"shardis/codec"
 	"shardis/pubsub"
 	"shardis/server"
 )
@@ -435,7 +436,7 @@ func aclGenPass(c *Ctx) {
 	}
 	bits := int64(256)
 	if len(c.Args) == 3 {
-		n, ok := parseInt(c.Args[2])
+		n, ok := codec.ParseInt(c.Args[2])
 		if !ok {
 			c.Error(ErrNotInt)
 			return
@@ -464,7 +465,7 @@ func aclLog(c *Ctx) {
 			c.W.OK()
 			return
 		}
-		n, ok := parseInt(c.Args[2])
+		n, ok := codec.ParseInt(c.Args[2])
 		if !ok {
 			c.Error(ErrNotInt)
 			return

@@ -2,6 +2,7 @@ package cmds
 
 import (
 	"shardis/acl"
+	"shardis/codec"
 	"shardis/server"
 )
 
@@ -184,7 +185,7 @@ func helloCommand(c *Ctx) {
 	ver := int64(0)
 	next := 1
 	if len(c.Args) >= 2 {
-		v, ok := parseInt(c.Args[1])
+		v, ok := codec.ParseInt(c.Args[1])
 		if !ok {
 			c.Error("ERR Protocol version is not an integer or out of range")
 			return

@@ -1,5 +1,7 @@
 package cmds
 
+import "shardis/codec"
+
 // Whole-database commands. A logical database is spread over every shard, so each of these
 // either runs holding every shard (FLUSHDB, FLUSHALL, SWAPDB) or reads every shard's
 // published counters (DBSIZE).
@@ -112,7 +114,7 @@ func flushallCommand(c *Ctx) {
 
 // dbIndexArg parses one of SWAPDB's indexes, replying errMsg when it is not an integer.
 func dbIndexArg(c *Ctx, arg []byte, errMsg string) (int, bool) {
-	v, ok := parseInt(arg)
+	v, ok := codec.ParseInt(arg)
 	if !ok || v < -1<<31 || v > 1<<31-1 {
 		c.Error(errMsg)
 		return 0, false

@@ -388,14 +388,14 @@ func debugProtocol(c *Ctx) {
 // grows with count until the commit.
 func debugPopulate(c *Ctx) {
 	const errPositive = "ERR value is out of range, must be positive"
-	count, ok := parseInt(c.Args[2])
+	count, ok := codec.ParseInt(c.Args[2])
 	if !ok || count < 0 {
 		c.Error(errPositive)
 		return
 	}
 	var size int64
 	if len(c.Args) == 5 {
-		if size, ok = parseInt(c.Args[4]); !ok || size < 0 {
+		if size, ok = codec.ParseInt(c.Args[4]); !ok || size < 0 {
 			c.Error(errPositive)
 			return
 		}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"shardis/cmds/spec"
+	"shardis/codec"
 	"shardis/internal/glob"
 	"shardis/script"
 	"shardis/server"
@@ -107,7 +108,7 @@ func functionRoute(*Ctx, int) []int { return []int{functionStateShard} }
 
 // fcallNumKeys reads FCALL's numkeys; the error is Redis's text.
 func fcallNumKeys(args [][]byte) (int, string) {
-	n, ok := parseInt(args[2])
+	n, ok := codec.ParseInt(args[2])
 	switch {
 	case !ok:
 		return 0, "ERR Bad number of keys provided"

@@ -506,7 +506,7 @@ func hrandfield(c *Ctx) {
 		}
 		return
 	}
-	l, ok := parseInt(c.Args[2])
+	l, ok := codec.ParseInt(c.Args[2])
 	if !ok {
 		c.Error(ErrNotInt)
 		return

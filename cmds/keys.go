@@ -248,7 +248,7 @@ func renameGeneric(c *Ctx, nx bool) {
 // keysDBArg parses a database index argument as Redis's getIntFromObjectOrReply and
 // selectDb do, replying the error when it is not a valid index.
 func keysDBArg(c *Ctx, arg []byte) (int, bool) {
-	v, ok := parseInt(arg)
+	v, ok := codec.ParseInt(arg)
 	if !ok {
 		c.Error(ErrNotInt)
 		return 0, false
@@ -607,7 +607,7 @@ func objectSharedInt(m *codec.Meta) bool {
 	if m.Type != codec.TypeString || m.Raw {
 		return false
 	}
-	v, ok := parseInt(m.Value)
+	v, ok := codec.ParseInt(m.Value)
 	return ok && v >= 0 && v < 10000
 }
 
@@ -641,7 +641,7 @@ func objectEncodingOf(m *codec.Meta) string {
 		if m.Raw {
 			return "raw"
 		}
-		if _, ok := parseInt(m.Value); ok {
+		if _, ok := codec.ParseInt(m.Value); ok {
 			return "int"
 		}
 		if len(m.Value) <= 44 {

@@ -245,7 +245,7 @@ func listPopCmd(c *Ctx, name string, left bool) {
 	hasCount := len(c.Args) == 3
 	var count int64
 	if hasCount {
-		v, ok := parseInt(c.Args[2])
+		v, ok := codec.ParseInt(c.Args[2])
 		if !ok || v < 0 {
 			c.Error(errListPositive)
 			return
@@ -498,7 +498,7 @@ func lposCmd(c *Ctx) {
 			rank = v
 		case EqualFold(c.Args[j], "count") && more:
 			j++
-			v, ok := parseInt(c.Args[j])
+			v, ok := codec.ParseInt(c.Args[j])
 			if !ok || v < 0 {
 				c.Error(errListCountNeg)
 				return
@@ -506,7 +506,7 @@ func lposCmd(c *Ctx) {
 			count = v
 		case EqualFold(c.Args[j], "maxlen") && more:
 			j++
-			v, ok := parseInt(c.Args[j])
+			v, ok := codec.ParseInt(c.Args[j])
 			if !ok || v < 0 {
 				c.Error(errListMaxLenNeg)
 				return
@@ -673,7 +673,7 @@ func lmpopCmd(c *Ctx) {
 // lmpopParse parses "numkeys key [key ...] LEFT|RIGHT [COUNT count]" starting at
 // c.Args[numkeysIdx] (LMPOP: 1, BLMPOP: 2), replying the error when ok is false.
 func lmpopParse(c *Ctx, numkeysIdx int) (keys [][]byte, left bool, count int64, ok bool) {
-	numkeys, ok := parseInt(c.Args[numkeysIdx])
+	numkeys, ok := codec.ParseInt(c.Args[numkeysIdx])
 	if !ok || numkeys < 1 {
 		c.Error(errListNumKeys)
 		return nil, false, 0, false
@@ -690,7 +690,7 @@ func lmpopParse(c *Ctx, numkeysIdx int) (keys [][]byte, left bool, count int64, 
 	for j := whereIdx + 1; j < len(c.Args); j++ {
 		if count == -1 && EqualFold(c.Args[j], "count") && j < len(c.Args)-1 {
 			j++
-			v, ok := parseInt(c.Args[j])
+			v, ok := codec.ParseInt(c.Args[j])
 			if !ok || v < 1 {
 				c.Error(errListCountZero)
 				return nil, false, 0, false

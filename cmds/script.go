@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"shardis/cmds/spec"
+	"shardis/codec"
 	"shardis/script"
 )
 
@@ -93,7 +94,7 @@ func init() {
 
 // scriptNumKeys reads EVAL's numkeys; ok is false when it is not a valid count for args.
 func scriptNumKeys(args [][]byte) (int, string) {
-	n, ok := parseInt(args[2])
+	n, ok := codec.ParseInt(args[2])
 	switch {
 	case !ok:
 		return 0, "ERR value is not an integer or out of range"

@@ -355,7 +355,7 @@ func spop(c *Ctx) {
 
 func spopCount(c *Ctx) {
 	key := c.Args[1]
-	n, ok := parseInt(c.Args[2])
+	n, ok := codec.ParseInt(c.Args[2])
 	if !ok || n < 0 {
 		c.Error(errSetPositive)
 		return
@@ -734,7 +734,7 @@ func setNumKeys(args [][]byte) [][]byte {
 	if len(args) < 3 {
 		return nil
 	}
-	n, ok := parseInt(args[1])
+	n, ok := codec.ParseInt(args[1])
 	if !ok || n < 1 || n > int64(len(args)-2) {
 		return nil
 	}
@@ -742,7 +742,7 @@ func setNumKeys(args [][]byte) [][]byte {
 }
 
 func sintercardCmd(c *Ctx) {
-	n, ok := parseInt(c.Args[1])
+	n, ok := codec.ParseInt(c.Args[1])
 	if !ok || n < 1 {
 		c.Error(errSetNumkeys)
 		return
@@ -755,7 +755,7 @@ func sintercardCmd(c *Ctx) {
 	for i := 2 + int(n); i < len(c.Args); i++ {
 		if EqualFold(c.Args[i], "limit") && i+1 < len(c.Args) {
 			i++
-			v, ok := parseInt(c.Args[i])
+			v, ok := codec.ParseInt(c.Args[i])
 			if !ok || v < 0 {
 				c.Error(errSetLimit)
 				return

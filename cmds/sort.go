@@ -82,8 +82,8 @@ func sortParse(args [][]byte, readonly bool) (o sortOpts, errMsg string) {
 		case EqualFold(opt, "alpha"):
 			o.alpha = true
 		case EqualFold(opt, "limit") && left >= 2:
-			start, ok1 := parseInt(args[j+1])
-			count, ok2 := parseInt(args[j+2])
+			start, ok1 := codec.ParseInt(args[j+1])
+			count, ok2 := codec.ParseInt(args[j+2])
 			if !ok1 || !ok2 {
 				return o, ErrNotInt
 			}

@@ -254,7 +254,7 @@ func strParseOpts(args [][]byte, isSet bool) (flags int, expire []byte, ok bool)
 // strExpireAt turns an EX/PX/EXAT/PXAT argument into an absolute unix ms time, replying
 // Redis's error (naming cmd) when it is not a positive integer or the result overflows.
 func strExpireAt(c *Ctx, arg []byte, flags int, cmd string) (int64, bool) {
-	n, ok := parseInt(arg)
+	n, ok := codec.ParseInt(arg)
 	if !ok {
 		c.Error(ErrNotInt)
 		return 0, false

@@ -1,10 +1,9 @@
 package cmds
 
 import (
+	"shardis/codec"
 	"strconv"
 	"strings"
-
-	"shardis/datatype"
 )
 
 // Redis's error replies, word for word.
@@ -18,12 +17,9 @@ const (
 	errOverflow  = "ERR increment or decrement would overflow"
 )
 
-// parseInt parses a signed 64-bit integer exactly as Redis's string2ll (datatype.ParseInt).
-func parseInt(b []byte) (int64, bool) { return datatype.ParseInt(b) }
-
 // IntArg parses argument i as an integer, replying Redis's error when it is not one.
 func (c *Ctx) IntArg(i int) (int64, bool) {
-	v, ok := parseInt(c.Args[i])
+	v, ok := codec.ParseInt(c.Args[i])
 	if !ok {
 		c.Error(ErrNotInt)
 	}

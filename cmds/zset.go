@@ -818,7 +818,7 @@ func zsetNumKeysAt(args [][]byte, idx int) [][]byte {
 	if idx >= len(args) {
 		return nil
 	}
-	n, ok := parseInt(args[idx])
+	n, ok := codec.ParseInt(args[idx])
 	if !ok || n < 1 || n > int64(len(args)-idx-1) {
 		return nil
 	}

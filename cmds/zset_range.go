@@ -380,7 +380,7 @@ func zpopCmd(c *Ctx, max bool) {
 	}
 	count := int64(-1)
 	if len(c.Args) == 3 {
-		n, ok := parseInt(c.Args[2])
+		n, ok := codec.ParseInt(c.Args[2])
 		if !ok || n < 0 {
 			c.Error(errZsetPositive)
 			return
@@ -417,7 +417,7 @@ func zmpopCmd(c *Ctx) {
 // zmpopParse parses "numkeys key [key ...] MIN|MAX [COUNT count]" starting at
 // c.Args[numkeysIdx] (ZMPOP: 1, BZMPOP: 2), replying the error when ok is false.
 func zmpopParse(c *Ctx, numkeysIdx int) (keys [][]byte, max bool, count int64, ok bool) {
-	numkeys, ok := parseInt(c.Args[numkeysIdx])
+	numkeys, ok := codec.ParseInt(c.Args[numkeysIdx])
 	if !ok || numkeys < 1 {
 		c.Error(errZsetNumkeysPos)
 		return nil, false, 0, false
@@ -439,7 +439,7 @@ func zmpopParse(c *Ctx, numkeysIdx int) (keys [][]byte, max bool, count int64, o
 	for j := whereIdx + 1; j < len(c.Args); j++ {
 		if count == -1 && EqualFold(c.Args[j], "count") && j+1 < len(c.Args) {
 			j++
-			n, ok := parseInt(c.Args[j])
+			n, ok := codec.ParseInt(c.Args[j])
 			if !ok || n < 1 {
 				c.Error(errZsetCountPos)
 				return nil, false, 0, false
@@ -488,7 +488,7 @@ const zsetRandChunk = 1 << 20
 // O(N/2) steps per call (per 2^20 draws for a negative count) against Redis's O(count).
 func zrandmemberCmd(c *Ctx) {
 	if len(c.Args) >= 3 {
-		l, ok := parseInt(c.Args[2])
+		l, ok := codec.ParseInt(c.Args[2])
 		if !ok {
 			c.Error(ErrNotInt)
 			return

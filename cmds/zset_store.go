@@ -220,7 +220,7 @@ func zsetOpCmd(c *Ctx, op int, store, cardOnly bool) {
 			withScores = true
 			j++
 		case cardOnly && remaining >= 2 && EqualFold(a, "limit"):
-			n, ok := parseInt(c.Args[j+1])
+			n, ok := codec.ParseInt(c.Args[j+1])
 			if !ok || n < 0 {
 				c.Error(errZsetLimitNeg)
 				return

@@ -242,7 +242,7 @@ func parseMultibulk(buf []byte, args [][]byte, lim Limits, st *Parser) ([][]byte
 	if cr > len(buf)-2 { // the byte after '\r' has not arrived
 		return args, 0, len(buf) + 1, nil
 	}
-	count, ok := parseInt(buf[1:cr])
+	count, ok := ParseInt(buf[1:cr])
 	if !ok || count > MaxMultibulkLen {
 		return args, 0, 0, errInvalidMbulkLen
 	}
@@ -294,7 +294,7 @@ func parseElements(buf []byte, args [][]byte, lim Limits, st *Parser, pos, remai
 		if rest[0] != '$' {
 			return fail(args, st, expectedDollar(rest[0]))
 		}
-		bl, ok := parseInt(rest[1:cr])
+		bl, ok := ParseInt(rest[1:cr])
 		if !ok || bl < 0 || bl > maxBulk {
 			return fail(args, st, errInvalidBulkLen)
 		}
@@ -336,7 +336,7 @@ func collectArgs(buf []byte, args [][]byte, pos, count int) [][]byte {
 	args = slices.Grow(args, count)
 	for ; count > 0; count-- {
 		cr := pos + bytes.IndexByte(buf[pos:], '\r')
-		l, _ := parseInt(buf[pos+1 : cr])
+		l, _ := ParseInt(buf[pos+1 : cr])
 		start := cr + 2
 		end := start + int(l)
 		args = append(args, buf[start:end:end])
@@ -360,10 +360,10 @@ func fail(args [][]byte, st *Parser, err error) ([][]byte, int, int, error) {
 	return args, 0, 0, err
 }
 
-// parseInt is Redis's string2ll: an optional '-', then either "0" alone or a
+// ParseInt is Redis's string2ll: an optional '-', then either "0" alone or a
 // digit 1-9 followed by digits; no '+', no leading zeros, no "-0", at most 20
 // bytes, and the value must fit in an int64.
-func parseInt(b []byte) (int64, bool) {
+func ParseInt(b []byte) (int64, bool) {
 	if len(b) == 0 || len(b) >= 21 {
 		return 0, false
 	}

@@ -82,9 +82,9 @@ func TestParseIntMatchesString2ll(t *testing.T) {
 		{"000000000000000000001", 0, false}, // 21 bytes: too long
 	}
 	for _, c := range cases {
-		v, ok := parseInt([]byte(c.in))
+		v, ok := ParseInt([]byte(c.in))
 		if ok != c.ok || (ok && v != c.v) {
-			t.Errorf("parseInt(%q) = %d, %v; want %d, %v", c.in, v, ok, c.v, c.ok)
+			t.Errorf("ParseInt(%q) = %d, %v; want %d, %v", c.in, v, ok, c.v, c.ok)
 		}
 	}
 }

@@ -52,17 +52,6 @@ func drain(t testing.TB, st *shard.Stream) string {
 	}
 }
 
-func TestParseInt(t *testing.T) {
-	for in, want := range map[string]bool{
-		"0": true, "-1": true, "9223372036854775807": true, "-9223372036854775808": true,
-		"": false, "01": false, "+1": false, "-": false, "-0": false, " 1": false, "9223372036854775808": false,
-	} {
-		if _, ok := ParseInt([]byte(in)); ok != want {
-			t.Errorf("ParseInt(%q) ok = %v, want %v", in, ok, want)
-		}
-	}
-}
-
 func TestSamplePositions(t *testing.T) {
 	for range 100 {
 		pos := SamplePositions(10, 4)

@@ -94,7 +94,7 @@ func (h *Hash) IncrBy(field []byte, incr int64) (n int64, val []byte, err error)
 	cur, found := h.c.get(field)
 	if found {
 		var ok bool
-		if n, ok = ParseInt(cur); !ok {
+		if n, ok = codec.ParseInt(cur); !ok {
 			return 0, nil, ErrHashNotInteger
 		}
 	}

@@ -114,7 +114,7 @@ func (s *String) SetRange(offset int64, val []byte) int64 {
 func (s *String) IncrBy(delta int64) (n int64, val []byte, err error) {
 	if s.exists {
 		var ok bool
-		if n, ok = ParseInt(s.meta.Value); !ok {
+		if n, ok = codec.ParseInt(s.meta.Value); !ok {
 			return 0, nil, ErrNotInteger
 		}
 	}

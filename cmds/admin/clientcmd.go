@@ -3,7 +3,7 @@ package admin
 import (
 	"shardis/acl"
 	"shardis/cmds"
-	"shardis/datatype"
+	"shardis/codec"
 	"shardis/server"
 	"time"
 )
@@ -159,7 +159,7 @@ func clientList(c *cmds.Ctx) {
 		}
 	case len(c.Args) > 3 && cmds.EqualFold(c.Args[2], "id"):
 		for _, a := range c.Args[3:] {
-			id, ok := datatype.ParseInt(a)
+			id, ok := codec.ParseInt(a)
 			if !ok {
 				c.Error("ERR Invalid client ID")
 				return
@@ -217,7 +217,7 @@ func clientKill(c *cmds.Ctx) {
 			val := c.Args[i+1]
 			switch {
 			case cmds.EqualFold(opt, "id"):
-				n, ok := datatype.ParseInt(val)
+				n, ok := codec.ParseInt(val)
 				if !ok || n < 1 {
 					c.Error("ERR client-id should be greater than 0")
 					return
@@ -371,7 +371,7 @@ func clientPause(c *cmds.Ctx) {
 			return
 		}
 	}
-	ms, ok := datatype.ParseInt(c.Args[2])
+	ms, ok := codec.ParseInt(c.Args[2])
 	if !ok {
 		c.Error("ERR timeout is not an integer or out of range")
 		return
@@ -471,7 +471,7 @@ func clientUnblock(c *cmds.Ctx) {
 			return
 		}
 	}
-	id, ok := datatype.ParseInt(c.Args[2])
+	id, ok := codec.ParseInt(c.Args[2])
 	if !ok {
 		c.Error(cmds.ErrNotInt)
 		return

@@ -7,7 +7,7 @@ import (
 	"net"
 	"path/filepath"
 	"shardis/cmds"
-	"shardis/datatype"
+	"shardis/codec"
 	"strconv"
 	"strings"
 	"time"
@@ -332,7 +332,7 @@ func slowlogGet(c *cmds.Ctx) {
 	}
 	n := 10
 	if len(c.Args) == 3 {
-		v, ok := datatype.ParseInt(c.Args[2])
+		v, ok := codec.ParseInt(c.Args[2])
 		if !ok || v < -1 {
 			c.Error("ERR count should be greater than or equal to -1")
 			return

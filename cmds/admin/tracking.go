@@ -2,7 +2,7 @@ package admin
 
 import (
 	"shardis/cmds"
-	"shardis/datatype"
+	"shardis/codec"
 	"shardis/tracking"
 )
 
@@ -33,7 +33,7 @@ func clientTracking(c *cmds.Ctx) {
 				c.Error("ERR A client can only redirect to a single other client")
 				return
 			}
-			id, ok := datatype.ParseInt(args[j])
+			id, ok := codec.ParseInt(args[j])
 			if !ok {
 				c.Error(cmds.ErrNotInt)
 				return

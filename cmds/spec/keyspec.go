@@ -6,7 +6,10 @@
 // hands it descriptions.
 package spec
 
-import "bytes"
+import (
+	"bytes"
+	"shardis/codec"
+)
 
 // KeyFlag is a key spec's flags, Redis's CMD_KEY_* bits.
 type KeyFlag uint16
@@ -162,7 +165,7 @@ func (s *KeySpec) Positions(argv [][]byte) (pos []int, ok bool) {
 		if f.KeyNumIdx >= argc-first {
 			return nil, false
 		}
-		n, isInt := parseInt(argv[first+f.KeyNumIdx])
+		n, isInt := codec.ParseInt(argv[first+f.KeyNumIdx])
 		if !isInt || n < 0 || n > int64(argc) {
 			return nil, false
 		}
@@ -271,45 +274,3 @@ func SameArg(a, k []byte) bool {
 }
 
 func equalFold(b []byte, s string) bool { return bytes.EqualFold(b, []byte(s)) }
-
-// parseInt parses a signed 64-bit integer exactly as Redis's string2ll: optional '-', no
-// '+', no spaces, no leading zeros, at most 20 bytes.
-func parseInt(b []byte) (int64, bool) {
-	if len(b) == 0 || len(b) > 20 {
-		return 0, false
-	}
-	if len(b) == 1 && b[0] == '0' {
-		return 0, true
-	}
-	neg := b[0] == '-'
-	digits := b
-	if neg {
-		digits = b[1:]
-	}
-	if len(digits) == 0 || digits[0] < '1' || digits[0] > '9' {
-		return 0, false
-	}
-	var v uint64
-	for _, c := range digits {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		if v > (1<<64-1)/10 {
-			return 0, false
-		}
-		v = v*10 + uint64(c-'0')
-		if v < uint64(c-'0') {
-			return 0, false
-		}
-	}
-	if neg {
-		if v > 1<<63 {
-			return 0, false
-		}
-		return -int64(v), true
-	}
-	if v > 1<<63-1 {
-		return 0, false
-	}
-	return int64(v), true
-}

@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"shardis/codec"
 	"strings"
 	"testing"
 )
@@ -23,7 +24,7 @@ func keysString(keys []Key) string {
 
 func TestKeys(t *testing.T) {
 	numkeys := func(args [][]byte) [][]byte { // ZUNIONSTORE's keys
-		n, _ := parseInt(args[2])
+		n, _ := codec.ParseInt(args[2])
 		out := [][]byte{args[1]}
 		for i := 0; i < int(n) && 3+i < len(args); i++ {
 			out = append(out, args[3+i])
