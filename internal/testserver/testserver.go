@@ -69,8 +69,8 @@ func start(t testing.TB, dir string, flags []string) *Server {
 	store, err := shard.New(shard.Options{
 		Dir: cfg.Dir(), Shards: cfg.Shards(), Databases: cfg.Databases(),
 		BlockCacheSize: cfg.BlockCacheSize(), KeyCacheSize: cfg.KeyCacheSize(), WriteBufferSize: 32 << 20,
-		BlobMinSize: cfg.BlobMinSize(),
-		Fsync:       cfg.AppendFsync, Hz: cfg.Hz,
+		BlobMinSize: cfg.BlobMinSize(), DiskReserve: cfg.DiskReserve,
+		Fsync: cfg.AppendFsync, Hz: cfg.Hz,
 		Binlog: func() (int64, time.Duration) { return cfg.BinlogMaxEntries(), cfg.BinlogMaxAge() },
 	})
 	if err != nil {
