@@ -37,12 +37,12 @@ func init() {
 					ACL: []string{"admin", "slow", "dangerous"}, Since: "6.0.0",
 					Summary:    "Remove the specified ACL users and the associated rules",
 					Complexity: "O(1) amortized time considering the typical user.",
-					Syntax:     "username [username ...]", Exec: ExecConn, Traits: TraitAfterPending, Run: aclDelUser},
+					Syntax:     "username [username ...]", Exec: ExecConn, Traits: TraitAfterPending, RunServer: aclDelUser},
 				"dryrun": {Arity: -4, Flags: []string{"admin", "noscript", "loading", "stale"},
 					ACL: []string{"admin", "slow", "dangerous"}, Since: "7.0.0",
 					Summary:    "Returns whether the user can execute the given command without executing the command.",
 					Complexity: "O(1).", Syntax: "username command [arg [arg ...]]", Exec: ExecConn,
-					Traits: TraitAfterPending, Run: aclDryRun},
+					Traits: TraitAfterPending, RunServer: aclDryRun},
 				"genpass": {Arity: -2, Flags: []string{"noscript", "loading", "stale"}, ACL: []string{"slow"}, Since: "6.0.0",
 					Summary: "Generate a pseudorandom secure password to use for ACL users", Complexity: "O(1)",
 					Syntax: "[bits]", Exec: ExecConn, Traits: TraitAfterPending, Run: aclGenPass},
@@ -50,7 +50,7 @@ func init() {
 					ACL: []string{"admin", "slow", "dangerous"}, Since: "6.0.0",
 					Summary:    "Get the rules for a specific ACL user",
 					Complexity: "O(N). Where N is the number of password, command and pattern rules that the user has.",
-					Syntax:     "username", Exec: ExecConn, Traits: TraitAfterPending, Run: aclGetUser},
+					Syntax:     "username", Exec: ExecConn, Traits: TraitAfterPending, RunServer: aclGetUser},
 				"help": {Arity: 2, Flags: []string{"loading", "stale"}, ACL: []string{"slow"}, Since: "6.0.0",
 					Summary: "Show helpful text about the different subcommands", Complexity: "O(1)",
 					Exec: ExecConn, Traits: TraitAfterPending, Run: aclHelp},
@@ -58,37 +58,37 @@ func init() {
 					ACL: []string{"admin", "slow", "dangerous"}, Since: "6.0.0",
 					Summary:    "List the current ACL rules in ACL config file format",
 					Complexity: "O(N). Where N is the number of configured users.", Exec: ExecConn,
-					Traits: TraitAfterPending, Run: aclList},
+					Traits: TraitAfterPending, RunServer: aclList},
 				"load": {Arity: 2, Flags: []string{"admin", "noscript", "loading", "stale"},
 					ACL: []string{"admin", "slow", "dangerous"}, Since: "6.0.0",
 					Summary:    "Reload the ACLs from the configured ACL file",
 					Complexity: "O(N). Where N is the number of configured users.", Exec: ExecConn,
-					Traits: TraitAfterPending, Run: aclLoad},
+					Traits: TraitAfterPending, RunServer: aclLoad},
 				"log": {Arity: -2, Flags: []string{"admin", "noscript", "loading", "stale"},
 					ACL: []string{"admin", "slow", "dangerous"}, Since: "6.0.0",
 					Summary:    "List latest events denied because of ACLs in place",
 					Complexity: "O(N) with N being the number of entries shown.", Syntax: "[count | RESET]",
-					Exec: ExecConn, Traits: TraitAfterPending, Run: aclLog},
+					Exec: ExecConn, Traits: TraitAfterPending, RunServer: aclLog},
 				"save": {Arity: 2, Flags: []string{"admin", "noscript", "loading", "stale"},
 					ACL: []string{"admin", "slow", "dangerous"}, Since: "6.0.0",
 					Summary:    "Save the current ACL rules in the configured ACL file",
 					Complexity: "O(N). Where N is the number of configured users.", Exec: ExecConn,
-					Traits: TraitAfterPending, Run: aclSave},
+					Traits: TraitAfterPending, RunServer: aclSave},
 				"setuser": {Arity: -3, Flags: []string{"admin", "noscript", "loading", "stale"},
 					ACL: []string{"admin", "slow", "dangerous"}, Since: "6.0.0",
 					Summary:    "Modify or create the rules for a specific ACL user",
 					Complexity: "O(N). Where N is the number of rules provided.",
 					Syntax:     "username [rule [rule ...]]", Exec: ExecConn, Traits: TraitAfterPending,
 					// The user name and rules (passwords) of ACL SETUSER are not kept by SLOWLOG.
-					Secret: func(_ [][]byte, i int) bool { return i >= 2 }, Run: aclSetUser},
+					Secret: func(_ [][]byte, i int) bool { return i >= 2 }, RunServer: aclSetUser},
 				"users": {Arity: 2, Flags: []string{"admin", "noscript", "loading", "stale"},
 					ACL: []string{"admin", "slow", "dangerous"}, Since: "6.0.0",
 					Summary:    "List the username of all the configured ACL rules",
 					Complexity: "O(N). Where N is the number of configured users.", Exec: ExecConn,
-					Traits: TraitAfterPending, Run: aclUsers},
+					Traits: TraitAfterPending, RunServer: aclUsers},
 				"whoami": {Arity: 2, Flags: []string{"noscript", "loading", "stale"}, ACL: []string{"slow"}, Since: "6.0.0",
 					Summary:    "Return the name of the user associated to the current connection",
-					Complexity: "O(1)", Exec: ExecConn, Traits: TraitAfterPending, Run: aclWhoAmI},
+					Complexity: "O(1)", Exec: ExecConn, Traits: TraitAfterPending, RunServer: aclWhoAmI},
 			}},
 	)
 }
@@ -228,11 +228,11 @@ func logACL(srv *server.Server, cl *server.Client, why acl.Reason, context, obje
 
 // aclUser returns the connection's user: the default user for a connection made before the
 // ACL existed or an internal client.
-func aclUser(c *Ctx) *acl.User {
+func aclUser(c *Ctx, srv *server.Server) *acl.User {
 	if u := c.Client.User(); u != nil {
 		return u
 	}
-	return c.Srv.ACL.Default()
+	return srv.ACL.Default()
 }
 
 func aclCat(c *Ctx) {
@@ -258,7 +258,7 @@ func aclCat(c *Ctx) {
 	}
 }
 
-func aclSetUser(c *Ctx) {
+func aclSetUser(c *Ctx, srv *server.Server) {
 	name := string(c.Args[2])
 	if !acl.ValidName(name) {
 		c.Error("ERR Usernames can't contain spaces or null characters")
@@ -273,28 +273,28 @@ func aclSetUser(c *Ctx) {
 		c.Error("ERR Unmatched parenthesis in acl selector starting at '" + ops[bad] + "'.")
 		return
 	}
-	u, recheck, err := c.Srv.ACL.SetUser(name, merged)
+	u, recheck, err := srv.ACL.SetUser(name, merged)
 	if err != nil {
 		re := err.(*acl.RuleError)
 		c.Error("ERR Error in ACL SETUSER modifier '" + re.Rule + "': " + re.Msg)
 		return
 	}
 	if recheck {
-		closeRefusedSubscribers(c, u)
+		closeRefusedSubscribers(c, srv, u)
 	}
 	c.W.OK()
 }
 
 // closeRefusedSubscribers closes the pub/sub connections of u subscribed to a channel or
 // pattern u may no longer use, as Redis does when ACL SETUSER takes channels away.
-func closeRefusedSubscribers(c *Ctx, u *acl.User) {
-	for _, cl := range c.Srv.Clients.All() {
+func closeRefusedSubscribers(c *Ctx, srv *server.Server, u *acl.User) {
+	for _, cl := range srv.Clients.All() {
 		if cl.User() != u || !cl.PubSub() || cl.Sub == nil {
 			continue
 		}
 		refused := false
 		for _, k := range []pubsub.Kind{pubsub.Channel, pubsub.ShardChannel, pubsub.Pattern} {
-			for _, ch := range c.Srv.PubSub.Names(cl.Sub, k) {
+			for _, ch := range srv.PubSub.Names(cl.Sub, k) {
 				if !u.ChannelAllowed([]byte(ch), k == pubsub.Pattern) {
 					refused = true
 				}
@@ -317,11 +317,11 @@ func closeClient(c *Ctx, cl *server.Client) {
 }
 
 // closeUsersClients closes every connection authenticated as one of users.
-func closeUsersClients(c *Ctx, users []*acl.User) {
+func closeUsersClients(c *Ctx, srv *server.Server, users []*acl.User) {
 	if len(users) == 0 {
 		return
 	}
-	for _, cl := range c.Srv.Clients.All() {
+	for _, cl := range srv.Clients.All() {
 		for _, u := range users {
 			if cl.User() == u {
 				closeClient(c, cl)
@@ -330,22 +330,22 @@ func closeUsersClients(c *Ctx, users []*acl.User) {
 	}
 }
 
-func aclDelUser(c *Ctx) {
+func aclDelUser(c *Ctx, srv *server.Server) {
 	names := make([]string, len(c.Args)-2)
 	for i, a := range c.Args[2:] {
 		names[i] = string(a)
 	}
-	gone, err := c.Srv.ACL.Delete(names)
+	gone, err := srv.ACL.Delete(names)
 	if err != nil {
 		c.Error("ERR " + err.Error())
 		return
 	}
-	closeUsersClients(c, gone)
+	closeUsersClients(c, srv, gone)
 	c.W.Int(int64(len(gone)))
 }
 
-func aclGetUser(c *Ctx) {
-	u := c.Srv.ACL.Get(string(c.Args[2]))
+func aclGetUser(c *Ctx, srv *server.Server) {
+	u := srv.ACL.Get(string(c.Args[2]))
 	if u == nil {
 		c.W.Null()
 		return
@@ -380,48 +380,48 @@ func writeSelectorInfo(c *Ctx, s acl.SelectorInfo) {
 	c.W.BulkString(s.Channels)
 }
 
-func aclList(c *Ctx) {
-	users := c.Srv.ACL.Users()
+func aclList(c *Ctx, srv *server.Server) {
+	users := srv.ACL.Users()
 	c.W.ArrayLen(len(users))
 	for _, u := range users {
 		c.W.BulkString("user " + u.Name + " " + u.Describe())
 	}
 }
 
-func aclUsers(c *Ctx) {
-	users := c.Srv.ACL.Users()
+func aclUsers(c *Ctx, srv *server.Server) {
+	users := srv.ACL.Users()
 	c.W.ArrayLen(len(users))
 	for _, u := range users {
 		c.W.BulkString(u.Name)
 	}
 }
 
-func aclWhoAmI(c *Ctx) { c.W.BulkString(aclUser(c).Name) }
+func aclWhoAmI(c *Ctx, srv *server.Server) { c.W.BulkString(aclUser(c, srv).Name) }
 
 const errNoACLFile = "ERR This Redis instance is not configured to use an ACL file. You may want to specify users via the ACL SETUSER command and then issue a CONFIG REWRITE (assuming you have a Redis configuration file set) in order to store users in the Redis configuration."
 
-func aclLoad(c *Ctx) {
-	path := c.Srv.Config.ACLFile()
+func aclLoad(c *Ctx, srv *server.Server) {
+	path := srv.Config.ACLFile()
 	if path == "" {
 		c.Error(errNoACLFile)
 		return
 	}
-	gone, err := c.Srv.ACL.LoadFile(path)
+	gone, err := srv.ACL.LoadFile(path)
 	if err != nil {
 		c.Error("ERR " + err.Error())
 		return
 	}
-	closeUsersClients(c, gone)
+	closeUsersClients(c, srv, gone)
 	c.W.OK()
 }
 
-func aclSave(c *Ctx) {
-	path := c.Srv.Config.ACLFile()
+func aclSave(c *Ctx, srv *server.Server) {
+	path := srv.Config.ACLFile()
 	if path == "" {
 		c.Error(errNoACLFile)
 		return
 	}
-	if err := c.Srv.ACL.SaveFile(path); err != nil {
+	if err := srv.ACL.SaveFile(path); err != nil {
 		log.Printf("Saving the ACL file %s: %v", path, err)
 		c.Error("ERR There was an error trying to save the ACLs. Please check the server logs for more information")
 		return
@@ -453,7 +453,7 @@ func aclGenPass(c *Ctx) {
 	c.W.BulkString(hex.EncodeToString(raw)[:chars])
 }
 
-func aclLog(c *Ctx) {
+func aclLog(c *Ctx, srv *server.Server) {
 	if len(c.Args) > 3 {
 		SubcommandSyntaxError(c)
 		return
@@ -461,7 +461,7 @@ func aclLog(c *Ctx) {
 	count := int64(10)
 	if len(c.Args) == 3 {
 		if EqualFold(c.Args[2], "reset") {
-			c.Srv.ACL.Log.Reset()
+			srv.ACL.Log.Reset()
 			c.W.OK()
 			return
 		}
@@ -472,7 +472,7 @@ func aclLog(c *Ctx) {
 		}
 		count = max(n, 0)
 	}
-	entries := c.Srv.ACL.Log.Entries(int(min(count, 1<<20)))
+	entries := srv.ACL.Log.Entries(int(min(count, 1<<20)))
 	now := time.Now().UnixMilli()
 	c.W.ArrayLen(len(entries))
 	for _, e := range entries {
@@ -494,15 +494,15 @@ func aclLog(c *Ctx) {
 	}
 }
 
-func aclDryRun(c *Ctx) {
-	u := c.Srv.ACL.Get(string(c.Args[2]))
+func aclDryRun(c *Ctx, srv *server.Server) {
+	u := srv.ACL.Get(string(c.Args[2]))
 	if u == nil {
 		c.Error("ERR User '" + string(c.Args[2]) + "' not found")
 		return
 	}
 	argv := c.Args[3:]
 	cmd := Lookup(argv)
-	if cmd == nil || cmd.Run == nil && len(argv) > 1 { // a container alone fails its arity below
+	if cmd == nil || !cmd.Runs() && len(argv) > 1 { // a container alone fails its arity below
 		c.Error("ERR Command '" + string(argv[0]) + "' not found")
 		return
 	}

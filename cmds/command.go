@@ -66,7 +66,11 @@ type Command struct {
 	Keys func(args [][]byte) [][]byte
 	// Route, when set, picks the shards of a keyless ExecKeyed command (SCAN by its cursor).
 	Route func(c *Ctx, nShards int) []int
-	Run   func(c *Ctx)
+	// Run runs a command of the data: it sees its transaction and c.Keyspace, not the server.
+	Run func(c *Ctx)
+	// RunServer, instead of Run, runs a command that reads or changes the server's state
+	// (clients, users, configuration, pub/sub, statistics, scripts): it is handed the server.
+	RunServer func(c *Ctx, srv *server.Server)
 	// Peek, when set, answers the command from committed state in the event loop, without a
 	// trip to the shard (c.Tx is nil; see shard.Store.PeekMeta). It returns false, having
 	// written nothing, when only the shard can answer; the command then runs as usual. With
@@ -175,8 +179,11 @@ type Ctx struct {
 	W      codec.Writer
 	Tx     *shard.Tx      // nil for ExecConn and ExecServer commands
 	Client *server.Client // nil when the binlog is replayed
-	Srv    *server.Server
-	Cmd    *Command
+	// Keyspace is what a command of the data may use beyond its transaction: the store (for
+	// routing, the database count, the loops' reads), SCAN cursors, keyspace statistics.
+	// A command that reads or changes the rest of the server is a RunServer and is handed it.
+	Keyspace *server.Keyspace
+	Cmd      *Command
 	// Exec runs commands on this command's behalf in its transaction (EXEC's queued
 	// commands); set by the executor.
 	Exec Runner
@@ -327,6 +334,10 @@ func lookupName(m map[string]*Command, name []byte) *Command {
 
 // All returns every top-level command.
 func All() map[string]*Command { return table }
+
+// Runs reports whether the command runs (Run or RunServer): a container command whose
+// subcommand is unknown does not.
+func (cmd *Command) Runs() bool { return cmd.Run != nil || cmd.RunServer != nil }
 
 // NeedsShard reports whether the command runs holding a shard (ExecKeyed, ExecAll).
 func (cmd *Command) NeedsShard() bool { return cmd.Exec == ExecKeyed || cmd.Exec == ExecAll }

@@ -30,21 +30,21 @@ func init() {
 			Flags: []string{"noscript", "loading", "stale", "fast", "no_auth", "allow_busy"},
 			ACL:   []string{"fast", "connection"}, Group: "connection", Since: "6.2.0",
 			Summary: "Reset the connection", Complexity: "O(1)", Exec: ExecConn,
-			Traits: TraitTxControl | TraitAlwaysReplies | TraitAfterPending | TraitSubscribedMode,
-			Run:    resetCommand},
+			Traits:    TraitTxControl | TraitAlwaysReplies | TraitAfterPending | TraitSubscribedMode,
+			RunServer: resetCommand},
 		&Command{Name: "hello", Arity: -1,
 			Flags: []string{"noscript", "loading", "stale", "fast", "no_auth", "allow_busy"},
 			ACL:   []string{"fast", "connection"}, Group: "connection", Since: "6.0.0",
 			Summary: "Handshake with Redis", Complexity: "O(1)",
 			Syntax: "[protover [AUTH username password] [SETNAME clientname]]", Exec: ExecConn,
-			Traits: TraitAfterPending, Secret: helloSecret, Run: helloCommand},
+			Traits: TraitAfterPending, Secret: helloSecret, RunServer: helloCommand},
 		&Command{Name: "auth", Arity: -2,
 			Flags: []string{"noscript", "loading", "stale", "fast", "no_auth", "allow_busy"},
 			ACL:   []string{"fast", "connection"}, Group: "connection", Since: "1.0.0",
 			Summary:    "Authenticate to the server",
 			Complexity: "O(N) where N is the number of passwords defined for the user",
 			Syntax:     "[username] password", Exec: ExecConn, Traits: TraitAfterPending,
-			Secret: func(_ [][]byte, i int) bool { return i >= 1 }, Run: authCommand},
+			Secret: func(_ [][]byte, i int) bool { return i >= 1 }, RunServer: authCommand},
 	)
 }
 
@@ -93,22 +93,22 @@ func quitCommand(c *Ctx) {
 // connResetHooks run on RESET for per-connection state kept outside Client by other command
 // families (a MULTI in progress, watched keys, subscriptions, tracking), which RESET must drop
 // as Redis does. Register with onConnReset from the family's init.
-var connResetHooks []func(c *Ctx)
+var connResetHooks []func(c *Ctx, srv *server.Server)
 
 // OnConnReset registers fn to run (in the event loop) when a client sends RESET.
-func OnConnReset(fn func(c *Ctx)) { connResetHooks = append(connResetHooks, fn) }
+func OnConnReset(fn func(c *Ctx, srv *server.Server)) { connResetHooks = append(connResetHooks, fn) }
 
 // resetCommand returns the connection to the state of a new one, as Redis's RESET: db 0,
 // RESP2, replies on, no name, no-evict/no-touch off, out of MONITOR, and unauthenticated again
 // when a password is required.
-func resetCommand(c *Ctx) {
+func resetCommand(c *Ctx, srv *server.Server) {
 	cl := c.Client
 	for _, fn := range connResetHooks {
-		fn(c)
+		fn(c, srv)
 	}
 	if cl.Monitor {
 		cl.Monitor = false
-		c.Srv.Clients.RemoveMonitor(cl)
+		srv.Clients.RemoveMonitor(cl)
 	}
 	cl.DB = 0
 	cl.RESP3 = false
@@ -116,8 +116,8 @@ func resetCommand(c *Ctx) {
 	cl.NoEvict = false
 	cl.NoTouch = false
 	cl.SetName("")
-	cl.SetUser(c.Srv.ACL.Default())
-	cl.Authed = !c.Srv.ACL.AuthRequired()
+	cl.SetUser(srv.ACL.Default())
+	cl.Authed = !srv.ACL.AuthRequired()
 	cl.Publish()
 	c.W.RESP3 = false
 	c.W.Simple("RESET")
@@ -133,14 +133,14 @@ const (
 
 // connAuthenticate authenticates the connection as user with pass, as AUTH and HELLO AUTH
 // do; a failure is logged in the ACL log (the object is the command's name as sent).
-func connAuthenticate(c *Ctx, user, pass []byte) bool {
-	u := c.Srv.ACL.Authenticate(user, pass)
+func connAuthenticate(c *Ctx, srv *server.Server, user, pass []byte) bool {
+	u := srv.ACL.Authenticate(user, pass)
 	if u == nil {
 		ctx := acl.ContextToplevel
 		if c.Client.Multi != nil {
 			ctx = acl.ContextMulti
 		}
-		logACL(c.Srv, c.Client, acl.DeniedAuth, ctx, string(c.Args[0]), string(user), true)
+		logACL(srv, c.Client, acl.DeniedAuth, ctx, string(c.Args[0]), string(user), true)
 		return false
 	}
 	c.Client.SetUser(u)
@@ -148,11 +148,11 @@ func connAuthenticate(c *Ctx, user, pass []byte) bool {
 	return true
 }
 
-func authCommand(c *Ctx) {
+func authCommand(c *Ctx, srv *server.Server) {
 	var user, pass []byte
 	switch len(c.Args) {
 	case 2:
-		if c.Srv.ACL.Default().NoPass() {
+		if srv.ACL.Default().NoPass() {
 			c.Error(errAuthNoPass)
 			return
 		}
@@ -163,7 +163,7 @@ func authCommand(c *Ctx) {
 		c.Error(ErrSyntax)
 		return
 	}
-	if !connAuthenticate(c, user, pass) {
+	if !connAuthenticate(c, srv, user, pass) {
 		c.Error(errWrongPass)
 		return
 	}
@@ -180,7 +180,7 @@ func ValidClientName(name []byte) bool {
 	return true
 }
 
-func helloCommand(c *Ctx) {
+func helloCommand(c *Ctx, srv *server.Server) {
 	cl := c.Client
 	ver := int64(0)
 	next := 1
@@ -211,11 +211,11 @@ func helloCommand(c *Ctx) {
 			return
 		}
 	}
-	if user != nil && !connAuthenticate(c, user, pass) {
+	if user != nil && !connAuthenticate(c, srv, user, pass) {
 		c.Error(errWrongPass)
 		return
 	}
-	if !cl.Authed && c.Srv.ACL.AuthRequired() {
+	if !cl.Authed && srv.ACL.AuthRequired() {
 		c.Error(errHelloNoAuth)
 		return
 	}

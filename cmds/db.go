@@ -61,8 +61,8 @@ func selectCommand(c *Ctx) {
 // DBKeys returns how many keys logical database db holds, over every shard (committed state).
 func DBKeys(c *Ctx, db int) int64 {
 	var n int64
-	for i := range c.Srv.Store.NumShards() {
-		n += c.Srv.Store.Shard(i).Keys(db)
+	for i := range c.Keyspace.Store.NumShards() {
+		n += c.Keyspace.Store.Shard(i).Keys(db)
 	}
 	return n
 }
@@ -102,7 +102,7 @@ func flushallCommand(c *Ctx) {
 	if !dbFlushArgs(c) {
 		return
 	}
-	dbs := c.Srv.Store.Databases()
+	dbs := c.Keyspace.Store.Databases()
 	for _, id := range c.Tx.Shards() {
 		for db := range dbs {
 			c.Tx.FlushDB(id, db)
@@ -131,7 +131,7 @@ func swapdbCommand(c *Ctx) {
 	if !ok {
 		return
 	}
-	n := c.Srv.Store.Databases()
+	n := c.Keyspace.Store.Databases()
 	if a < 0 || a >= n || b < 0 || b >= n {
 		c.Error(errDBIndex)
 		return

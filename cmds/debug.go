@@ -15,6 +15,7 @@ import (
 	"shardis/config"
 	"shardis/datatype"
 	"shardis/internal/glob"
+	"shardis/server"
 )
 
 // DEBUG: the subcommands of Redis 7.0's DEBUG that have a meaning for shardis, each answering
@@ -33,7 +34,7 @@ func init() {
 			ACL: []string{"admin", "slow", "dangerous"}, Group: "server", Since: "1.0.0",
 			Summary: "A container for debugging commands", Complexity: "Depends on subcommand.",
 			DocFlags: []string{"syscmd"}, Traits: TraitNoTouch | TraitProtected, Route: debugRoute,
-			Run: debugCommand},
+			RunServer: debugCommand},
 	)
 }
 
@@ -42,7 +43,7 @@ func init() {
 type debugSub struct {
 	argc  func(n int) bool
 	route debugRouting
-	run   func(c *Ctx)
+	run   func(c *Ctx, srv *server.Server)
 }
 
 type debugRouting uint8
@@ -109,7 +110,7 @@ func debugRoute(c *Ctx, nShards int) []int {
 	case debugKeyShards:
 		var ids []int
 		for _, k := range c.Args[2:min(len(c.Args), debugKeyArgsEnd(c.Args))] {
-			ids = append(ids, c.Srv.Store.ShardOf(k))
+			ids = append(ids, c.Keyspace.Store.ShardOf(k))
 		}
 		return ids
 	case debugAllShards:
@@ -131,16 +132,16 @@ func debugKeyArgsEnd(args [][]byte) int {
 	return 3
 }
 
-func debugCommand(c *Ctx) {
+func debugCommand(c *Ctx, srv *server.Server) {
 	s, ok := debugLookup(c.Args)
 	if !ok {
 		SubcommandSyntaxError(c)
 		return
 	}
-	s.run(c)
+	s.run(c, srv)
 }
 
-func debugHelp(c *Ctx) {
+func debugHelp(c *Ctx, _ *server.Server) {
 	HelpReply(c,
 		"CHANGE-REPL-ID",
 		"    Change the replication IDs of the instance.",
@@ -203,7 +204,7 @@ func debugHelp(c *Ctx) {
 
 // debugSleep sleeps the connection's command (Redis sleeps the whole server; here the other
 // clients go on).
-func debugSleep(c *Ctx) {
+func debugSleep(c *Ctx, _ *server.Server) {
 	secs := debugParseSeconds(c.Args[2])
 	if secs > 0 {
 		d := time.Duration(math.MaxInt64)
@@ -227,27 +228,27 @@ func debugParseSeconds(b []byte) float64 {
 	return 0
 }
 
-func debugLog(c *Ctx) {
+func debugLog(c *Ctx, _ *server.Server) {
 	log.Printf("DEBUG LOG: %s", c.Args[2])
 	c.W.OK()
 }
 
 // debugError replies "-<string>" as given (newlines made spaces), error code included.
-func debugError(c *Ctx) {
+func debugError(c *Ctx, _ *server.Server) {
 	msg := strings.NewReplacer("\r", " ", "\n", " ").Replace(string(c.Args[2]))
 	c.W.Raw([]byte("-" + msg + "\r\n"))
 }
 
-func debugChangeReplID(c *Ctx) {
+func debugChangeReplID(c *Ctx, srv *server.Server) {
 	log.Printf("Changing replication IDs after receiving DEBUG change-repl-id")
-	c.Srv.ChangeReplID()
+	srv.ChangeReplID()
 	c.W.OK()
 }
 
 // debugSetActiveExpire turns the TTL workers' deletions off (0) or on (anything else, as C's
 // atoi reads it).
-func debugSetActiveExpire(c *Ctx) {
-	c.Srv.Store.SetActiveExpire(debugAtoi(c.Args[2]) != 0)
+func debugSetActiveExpire(c *Ctx, _ *server.Server) {
+	c.Keyspace.Store.SetActiveExpire(debugAtoi(c.Args[2]) != 0)
 	c.W.OK()
 }
 
@@ -268,7 +269,7 @@ func debugAtoi(b []byte) int64 {
 
 // debugQuicklistPackedThreshold validates the size as Redis does. shardis keeps each list
 // element as a key of its own, with no packed or plain nodes, so the value changes nothing.
-func debugQuicklistPackedThreshold(c *Ctx) {
+func debugQuicklistPackedThreshold(c *Ctx, _ *server.Server) {
 	sz, ok := config.ParseMemoryU(string(c.Args[2]))
 	if !ok || sz > 1<<32-1<<20 {
 		c.Error("ERR argument must be a memory value bigger than 1 and smaller than 4gb")
@@ -279,7 +280,7 @@ func debugQuicklistPackedThreshold(c *Ctx) {
 
 // debugStringmatchTest runs Redis's fuzz test of the glob matcher: random patterns against
 // random strings, which must return (the matcher is iterative here, so it cannot overflow).
-func debugStringmatchTest(c *Ctx) {
+func debugStringmatchTest(c *Ctx, _ *server.Server) {
 	var pat, str [32]byte
 	for range 1000 {
 		for i := range pat {
@@ -298,7 +299,7 @@ func debugStringmatchTest(c *Ctx) {
 // reads go on from the files, as after a restart. The dataset is unchanged, as after Redis's
 // save and reload; NOSAVE, NOFLUSH and MERGE (which read an RDB file that does not exist
 // here) change nothing.
-func debugReload(c *Ctx) {
+func debugReload(c *Ctx, _ *server.Server) {
 	if EqualFold(c.Args[1], "reload") {
 		for _, opt := range c.Args[2:] {
 			if !EqualFold(opt, "merge") && !EqualFold(opt, "noflush") && !EqualFold(opt, "nosave") {
@@ -307,7 +308,7 @@ func debugReload(c *Ctx) {
 			}
 		}
 	}
-	if err := c.Srv.Store.FlushMemtables(); err != nil {
+	if err := c.Keyspace.Store.FlushMemtables(); err != nil {
 		log.Printf("DEBUG %s: flushing the memtables failed: %v", strings.ToUpper(string(c.Args[1])), err)
 		c.Error("ERR Error trying to load the RDB dump")
 		return
@@ -322,7 +323,7 @@ func debugReload(c *Ctx) {
 
 // ---- PROTOCOL ----
 
-func debugProtocol(c *Ctx) {
+func debugProtocol(c *Ctx, _ *server.Server) {
 	w := &c.W
 	switch strings.ToLower(string(c.Args[2])) {
 	case "string":
@@ -386,7 +387,7 @@ func debugProtocol(c *Ctx) {
 // zero bytes to size, when given), skipping names that exist. The writes are logged to the
 // binlog like SETs, so a restart or a replica has them. It runs as one transaction: its memory
 // grows with count until the commit.
-func debugPopulate(c *Ctx) {
+func debugPopulate(c *Ctx, _ *server.Server) {
 	const errPositive = "ERR value is out of range, must be positive"
 	count, ok := codec.ParseInt(c.Args[2])
 	if !ok || count < 0 {
@@ -444,7 +445,7 @@ func debugLookupKey(c *Ctx) (codec.Meta, bool) {
 // none), serializedlength the bytes the value takes in shardis's encoding (meta value and
 // every element), lru and lru_seconds_idle the access field OBJECT IDLETIME reads, and a
 // list's ql_* fields describe its layout of one element per key.
-func debugObject(c *Ctx) {
+func debugObject(c *Ctx, srv *server.Server) {
 	m, ok := debugLookupKey(c)
 	if !ok {
 		return
@@ -466,29 +467,29 @@ func debugObject(c *Ctx) {
 		}
 		it.Close()
 	}
-	lru := objectAccessField(c, c.Srv.Store.AccessPolicy())
+	lru := objectAccessField(c, srv.Store.AccessPolicy())
 	var extra string
 	if m.Type == codec.TypeList {
 		compressed := 0
-		if c.Srv.Config.Value("list-compress-depth") != "0" {
+		if srv.Config.Value("list-compress-depth") != "0" {
 			compressed = 1
 		}
 		extra = fmt.Sprintf(" ql_nodes:%d ql_avg_node:%.2f ql_listpack_max:%s ql_compressed:%d ql_uncompressed_size:%d",
-			m.Count, 1.0, c.Srv.Config.Value("list-max-listpack-size"), compressed, elemBytes)
+			m.Count, 1.0, srv.Config.Value("list-max-listpack-size"), compressed, elemBytes)
 	}
 	c.W.Simple(fmt.Sprintf("Value at:%#x refcount:%d encoding:%s serializedlength:%d lru:%d lru_seconds_idle:%d%s",
 		m.Version, refcount, objectEncodingOf(&m), size, lru, objectIdleSeconds(c.Tx.Now(), lru), extra))
 }
 
 // debugListpack: no value is listpack encoded here (OBJECT ENCODING never says so).
-func debugListpack(c *Ctx) {
+func debugListpack(c *Ctx, _ *server.Server) {
 	if _, ok := debugLookupKey(c); ok {
 		c.Error("ERR Not a listpack encoded object.")
 	}
 }
 
 // debugQuicklist writes a list's layout to the log, as Redis prints its quicklist on stdout.
-func debugQuicklist(c *Ctx) {
+func debugQuicklist(c *Ctx, _ *server.Server) {
 	m, ok := debugLookupKey(c)
 	if !ok {
 		return
@@ -604,13 +605,13 @@ func valueDigest(c *Ctx, db int, key []byte, m *codec.Meta, d *digest) {
 
 // debugDigest is the digest of every database: for each one holding keys, in order, its
 // number is mixed in, then the digest of each key and value XORed in. All zeros when empty.
-func debugDigest(c *Ctx) {
+func debugDigest(c *Ctx, _ *server.Server) {
 	var final digest
 	type entry struct {
 		key []byte
 		m   codec.Meta
 	}
-	for db := range c.Srv.Store.Databases() {
+	for db := range c.Keyspace.Store.Databases() {
 		mixed := false
 		for _, id := range c.Tx.Shards() {
 			// Collect a batch of keys, then read their values: ScanKeys's iterator and the
@@ -646,7 +647,7 @@ func debugDigest(c *Ctx) {
 }
 
 // debugDigestValue is the digest of each key's value (all zeros for a missing key).
-func debugDigestValue(c *Ctx) {
+func debugDigestValue(c *Ctx, _ *server.Server) {
 	if len(c.Args) == 2 {
 		c.W.ArrayLen(0) // no keys: no shard held
 		return

@@ -34,7 +34,7 @@ func init() {
 				Notes: "We cannot tell how the keys will be used so we assume the worst, RW and UPDATE",
 				Begin: spec.Index(2), Find: spec.KeyNum(0, 1, 1)}},
 			Traits: TraitRunsScript | TraitNarrowRoute, Keys: fcallKeys, Route: fcallRoute,
-			Run: fcallCommand},
+			RunServer: fcallCommand},
 		&Command{Name: "fcall_ro", Arity: -3,
 			Flags: []string{"readonly", "noscript", "stale", "skip_monitor", "no_mandatory_keys", "movablekeys"},
 			ACL:   []string{"slow", "scripting"}, Group: "scripting", Since: "7.0.0",
@@ -43,7 +43,7 @@ func init() {
 			KeySpecs: []spec.KeySpec{{Flags: spec.RO | spec.Access,
 				Notes: "We cannot tell how the keys will be used so we assume the worst, RO and ACCESS",
 				Begin: spec.Index(2), Find: spec.KeyNum(0, 1, 1)}},
-			Traits: TraitNarrowRoute, Keys: fcallKeys, Route: fcallRoute, Run: fcallCommand},
+			Traits: TraitNarrowRoute, Keys: fcallKeys, Route: fcallRoute, RunServer: fcallCommand},
 		&Command{Name: "function", Arity: -2, ACL: []string{"slow"}, Group: "scripting", Since: "7.0.0",
 			Summary: "A container for function commands", Complexity: "Depends on subcommand.",
 			Exec: ExecServer,
@@ -69,7 +69,7 @@ func init() {
 				"kill": {Arity: 2, Flags: []string{"noscript", "allow_busy"}, ACL: []string{"slow", "scripting"},
 					Since: "7.0.0", Summary: "Kill the function currently in execution.", Complexity: "O(1)",
 					Tips: []string{"request_policy:all_shards", "response_policy:one_succeeded"}, Exec: ExecServer,
-					Run: functionKill},
+					RunServer: functionKill},
 				"list": {Arity: -2, Flags: []string{"noscript"}, ACL: []string{"slow", "scripting"}, Since: "7.0.0",
 					Summary:    "List information about all the functions",
 					Complexity: "O(N) where N is the number of functions",
@@ -94,7 +94,7 @@ func init() {
 					Summary:    "Return information about the function currently running (name, description, duration)",
 					Complexity: "O(1)",
 					Tips:       []string{"nondeterministic_output", "request_policy:all_shards", "response_policy:special"},
-					Exec:       ExecServer, Run: functionStats},
+					Exec:       ExecServer, RunServer: functionStats},
 			}},
 	)
 }
@@ -143,7 +143,7 @@ func fcallRoute(c *Ctx, nShards int) []int {
 		return nil
 	}
 	wide := false
-	if c.Tx != nil || c.Srv != nil && c.Srv.Store != nil {
+	if c.Tx != nil || c.Keyspace != nil && c.Keyspace.Store != nil {
 		f := functionsOf(c).Current().Lookup(c.Args[1])
 		wide = f != nil && f.Wide()
 	}
@@ -151,7 +151,7 @@ func fcallRoute(c *Ctx, nShards int) []int {
 }
 
 // fcallCommand is FCALL and FCALL_RO.
-func fcallCommand(c *Ctx) {
+func fcallCommand(c *Ctx, srv *server.Server) {
 	eng := functionsOf(c)
 	set := eng.Current()
 	f := set.Lookup(c.Args[1])
@@ -176,7 +176,7 @@ func fcallCommand(c *Ctx) {
 		c.Error("ERR Function not found")
 		return
 	}
-	runLua(c, inv, ro || f.Flags()&script.FlagNoWrites != 0)
+	runLua(c, srv, inv, ro || f.Flags()&script.FlagNoWrites != 0)
 }
 
 // functionLoad is FUNCTION LOAD [REPLACE] code.
@@ -378,8 +378,8 @@ func functionDump(c *Ctx) {
 
 // functionStats is FUNCTION STATS. A script shows only once it ran past the busy threshold:
 // before that Redis, busy with it, would not have served the command at all.
-func functionStats(c *Ctx) {
-	rs := script.Busy(c.Srv)
+func functionStats(c *Ctx, srv *server.Server) {
+	rs := script.Busy(srv)
 	if rs != nil && !rs.Function {
 		c.Error(server.ErrBusyScript)
 		return

@@ -36,7 +36,7 @@ func functionsOf(c *Ctx) *script.Functions {
 	if c.Tx != nil {
 		st = c.Tx.Store()
 	} else {
-		st = c.Srv.Store
+		st = c.Keyspace.Store
 	}
 	key := weak.Make(st)
 	v, ok := engines.Load(key)
@@ -68,7 +68,7 @@ func loadFunctions(st *shard.Store) *script.Functions {
 // the bytes of their code (INFO memory). It makes the store's engine (a Lua state) only when
 // the store holds a library: INFO on a server without functions costs one short read.
 func FunctionsFootprint(c *Ctx) (libs, funcs, codeBytes int64) {
-	st := c.Srv.Store
+	st := c.Keyspace.Store
 	if !st.Opened() {
 		return 0, 0, 0 // loading: nothing is known yet, as in Redis while it loads
 	}

@@ -451,7 +451,7 @@ func hscan(c *Ctx) {
 	}
 	var lower []byte
 	if cursor != 0 {
-		if _, pos := c.Srv.Cursors.Load(cursor); len(pos) > 0 {
+		if _, pos := c.Keyspace.Cursors.Load(cursor); len(pos) > 0 {
 			lower = append(append([]byte(nil), pos[1:]...), 0) // the first field after pos
 		}
 	}
@@ -468,7 +468,7 @@ func hscan(c *Ctx) {
 	}
 	var next uint64
 	if it.Valid() {
-		next = c.Srv.Cursors.Save(0, append([]byte{'f'}, last...))
+		next = c.Keyspace.Cursors.Save(0, append([]byte{'f'}, last...))
 	}
 	hashScanReply(c, next, out)
 }

@@ -257,7 +257,7 @@ func keysDBArg(c *Ctx, arg []byte) (int, bool) {
 		c.Error("ERR value is out of range, value must between -2147483648 and 2147483647")
 		return 0, false
 	}
-	if v < 0 || v >= int64(c.Srv.Store.Databases()) {
+	if v < 0 || v >= int64(c.Keyspace.Store.Databases()) {
 		c.Error(errDBIndex)
 		return 0, false
 	}
@@ -433,7 +433,7 @@ func keysCursorShard(c *Ctx, cursor uint64) (int, []byte) {
 	if server.IsStart(cursor) {
 		return int(cursor), nil // a shard's start: no lookup
 	}
-	return c.Srv.Cursors.Load(cursor)
+	return c.Keyspace.Cursors.Load(cursor)
 }
 
 // scanCommand walks one shard per call from the cursor's position: COUNT keys are visited
@@ -450,7 +450,7 @@ func scanCommand(c *Ctx) {
 		return
 	}
 	id, pos := keysCursorShard(c, cursor)
-	if id >= c.Srv.Store.NumShards() {
+	if id >= c.Keyspace.Store.NumShards() {
 		keysScanReply(c, 0, nil)
 		return
 	}
@@ -466,8 +466,8 @@ func scanCommand(c *Ctx) {
 	var next uint64
 	switch {
 	case !done:
-		next = c.Srv.Cursors.Save(id, last)
-	case id+1 < c.Srv.Store.NumShards():
+		next = c.Keyspace.Cursors.Save(id, last)
+	case id+1 < c.Keyspace.Store.NumShards():
 		next = server.StartOf(id + 1)
 	}
 	keysScanReply(c, next, keys)
@@ -556,7 +556,7 @@ func objectFreq(c *Ctx) {
 	if _, ok := objectLookup(c); !ok {
 		return
 	}
-	p := c.Srv.Store.AccessPolicy()
+	p := c.Keyspace.Store.AccessPolicy()
 	if !p.LFU {
 		c.Error(errKeysNoLFU)
 		return
@@ -568,7 +568,7 @@ func objectIdletime(c *Ctx) {
 	if _, ok := objectLookup(c); !ok {
 		return
 	}
-	p := c.Srv.Store.AccessPolicy()
+	p := c.Keyspace.Store.AccessPolicy()
 	if p.LFU {
 		c.Error(errKeysLFU)
 		return
@@ -584,7 +584,7 @@ func objectAccessField(c *Ctx, p shard.AccessPolicy) uint32 {
 	if f, ok := c.Tx.AccessField(c.DB, c.Args[2]); ok {
 		return f
 	}
-	started := c.Srv.Started.UnixMilli()
+	started := c.Keyspace.Started.UnixMilli()
 	if p.LFU {
 		return uint32(started/60000)&0xffff<<8 | shard.LFUInitVal
 	}

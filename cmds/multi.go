@@ -47,7 +47,7 @@ func init() {
 			Summary: "Forget about all watched keys", Complexity: "O(1)", Exec: ExecServer,
 			Run: unwatchCommand},
 	)
-	OnConnReset(func(c *Ctx) {
+	OnConnReset(func(c *Ctx, _ *server.Server) {
 		c.Client.Multi = nil
 		c.Client.Unwatch()
 	})
@@ -105,7 +105,7 @@ func execRoute(c *Ctx, nShards int) []int {
 	var ids []int
 	for _, args := range m.Commands {
 		cmd := Lookup(args)
-		if cmd == nil || cmd.Run == nil {
+		if cmd == nil || !cmd.Runs() {
 			continue // refused when queued: the transaction is aborted
 		}
 		switch cmd.Exec {
@@ -119,12 +119,12 @@ func execRoute(c *Ctx, nShards int) []int {
 			return ids
 		case ExecKeyed:
 			if cmd.Route != nil {
-				sub := Ctx{Args: args, DB: c.DB, Client: c.Client, Srv: c.Srv, Cmd: cmd}
+				sub := Ctx{Args: args, DB: c.DB, Client: c.Client, Keyspace: c.Keyspace, Cmd: cmd}
 				ids = append(ids, cmd.Route(&sub, nShards)...)
 				continue
 			}
 			for _, k := range cmd.KeyArgs(args) {
-				ids = append(ids, c.Srv.Store.ShardOf(k))
+				ids = append(ids, c.Keyspace.Store.ShardOf(k))
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package cmds
 import (
 	"shardis/cmds/spec"
 	"shardis/pubsub"
+	"shardis/server"
 )
 
 // Pub/sub: SUBSCRIBE and friends change the connection's subscriptions in the channel
@@ -17,25 +18,25 @@ func init() {
 			Summary:    "Listen for messages published to the given channels",
 			Complexity: "O(N) where N is the number of channels to subscribe to.",
 			Syntax:     "channel [channel ...]", Exec: ExecConn, Channels: SubscribeChannels,
-			Traits: TraitAfterPending | TraitSubscribedMode, Run: subscribeCommand},
+			Traits: TraitAfterPending | TraitSubscribedMode, RunServer: subscribeCommand},
 		&Command{Name: "unsubscribe", Arity: -1, Flags: []string{"pubsub", "noscript", "loading", "stale"},
 			ACL: []string{"pubsub", "slow"}, Group: "pubsub", Since: "2.0.0",
 			Summary:    "Stop listening for messages posted to the given channels",
 			Complexity: "O(N) where N is the number of clients already subscribed to a channel.",
 			Syntax:     "[channel [channel ...]]", Exec: ExecConn,
-			Traits: TraitAfterPending | TraitSubscribedMode, Run: unsubscribeCommand},
+			Traits: TraitAfterPending | TraitSubscribedMode, RunServer: unsubscribeCommand},
 		&Command{Name: "psubscribe", Arity: -2, Flags: []string{"pubsub", "noscript", "loading", "stale"},
 			ACL: []string{"pubsub", "slow"}, Group: "pubsub", Since: "2.0.0",
 			Summary:    "Listen for messages published to channels matching the given patterns",
 			Complexity: "O(N) where N is the number of patterns the client is already subscribed to.",
 			Syntax:     "pattern [pattern ...]", Exec: ExecConn, Channels: SubscribePatterns,
-			Traits: TraitAfterPending | TraitSubscribedMode, Run: psubscribeCommand},
+			Traits: TraitAfterPending | TraitSubscribedMode, RunServer: psubscribeCommand},
 		&Command{Name: "punsubscribe", Arity: -1, Flags: []string{"pubsub", "noscript", "loading", "stale"},
 			ACL: []string{"pubsub", "slow"}, Group: "pubsub", Since: "2.0.0",
 			Summary:    "Stop listening for messages posted to channels matching the given patterns",
 			Complexity: "O(N+M) where N is the number of patterns the client is already subscribed and M is the number of total patterns subscribed in the system (by any client).",
 			Syntax:     "[pattern [pattern ...]]", Exec: ExecConn,
-			Traits: TraitAfterPending | TraitSubscribedMode, Run: punsubscribeCommand},
+			Traits: TraitAfterPending | TraitSubscribedMode, RunServer: punsubscribeCommand},
 		&Command{Name: "ssubscribe", Arity: -2, Flags: []string{"pubsub", "noscript", "loading", "stale"},
 			ACL: []string{"pubsub", "slow"}, FirstKey: 1, LastKey: -1, Step: 1, Group: "pubsub",
 			Since: "7.0.0", Summary: "Listen for messages published to the given shard channels",
@@ -43,20 +44,20 @@ func init() {
 			Syntax:     "shardchannel [shardchannel ...]",
 			KeySpecs:   []spec.KeySpec{{Flags: spec.NotKey, Begin: spec.Index(1), Find: spec.Range(-1, 1, 0)}},
 			Exec:       ExecConn, Channels: SubscribeChannels, Traits: TraitAfterPending | TraitSubscribedMode,
-			Run: ssubscribeCommand},
+			RunServer: ssubscribeCommand},
 		&Command{Name: "sunsubscribe", Arity: -1, Flags: []string{"pubsub", "noscript", "loading", "stale"},
 			ACL: []string{"pubsub", "slow"}, FirstKey: 1, LastKey: -1, Step: 1, Group: "pubsub",
 			Since: "7.0.0", Summary: "Stop listening for messages posted to the given shard channels",
 			Complexity: "O(N) where N is the number of clients already subscribed to a shard channel.",
 			Syntax:     "[shardchannel [shardchannel ...]]",
 			KeySpecs:   []spec.KeySpec{{Flags: spec.NotKey, Begin: spec.Index(1), Find: spec.Range(-1, 1, 0)}},
-			Exec:       ExecConn, Traits: TraitAfterPending | TraitSubscribedMode, Run: sunsubscribeCommand},
+			Exec:       ExecConn, Traits: TraitAfterPending | TraitSubscribedMode, RunServer: sunsubscribeCommand},
 		&Command{Name: "publish", Arity: 3, Flags: []string{"pubsub", "loading", "stale", "fast"},
 			ACL: []string{"pubsub", "fast"}, Group: "pubsub", Since: "2.0.0",
 			Summary:    "Post a message to a channel",
 			Complexity: "O(N+M) where N is the number of clients subscribed to the receiving channel and M is the total number of subscribed patterns (by any client).",
 			Syntax:     "channel message", Exec: ExecServer, Channels: PublishChannel,
-			Traits: TraitLoopWhenIdle | TraitUnconfined, Run: publishCommand},
+			Traits: TraitLoopWhenIdle | TraitUnconfined, RunServer: publishCommand},
 		&Command{Name: "spublish", Arity: 3, Flags: []string{"pubsub", "loading", "stale", "fast"},
 			ACL: []string{"pubsub", "fast"}, FirstKey: 1, LastKey: 1, Step: 1, Group: "pubsub",
 			Since: "7.0.0", Summary: "Post a message to a shard channel",
@@ -64,7 +65,7 @@ func init() {
 			Syntax:     "shardchannel message",
 			KeySpecs:   []spec.KeySpec{{Flags: spec.NotKey, Begin: spec.Index(1), Find: spec.Range(0, 1, 0)}},
 			Exec:       ExecServer, Channels: PublishChannel, Traits: TraitLoopWhenIdle | TraitUnconfined,
-			Run: spublishCommand},
+			RunServer: spublishCommand},
 		&Command{Name: "pubsub", Arity: -2, ACL: []string{"slow"}, Group: "pubsub", Since: "2.8.0",
 			Summary: "A container for Pub/Sub commands", Complexity: "Depends on subcommand.",
 			Exec: ExecConn,
@@ -72,30 +73,30 @@ func init() {
 				"channels": {Arity: -2, Flags: []string{"pubsub", "loading", "stale"}, ACL: []string{"pubsub", "slow"},
 					Since: "2.8.0", Summary: "List active channels",
 					Complexity: "O(N) where N is the number of active channels, and assuming constant time pattern matching (relatively short channels and patterns)",
-					Syntax:     "[pattern]", Exec: ExecConn, Run: pubsubChannels},
+					Syntax:     "[pattern]", Exec: ExecConn, RunServer: pubsubChannels},
 				"help": {Arity: 2, Flags: []string{"loading", "stale"}, ACL: []string{"slow"}, Since: "6.2.0",
 					Summary: "Show helpful text about the different subcommands", Complexity: "O(1)",
 					Exec: ExecConn, Run: pubsubHelp},
 				"numpat": {Arity: 2, Flags: []string{"pubsub", "loading", "stale"}, ACL: []string{"pubsub", "slow"},
 					Since: "2.8.0", Summary: "Get the count of unique patterns pattern subscriptions",
-					Complexity: "O(1)", Exec: ExecConn, Run: pubsubNumPat},
+					Complexity: "O(1)", Exec: ExecConn, RunServer: pubsubNumPat},
 				"numsub": {Arity: -2, Flags: []string{"pubsub", "loading", "stale"}, ACL: []string{"pubsub", "slow"},
 					Since: "2.8.0", Summary: "Get the count of subscribers for channels",
 					Complexity: "O(N) for the NUMSUB subcommand, where N is the number of requested channels",
-					Syntax:     "[channel [channel ...]]", Exec: ExecConn, Run: pubsubNumSub},
+					Syntax:     "[channel [channel ...]]", Exec: ExecConn, RunServer: pubsubNumSub},
 				"shardchannels": {Arity: -2, Flags: []string{"pubsub", "loading", "stale"}, ACL: []string{"pubsub", "slow"},
 					Since: "7.0.0", Summary: "List active shard channels",
 					Complexity: "O(N) where N is the number of active shard channels, and assuming constant time pattern matching (relatively short shard channels).",
-					Syntax:     "[pattern]", Exec: ExecConn, Run: pubsubShardChannels},
+					Syntax:     "[pattern]", Exec: ExecConn, RunServer: pubsubShardChannels},
 				"shardnumsub": {Arity: -2, Flags: []string{"pubsub", "loading", "stale"}, ACL: []string{"pubsub", "slow"},
 					Since: "7.0.0", Summary: "Get the count of subscribers for shard channels",
 					Complexity: "O(N) for the SHARDNUMSUB subcommand, where N is the number of requested shard channels",
-					Syntax:     "[shardchannel [shardchannel ...]]", Exec: ExecConn, Run: pubsubShardNumSub},
+					Syntax:     "[shardchannel [shardchannel ...]]", Exec: ExecConn, RunServer: pubsubShardNumSub},
 			}},
 	)
-	OnConnReset(func(c *Ctx) {
+	OnConnReset(func(c *Ctx, srv *server.Server) {
 		if cl := c.Client; cl != nil && cl.Sub != nil {
-			c.Srv.PubSub.UnsubscribeAll(cl.Sub)
+			srv.PubSub.UnsubscribeAll(cl.Sub)
 			cl.Subs.Store(0)
 			cl.PSubs.Store(0)
 			cl.SSubs.Store(0)
@@ -116,21 +117,21 @@ var (
 	shardSubs   = subscription{pubsub.ShardChannel, "ssubscribe", "sunsubscribe"}
 )
 
-func subscribeCommand(c *Ctx)   { subscribeTo(c, channelSubs) }
-func psubscribeCommand(c *Ctx)  { subscribeTo(c, patternSubs) }
-func unsubscribeCommand(c *Ctx) { unsubscribeFrom(c, channelSubs) }
-func punsubscribeCommand(c *Ctx) {
-	unsubscribeFrom(c, patternSubs)
+func subscribeCommand(c *Ctx, srv *server.Server)   { subscribeTo(c, srv, channelSubs) }
+func psubscribeCommand(c *Ctx, srv *server.Server)  { subscribeTo(c, srv, patternSubs) }
+func unsubscribeCommand(c *Ctx, srv *server.Server) { unsubscribeFrom(c, srv, channelSubs) }
+func punsubscribeCommand(c *Ctx, srv *server.Server) {
+	unsubscribeFrom(c, srv, patternSubs)
 }
-func sunsubscribeCommand(c *Ctx) { unsubscribeFrom(c, shardSubs) }
+func sunsubscribeCommand(c *Ctx, srv *server.Server) { unsubscribeFrom(c, srv, shardSubs) }
 
-func ssubscribeCommand(c *Ctx) {
+func ssubscribeCommand(c *Ctx, srv *server.Server) {
 	if c.InTransaction {
 		// Redis runs EXEC's commands as a client that may not block, which SSUBSCRIBE refuses.
 		c.Error("ERR SSUBSCRIBE isn't allowed for a DENY BLOCKING client")
 		return
 	}
-	subscribeTo(c, shardSubs)
+	subscribeTo(c, srv, shardSubs)
 }
 
 // subscriberOf returns the connection's subscriber, or nil (binlog replay, internal calls).
@@ -165,14 +166,14 @@ func setCount(c *Ctx, kind pubsub.Kind, n int) {
 	}
 }
 
-func subscribeTo(c *Ctx, s subscription) {
+func subscribeTo(c *Ctx, srv *server.Server, s subscription) {
 	sub := subscriberOf(c)
 	if sub == nil {
 		c.Error("ERR " + s.subWord + " is not available here")
 		return
 	}
 	sub.RESP3.Store(c.W.RESP3)
-	reg := &c.Srv.PubSub
+	reg := &srv.PubSub
 	for _, name := range c.Args[1:] {
 		reg.Subscribe(sub, s.kind, string(name))
 		setCount(c, s.kind, reg.Count(sub, s.kind))
@@ -183,13 +184,13 @@ func subscribeTo(c *Ctx, s subscription) {
 	}
 }
 
-func unsubscribeFrom(c *Ctx, s subscription) {
+func unsubscribeFrom(c *Ctx, srv *server.Server, s subscription) {
 	sub := subscriberOf(c)
 	if sub == nil {
 		c.Error("ERR " + s.unWord + " is not available here")
 		return
 	}
-	reg := &c.Srv.PubSub
+	reg := &srv.PubSub
 	names := c.Args[1:]
 	if len(names) == 0 {
 		for _, name := range reg.Names(sub, s.kind) {
@@ -213,15 +214,15 @@ func unsubscribeFrom(c *Ctx, s subscription) {
 	}
 }
 
-func publishCommand(c *Ctx) {
-	c.W.Int(int64(c.Srv.PubSub.Publish(c.Args[1], c.Args[2])))
+func publishCommand(c *Ctx, srv *server.Server) {
+	c.W.Int(int64(srv.PubSub.Publish(c.Args[1], c.Args[2])))
 }
 
-func spublishCommand(c *Ctx) {
-	c.W.Int(int64(c.Srv.PubSub.PublishShard(c.Args[1], c.Args[2])))
+func spublishCommand(c *Ctx, srv *server.Server) {
+	c.W.Int(int64(srv.PubSub.PublishShard(c.Args[1], c.Args[2])))
 }
 
-func pubsubChannelList(c *Ctx, kind pubsub.Kind) {
+func pubsubChannelList(c *Ctx, srv *server.Server, kind pubsub.Kind) {
 	if len(c.Args) > 3 {
 		c.Error("ERR unknown subcommand or wrong number of arguments for '" + string(c.Args[1]) + "'. Try PUBSUB HELP.")
 		return
@@ -230,28 +231,28 @@ func pubsubChannelList(c *Ctx, kind pubsub.Kind) {
 	if len(c.Args) == 3 {
 		pattern = c.Args[2]
 	}
-	names := c.Srv.PubSub.Channels(kind, pattern)
+	names := srv.PubSub.Channels(kind, pattern)
 	c.W.ArrayLen(len(names))
 	for _, n := range names {
 		c.W.BulkString(n)
 	}
 }
 
-func pubsubChannels(c *Ctx)      { pubsubChannelList(c, pubsub.Channel) }
-func pubsubShardChannels(c *Ctx) { pubsubChannelList(c, pubsub.ShardChannel) }
+func pubsubChannels(c *Ctx, srv *server.Server)      { pubsubChannelList(c, srv, pubsub.Channel) }
+func pubsubShardChannels(c *Ctx, srv *server.Server) { pubsubChannelList(c, srv, pubsub.ShardChannel) }
 
-func pubsubNumSubOf(c *Ctx, kind pubsub.Kind) {
+func pubsubNumSubOf(c *Ctx, srv *server.Server, kind pubsub.Kind) {
 	c.W.ArrayLen(2 * (len(c.Args) - 2))
 	for _, name := range c.Args[2:] {
 		c.W.Bulk(name)
-		c.W.Int(int64(c.Srv.PubSub.NumSub(kind, name)))
+		c.W.Int(int64(srv.PubSub.NumSub(kind, name)))
 	}
 }
 
-func pubsubNumSub(c *Ctx)      { pubsubNumSubOf(c, pubsub.Channel) }
-func pubsubShardNumSub(c *Ctx) { pubsubNumSubOf(c, pubsub.ShardChannel) }
+func pubsubNumSub(c *Ctx, srv *server.Server)      { pubsubNumSubOf(c, srv, pubsub.Channel) }
+func pubsubShardNumSub(c *Ctx, srv *server.Server) { pubsubNumSubOf(c, srv, pubsub.ShardChannel) }
 
-func pubsubNumPat(c *Ctx) { c.W.Int(int64(c.Srv.PubSub.NumPat())) }
+func pubsubNumPat(c *Ctx, srv *server.Server) { c.W.Int(int64(srv.PubSub.NumPat())) }
 
 func pubsubHelp(c *Ctx) {
 	HelpReply(c,

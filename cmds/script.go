@@ -7,6 +7,7 @@ import (
 	"shardis/cmds/spec"
 	"shardis/codec"
 	"shardis/script"
+	"shardis/server"
 )
 
 // Scripts: EVAL, EVALSHA, EVAL_RO, EVALSHA_RO and SCRIPT LOAD/EXISTS/FLUSH/HELP, as Redis 7.0
@@ -31,7 +32,7 @@ func init() {
 				Notes: "We cannot tell how the keys will be used so we assume the worst, RW and UPDATE",
 				Begin: spec.Index(2), Find: spec.KeyNum(0, 1, 1)}},
 			Traits: TraitRunsScript | TraitNarrowRoute, Keys: scriptKeys, Route: scriptRoute,
-			Run: evalCommand},
+			RunServer: evalCommand},
 		&Command{Name: "evalsha", Arity: -3,
 			Flags: []string{"noscript", "stale", "skip_monitor", "no_mandatory_keys", "movablekeys"},
 			ACL:   []string{"slow", "scripting"}, Group: "scripting", Since: "2.6.0",
@@ -40,7 +41,7 @@ func init() {
 			Syntax:     "sha1 numkeys [key [key ...]] [arg [arg ...]]",
 			KeySpecs:   []spec.KeySpec{{Flags: spec.RW | spec.Access | spec.Update, Begin: spec.Index(2), Find: spec.KeyNum(0, 1, 1)}},
 			Traits:     TraitRunsScript | TraitNarrowRoute, Keys: scriptKeys, Route: scriptRoute,
-			Run: evalCommand},
+			RunServer: evalCommand},
 		&Command{Name: "eval_ro", Arity: -3,
 			Flags: []string{"readonly", "noscript", "stale", "skip_monitor", "no_mandatory_keys", "movablekeys"},
 			ACL:   []string{"slow", "scripting"}, Group: "scripting", Since: "7.0.0",
@@ -51,7 +52,7 @@ func init() {
 				Notes: "We cannot tell how the keys will be used so we assume the worst, RO and ACCESS",
 				Begin: spec.Index(2), Find: spec.KeyNum(0, 1, 1)}},
 			Traits: TraitNotTracked | TraitNarrowRoute, Keys: scriptKeys, Route: scriptRoute,
-			Run: evalCommand},
+			RunServer: evalCommand},
 		&Command{Name: "evalsha_ro", Arity: -3,
 			Flags: []string{"readonly", "noscript", "stale", "skip_monitor", "no_mandatory_keys", "movablekeys"},
 			ACL:   []string{"slow", "scripting"}, Group: "scripting", Since: "7.0.0",
@@ -60,7 +61,7 @@ func init() {
 			Syntax:     "sha1 numkeys [key [key ...]] [arg [arg ...]]",
 			KeySpecs:   []spec.KeySpec{{Flags: spec.RO | spec.Access, Begin: spec.Index(2), Find: spec.KeyNum(0, 1, 1)}},
 			Traits:     TraitNotTracked | TraitNarrowRoute, Keys: scriptKeys, Route: scriptRoute,
-			Run: evalCommand},
+			RunServer: evalCommand},
 		&Command{Name: "script", Arity: -2, ACL: []string{"slow"}, Group: "scripting", Since: "2.6.0",
 			Summary: "A container for Lua scripts management commands", Complexity: "Depends on subcommand.",
 			Exec: ExecServer,
@@ -82,7 +83,7 @@ func init() {
 				"kill": {Arity: 2, Flags: []string{"noscript", "allow_busy"}, ACL: []string{"slow", "scripting"},
 					Since: "2.6.0", Summary: "Kill the script currently in execution.", Complexity: "O(1)",
 					Tips: []string{"request_policy:all_shards", "response_policy:one_succeeded"}, Exec: ExecServer,
-					Run: scriptKill},
+					RunServer: scriptKill},
 				"load": {Arity: 3, Flags: []string{"noscript", "stale"}, ACL: []string{"slow", "scripting"}, Since: "2.6.0",
 					Summary:    "Load the specified Lua script into the script cache.",
 					Complexity: "O(N) with N being the length in bytes of the script body.", Syntax: "script",
@@ -151,7 +152,7 @@ func wasWide(c *Ctx) bool {
 
 // narrowRoute returns the shards of keys, or every shard when wide or inside MULTI.
 func narrowRoute(c *Ctx, keys [][]byte, nShards int, wide bool) []int {
-	if wide || c.InTransaction || c.Srv == nil || c.Srv.Store == nil || nShards == 1 {
+	if wide || c.InTransaction || c.Keyspace == nil || c.Keyspace.Store == nil || nShards == 1 {
 		ids := make([]int, nShards)
 		for i := range ids {
 			ids[i] = i
@@ -163,14 +164,14 @@ func narrowRoute(c *Ctx, keys [][]byte, nShards int, wide bool) []int {
 	}
 	ids := make([]int, 0, len(keys))
 	for _, k := range keys {
-		ids = append(ids, c.Srv.Store.ShardOf(k))
+		ids = append(ids, c.Keyspace.Store.ShardOf(k))
 	}
 	slices.Sort(ids)
 	return slices.Compact(ids)
 }
 
 // evalCommand is EVAL, EVALSHA, EVAL_RO and EVALSHA_RO.
-func evalCommand(c *Ctx) {
+func evalCommand(c *Ctx, srv *server.Server) {
 	n, errText := scriptNumKeys(c.Args)
 	if errText != "" {
 		c.Error(errText)
@@ -196,7 +197,7 @@ func evalCommand(c *Ctx) {
 		return
 	}
 	readOnly := roCommand || s.Flags()&script.FlagNoWrites != 0
-	runScript(c, s, c.Args[3:3+n], c.Args[3+n:], readOnly)
+	runScript(c, srv, s, c.Args[3:3+n], c.Args[3+n:], readOnly)
 }
 
 func scriptLoad(c *Ctx) {

@@ -117,7 +117,7 @@ func (run *scriptRun) holds(cmd *Command, args [][]byte) bool {
 		return all
 	}
 	if cmd.Route != nil {
-		sub := Ctx{Args: args, DB: run.db, Client: run.client, Srv: run.c.Srv, Cmd: cmd}
+		sub := Ctx{Args: args, DB: run.db, Client: run.client, Keyspace: run.c.Keyspace, Cmd: cmd}
 		for _, id := range cmd.Route(&sub, store.NumShards()) {
 			if !has(id) {
 				return false

@@ -10,13 +10,13 @@ import (
 // SCRIPT KILL and FUNCTION KILL, and stopping scripts as the server stops. The registry of
 // running scripts and the kill rules are the engine's (script.Kill, script.StopAll).
 
-func scriptKill(c *Ctx) { killScript(c, false) }
+func scriptKill(c *Ctx, srv *server.Server) { killScript(c, srv, false) }
 
-func functionKill(c *Ctx) { killScript(c, true) }
+func functionKill(c *Ctx, srv *server.Server) { killScript(c, srv, true) }
 
 // killScript is SCRIPT KILL (function false) and FUNCTION KILL.
-func killScript(c *Ctx, function bool) {
-	if err := script.Kill(c.Srv, function); err != nil {
+func killScript(c *Ctx, srv *server.Server, function bool) {
+	if err := script.Kill(srv, function); err != nil {
 		c.Error(err.Error())
 		return
 	}

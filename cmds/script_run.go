@@ -13,10 +13,10 @@ import (
 // (script_call.go) for each redis.call.
 
 // runScript runs the EVAL script s with keys and argv and writes its reply (or error) to c.W.
-func runScript(c *Ctx, s *script.Script, keys, argv [][]byte, readOnly bool) {
+func runScript(c *Ctx, srv *server.Server, s *script.Script, keys, argv [][]byte, readOnly bool) {
 	vm := script.GetVM()
 	defer script.PutVM(vm)
-	runLua(c, vm.Script(s, keys, argv), readOnly)
+	runLua(c, srv, vm.Script(s, keys, argv), readOnly)
 }
 
 // savepoints are the savepoints narrowed runs mark their transaction with (reused for their
@@ -27,7 +27,7 @@ var savepoints = sync.Pool{New: func() any { return new(shard.Savepoint) }}
 // or error to c.W. It registers the run (SCRIPT KILL, BUSY), and when the run holds fewer
 // than every shard marks a savepoint, so that a run that strays is undone and runs again
 // holding every shard (c.Strayed).
-func runLua(c *Ctx, inv script.Invocation, readOnly bool) {
+func runLua(c *Ctx, srv *server.Server, inv script.Invocation, readOnly bool) {
 	cl := c.Client
 	if cl == nil {
 		cl = &server.Client{}
@@ -38,7 +38,7 @@ func runLua(c *Ctx, inv script.Invocation, readOnly bool) {
 	if c.Tx != nil {
 		shards = c.Tx.Shards()
 	}
-	running := script.Start(c.Srv, inv.Name(), c.Args, inv.IsFunction(), shards)
+	running := script.Start(srv, inv.Name(), c.Args, inv.IsFunction(), shards)
 	run := &scriptRun{c: c, inv: inv, readOnly: readOnly, db: c.DB, client: cl, running: running,
 		held: shards}
 	if c.Tx != nil && len(shards) < c.Tx.Store().NumShards() {

@@ -784,7 +784,7 @@ func sintercardCmd(c *Ctx) {
 const setScanTag = 's'
 
 // sscan iterates in member order. The cursor names the last member returned (kept by
-// c.Srv.Cursors); an unknown cursor restarts the scan, which SCAN's guarantees allow.
+// c.Keyspace.Cursors); an unknown cursor restarts the scan, which SCAN's guarantees allow.
 func sscan(c *Ctx) {
 	cursor, ok := keysParseCursor(c.Args[2])
 	if !ok {
@@ -807,7 +807,7 @@ func sscan(c *Ctx) {
 	if cursor != 0 {
 		// A position is setScanTag then the last member visited (the tag keeps the empty
 		// member apart from "no position"); the scan resumes right after that member.
-		if _, pos := c.Srv.Cursors.Load(cursor); len(pos) > 0 && pos[0] == setScanTag {
+		if _, pos := c.Keyspace.Cursors.Load(cursor); len(pos) > 0 && pos[0] == setScanTag {
 			lower = append(append(make([]byte, 0, len(pos)), pos[1:]...), 0)
 		}
 	}
@@ -830,7 +830,7 @@ func sscan(c *Ctx) {
 	it.Close()
 	next := uint64(0)
 	if more {
-		next = c.Srv.Cursors.Save(0, last)
+		next = c.Keyspace.Cursors.Save(0, last)
 	}
 	setScanReply(c, next, found)
 }

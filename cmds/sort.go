@@ -128,9 +128,9 @@ func sortRoute(c *Ctx, nShards int, readonly bool) []int {
 		}
 		return all
 	}
-	ids := []int{c.Srv.Store.ShardOf(c.Args[1])}
+	ids := []int{c.Keyspace.Store.ShardOf(c.Args[1])}
 	if msg == "" && o.store != nil {
-		ids = append(ids, c.Srv.Store.ShardOf(o.store))
+		ids = append(ids, c.Keyspace.Store.ShardOf(o.store))
 	}
 	return ids
 }

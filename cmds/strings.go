@@ -279,8 +279,8 @@ func strExpireAt(c *Ctx, arg []byte, flags int, cmd string) (int64, bool) {
 
 // strProtoMaxBulkLen is the configured proto-max-bulk-len.
 func strProtoMaxBulkLen(c *Ctx) int64 {
-	if c.Srv != nil && c.Srv.Config != nil {
-		return c.Srv.Config.ProtoMaxBulkLen()
+	if c.Keyspace != nil && c.Keyspace.MaxBulkLen != nil {
+		return c.Keyspace.MaxBulkLen()
 	}
 	return strDefaultMaxLen
 }
@@ -330,7 +330,7 @@ func getPeek(c *Ctx) bool {
 	var m codec.Meta
 	var exists, sure, expired bool
 	for try := 0; ; try++ {
-		m, exists, sure, expired, c.PeekBuf = c.Srv.Store.PeekMeta(c.DB, c.Args[1], c.NowMs, c.PeekBuf)
+		m, exists, sure, expired, c.PeekBuf = c.Keyspace.Store.PeekMeta(c.DB, c.Args[1], c.NowMs, c.PeekBuf)
 		switch {
 		case sure || expired && c.LatePeek: // an expired key is absent
 		case !c.LatePeek:
@@ -344,17 +344,17 @@ func getPeek(c *Ctx) bool {
 		break
 	}
 	if exists && c.Cmd.Touches(c.Client != nil && c.Client.NoTouch) {
-		c.Srv.Store.TouchKey(c.DB, c.Args[1], c.NowMs)
+		c.Keyspace.Store.TouchKey(c.DB, c.Args[1], c.NowMs)
 	}
 	switch {
 	case !exists:
-		c.Srv.Stats.KeyspaceMisses.Add(1)
+		c.Keyspace.Stats.KeyspaceMisses.Add(1)
 		c.W.Null()
 	case m.Type != codec.TypeString:
-		c.Srv.Stats.KeyspaceHits.Add(1)
+		c.Keyspace.Stats.KeyspaceHits.Add(1)
 		c.Error(errWrongType)
 	default:
-		c.Srv.Stats.KeyspaceHits.Add(1)
+		c.Keyspace.Stats.KeyspaceHits.Add(1)
 		c.W.Bulk(m.Value)
 	}
 	return true

@@ -623,7 +623,7 @@ func zscanCmd(c *Ctx) {
 	if cursor != 0 {
 		// The saved position is zsetScanTag then the last visited member (the tag keeps the
 		// empty member apart from "no position").
-		if _, pos := c.Srv.Cursors.Load(cursor); len(pos) > 0 && pos[0] == zsetScanTag {
+		if _, pos := c.Keyspace.Cursors.Load(cursor); len(pos) > 0 && pos[0] == zsetScanTag {
 			lower = append(append([]byte(nil), pos[1:]...), 0) // just after it
 		}
 	}
@@ -641,7 +641,7 @@ func zscanCmd(c *Ctx) {
 	}
 	var next uint64
 	if it.Valid() {
-		next = c.Srv.Cursors.Save(0, last)
+		next = c.Keyspace.Cursors.Save(0, last)
 	}
 	zsetScanReply(c, next, items)
 }

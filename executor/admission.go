@@ -40,7 +40,7 @@ func (e *Executor) Admit(req *cmds.AdmitRequest) string {
 			msg = execAbort(msg)
 		}
 	}
-	if cmd != nil && cmd.Run == nil {
+	if cmd != nil && !cmd.Runs() {
 		cmd = nil // an unknown subcommand counts no call of its container
 	}
 	e.refused(cmd, msg)
@@ -54,7 +54,7 @@ func (e *Executor) admitClient(req *cmds.AdmitRequest) string {
 		return cmds.UnknownCommandError(args)
 	case !cmd.CheckArity(len(args)):
 		return cmds.ArityError(cmd)
-	case cmd.Run == nil: // a container command with an unknown subcommand
+	case !cmd.Runs(): // a container command with an unknown subcommand
 		return cmds.UnknownSubcommandError(args)
 	case cmd.Has(cmds.TraitProtected) && !cmds.ProtectedAllowed(srv.Config.Value("enable-debug-command"), cl.Unix, cl.Addr):
 		return cmds.ProtectedError(cmd)
@@ -125,7 +125,7 @@ func (e *Executor) admitQueued(req *cmds.AdmitRequest) string {
 func (e *Executor) admitScripted(req *cmds.AdmitRequest) string {
 	cmd := req.Cmd
 	switch {
-	case cmd == nil || cmd.Run == nil:
+	case cmd == nil || !cmd.Runs():
 		return cmds.ErrScriptUnknown
 	case !cmd.CheckArity(len(req.Args)):
 		return cmds.ErrScriptArity
@@ -161,7 +161,7 @@ func admitReplicated(req *cmds.AdmitRequest) string {
 	switch cmd := req.Cmd; {
 	case cmd == nil:
 		return cmds.UnknownCommandError(req.Args)
-	case cmd.Run == nil:
+	case !cmd.Runs():
 		return cmds.UnknownSubcommandError(req.Args)
 	case !cmd.CheckArity(len(req.Args)):
 		return cmds.ArityError(cmd)
@@ -217,7 +217,7 @@ func (e *Executor) Shards(cmd *cmds.Command, args [][]byte, db int, cl *server.C
 	}
 	store := e.srv.Store
 	if cmd.Route != nil {
-		ctx := cmds.Ctx{Args: args, DB: db, Client: cl, Srv: e.srv, Cmd: cmd, Multi: multi}
+		ctx := cmds.Ctx{Args: args, DB: db, Client: cl, Keyspace: &e.srv.Keyspace, Cmd: cmd, Multi: multi}
 		return cmd.Route(&ctx, store.NumShards())
 	}
 	var ids []int

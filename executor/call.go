@@ -58,7 +58,7 @@ func (c Command) Where(queued bool) Where {
 
 // Known reports whether the command exists (a container command with an unknown subcommand
 // does not).
-func (c Command) Known() bool { return c.c != nil && c.c.Run != nil }
+func (c Command) Known() bool { return c.c != nil && c.c.Runs() }
 
 // AfterPending: it is dispatched only once every earlier command of the pipeline ran.
 func (c Command) AfterPending() bool { return c.c != nil && c.c.Has(cmds.TraitAfterPending) }
@@ -123,7 +123,7 @@ func (e *Executor) Hold(cmd Command, cl *server.Client, queued bool, nowMs int64
 	if c.Has(cmds.TraitAfterPending) && queued {
 		return true, 0 // dispatched again once the batch ran (the loop reads on after a batch)
 	}
-	if c.Run == nil {
+	if !c.Runs() {
 		return false, 0
 	}
 	mayWrite := c.MayWrite() || c.Has(cmds.TraitRunsQueue) && cl.Multi != nil && cl.Multi.MayWrite
@@ -171,7 +171,7 @@ func (e *Executor) Monitor(cmd Command, args [][]byte, cl *server.Client) {
 // several or the command routes itself to several. scratch is reused for the keys.
 func (e *Executor) Shard(cmd Command, args [][]byte, db int, cl *server.Client, multi *server.Multi, scratch *[][]byte) int {
 	if cmd.c.Route != nil {
-		ctx := cmds.Ctx{Args: args, DB: db, Client: cl, Srv: e.srv, Cmd: cmd.c, Multi: multi}
+		ctx := cmds.Ctx{Args: args, DB: db, Client: cl, Keyspace: &e.srv.Keyspace, Cmd: cmd.c, Multi: multi}
 		if ids := cmd.c.Route(&ctx, e.srv.Store.NumShards()); len(ids) == 1 {
 			return ids[0]
 		}

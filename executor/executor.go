@@ -40,7 +40,7 @@ func New(srv *server.Server) *Executor {
 func (e *Executor) Server() *server.Server { return e.srv }
 
 // Run runs c.Cmd with c (Args, DB, W, Tx, Client and Streamable set by the caller) and records
-// its statistics. c.Srv and c.Exec are filled in here. With a transaction, only read commands
+// its statistics. c.Keyspace and c.Exec are filled in here. With a transaction, only read commands
 // count keyspace hits and misses, as in Redis.
 //
 // A command that blocks (c.Block) is registered as a waiter and recorded only once it is
@@ -48,7 +48,7 @@ func (e *Executor) Server() *server.Server { return e.srv }
 // Run serves the blocked commands waiting for the keys it wrote, in the same transaction.
 // A script that strayed (Ctx.Strayed) is not recorded: it runs again.
 func (e *Executor) Run(c *cmds.Ctx) {
-	c.Srv, c.Exec = e.srv, e
+	c.Keyspace, c.Exec = &e.srv.Keyspace, e
 	start := time.Now()
 	if c.Tx != nil {
 		c.Tx.TakeLookups() // count this command's lookups only
@@ -68,7 +68,7 @@ func (e *Executor) Run(c *cmds.Ctx) {
 		tail, _ := c.Host.(shard.ReplyTail) // the reactor's slot; nil for other callers
 		c.Tx.SetWriter(clientID(c.Client), tail)
 	}
-	runGuarded(c)
+	e.runGuarded(c)
 	if top {
 		c.Tx.SetWriter(0, nil)
 		if c.Strayed {
@@ -106,7 +106,7 @@ func (e *Executor) Run(c *cmds.Ctx) {
 // peek answers c from committed state in the calling event loop (Command.Peek) and records it.
 // It reports false, having written and recorded nothing, when only the shard can answer.
 func (e *Executor) peek(c *cmds.Ctx, start time.Time) bool {
-	c.Srv, c.Exec = e.srv, e
+	c.Keyspace, c.Exec = &e.srv.Keyspace, e
 	e.remember(c, true)
 	if !c.Cmd.Peek(c) {
 		return false
@@ -122,12 +122,12 @@ func (e *Executor) peek(c *cmds.Ctx, start time.Time) bool {
 func (e *Executor) view(c *cmds.Ctx, id int) bool {
 	store := e.srv.Store
 	tx := store.View(id)
-	c.Tx, c.Srv, c.Exec = tx, e.srv, e
+	c.Tx, c.Keyspace, c.Exec = tx, &e.srv.Keyspace, e
 	tx.SetReadLookups(c.Cmd.IsReadOnly())
 	tx.SetTouch(c.Cmd.Touches(c.Client != nil && c.Client.NoTouch))
 	start := time.Now()
 	e.remember(c, true)
-	runGuarded(c)
+	e.runGuarded(c)
 	d := time.Since(start)
 	hits, misses := tx.TakeLookups()
 	if !store.EndView(tx) {
@@ -222,7 +222,7 @@ func (e *Executor) refused(cmd *cmds.Command, msg string) {
 // runGuarded runs the command; a panic (a bug, never a client's fault) becomes an error reply
 // and fails the command's transaction, so the half-done writes of the group are not committed
 // and every command of the group is answered with the error: nothing unacknowledged lands.
-func runGuarded(c *cmds.Ctx) {
+func (e *Executor) runGuarded(c *cmds.Ctx) {
 	defer func() {
 		if r := recover(); r != nil {
 			log.Printf("panic in %s: %v\n%s", c.Cmd.Name, r, debug.Stack())
@@ -238,6 +238,10 @@ func runGuarded(c *cmds.Ctx) {
 			c.W.Error("ERR " + err.Error())
 		}
 	}()
+	if c.Cmd.RunServer != nil {
+		c.Cmd.RunServer(c, e.srv)
+		return
+	}
 	c.Cmd.Run(c)
 }
 

@@ -37,6 +37,8 @@ type Server struct {
 	// Latency is the latency monitor (LATENCY), fed by the executor.
 	Latency latency.Monitor
 	Cursors Cursors
+	// Keyspace is the part of the server the commands of the data see (cmds.Ctx.Keyspace).
+	Keyspace Keyspace
 	// PubSub is the channel registry (SUBSCRIBE, PUBLISH, keyspace notifications).
 	PubSub pubsub.Registry
 	// Tracking is the CLIENT TRACKING table (client-side caching); nil without a store.
@@ -145,6 +147,8 @@ func New(cfg *config.Config, store *shard.Store) *Server {
 	id := make([]byte, 20)
 	_, _ = rand.Read(id)
 	s := &Server{Store: store, Config: cfg, Started: time.Now(), RunID: hex.EncodeToString(id), Port: cfg.Port()}
+	s.Keyspace = Keyspace{Store: store, Cursors: &s.Cursors, Stats: &s.Stats, Started: s.Started,
+		MaxBulkLen: cfg.ProtoMaxBulkLen}
 	if store != nil {
 		// A store not open yet is opened by Load, while the server answers LOADING.
 		if !store.Opened() {
@@ -245,6 +249,19 @@ func (s *Server) Paused(mayWrite bool, nowMs int64) (bool, int64) {
 		return true, until
 	}
 	return false, 0
+}
+
+// Keyspace is what a command of the data (cmds.Ctx.Keyspace) may use beyond its transaction:
+// the store, for routing, the database count and the loops' reads; SCAN's cursors; the
+// keyspace hit and miss counters; when the server started (OBJECT IDLETIME's clock); and the
+// largest string a client may build. The clients, users, configuration and the rest of the
+// server are handed only to the commands that administer them (cmds.Command.RunServer).
+type Keyspace struct {
+	Store      *shard.Store
+	Cursors    *Cursors
+	Stats      *Stats
+	Started    time.Time
+	MaxBulkLen func() int64 // proto-max-bulk-len
 }
 
 // Stats are the server-wide counters INFO reports.

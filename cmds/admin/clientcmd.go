@@ -42,14 +42,14 @@ func init() {
 					Summary:    "Kill the connection of a client",
 					Complexity: "O(N) where N is the number of client connections",
 					Syntax:     "<ip:port | <[ID client-id] | [TYPE <NORMAL | MASTER | SLAVE | REPLICA | PUBSUB>] | [USER username] | [ADDR ip:port] | [LADDR ip:port] | [SKIPME yes/no] [[ID client-id] | [TYPE <NORMAL | MASTER | SLAVE | REPLICA | PUBSUB>] | [USER username] | [ADDR ip:port] | [LADDR ip:port] | [SKIPME yes/no] ...]>>",
-					Exec:       cmds.ExecConn, Traits: cmds.TraitKeepsCaching, Run: clientKill},
+					Exec:       cmds.ExecConn, Traits: cmds.TraitKeepsCaching, RunServer: clientKill},
 				"list": {Arity: -2, Flags: []string{"admin", "noscript", "loading", "stale"},
 					ACL: []string{"admin", "slow", "dangerous", "connection"}, Since: "2.4.0",
 					Summary:    "Get the list of client connections",
 					Complexity: "O(N) where N is the number of client connections",
 					Syntax:     "[TYPE <NORMAL | MASTER | REPLICA | PUBSUB>] [ID client-id [client-id ...]]",
 					Tips:       []string{"nondeterministic_output"}, Exec: cmds.ExecConn, Traits: cmds.TraitKeepsCaching,
-					Run: clientList},
+					RunServer: clientList},
 				"no-evict": {Arity: 3, Flags: []string{"admin", "noscript", "loading", "stale"},
 					ACL: []string{"admin", "slow", "dangerous", "connection"}, Since: "7.0.0",
 					Summary: "Set client eviction mode for the current connection", Complexity: "O(1)",
@@ -62,7 +62,7 @@ func init() {
 				"pause": {Arity: -3, Flags: []string{"admin", "noscript", "loading", "stale"},
 					ACL: []string{"admin", "slow", "dangerous", "connection"}, Since: "2.9.50",
 					Summary: "Stop processing commands from clients for some time", Complexity: "O(1)",
-					Syntax: "timeout [WRITE | ALL]", Exec: cmds.ExecConn, Traits: cmds.TraitKeepsCaching, Run: clientPause},
+					Syntax: "timeout [WRITE | ALL]", Exec: cmds.ExecConn, Traits: cmds.TraitKeepsCaching, RunServer: clientPause},
 				"reply": {Arity: 3, Flags: []string{"noscript", "loading", "stale"}, ACL: []string{"slow", "connection"},
 					Since: "3.2.0", Summary: "Instruct the server whether to reply to commands",
 					Complexity: "O(1)", Syntax: "<ON | OFF | SKIP>", Exec: cmds.ExecConn,
@@ -79,7 +79,7 @@ func init() {
 					Since: "6.0.0", Summary: "Enable or disable server assisted client side caching support",
 					Complexity: "O(1). Some options may introduce additional complexity.",
 					Syntax:     "<ON | OFF> [REDIRECT client-id] [PREFIX prefix [PREFIX prefix ...]] [BCAST] [OPTIN] [OPTOUT] [NOLOOP]",
-					Exec:       cmds.ExecConn, Traits: cmds.TraitAfterPending | cmds.TraitKeepsCaching, Run: clientTracking},
+					Exec:       cmds.ExecConn, Traits: cmds.TraitAfterPending | cmds.TraitKeepsCaching, RunServer: clientTracking},
 				"trackinginfo": {Arity: 2, Flags: []string{"noscript", "loading", "stale"}, ACL: []string{"slow", "connection"},
 					Since:      "6.2.0",
 					Summary:    "Return information about server assisted client side caching for the current connection",
@@ -89,12 +89,12 @@ func init() {
 					Summary:    "Unblock a client blocked in a blocking command from a different connection",
 					Complexity: "O(log N) where N is the number of client connections",
 					Syntax:     "client-id [TIMEOUT | ERROR]", Exec: cmds.ExecConn, Traits: cmds.TraitKeepsCaching,
-					Run: clientUnblock},
+					RunServer: clientUnblock},
 				"unpause": {Arity: 2, Flags: []string{"admin", "noscript", "loading", "stale"},
 					ACL: []string{"admin", "slow", "dangerous", "connection"}, Since: "6.2.0",
 					Summary:    "Resume processing of clients that were paused",
 					Complexity: "O(N) Where N is the number of paused clients", Exec: cmds.ExecConn,
-					Traits: cmds.TraitKeepsCaching, Run: clientUnpause},
+					Traits: cmds.TraitKeepsCaching, RunServer: clientUnpause},
 			}},
 	)
 }
@@ -148,7 +148,7 @@ func clientTypeOf(cl *server.Client) int {
 	return clientTypeNormal
 }
 
-func clientList(c *cmds.Ctx) {
+func clientList(c *cmds.Ctx, srv *server.Server) {
 	typ := -1
 	var ids []int64
 	switch {
@@ -175,12 +175,12 @@ func clientList(c *cmds.Ctx) {
 	if ids != nil {
 		// Redis lists the requested ids in the order given, each once per mention.
 		for _, id := range ids {
-			if cl := c.Srv.Clients.Get(id); cl != nil {
+			if cl := srv.Clients.Get(id); cl != nil {
 				out = cl.AppendInfo(out, cl == c.Client, now)
 			}
 		}
 	} else {
-		for _, cl := range c.Srv.Clients.All() {
+		for _, cl := range srv.Clients.All() {
 			if typ >= 0 && clientTypeOf(cl) != typ {
 				continue
 			}
@@ -197,7 +197,7 @@ func clientInfo(c *cmds.Ctx) {
 // clientKill implements both forms: CLIENT KILL addr (replies +OK or an error, may kill the
 // caller) and CLIENT KILL <filter value>... (replies the count, skips the caller unless
 // SKIPME no).
-func clientKill(c *cmds.Ctx) {
+func clientKill(c *cmds.Ctx, srv *server.Server) {
 	var addr, laddr string
 	var hasAddr, hasLAddr bool
 	var id int64
@@ -233,7 +233,7 @@ func clientKill(c *cmds.Ctx) {
 			case cmds.EqualFold(opt, "laddr"):
 				laddr, hasLAddr = string(val), true
 			case cmds.EqualFold(opt, "user"):
-				if user = c.Srv.ACL.Get(string(val)); user == nil {
+				if user = srv.ACL.Get(string(val)); user == nil {
 					c.Error("ERR No such user '" + string(val) + "'")
 					return
 				}
@@ -254,13 +254,13 @@ func clientKill(c *cmds.Ctx) {
 		}
 	}
 	killed := 0
-	for _, cl := range c.Srv.Clients.All() {
+	for _, cl := range srv.Clients.All() {
 		switch {
 		case hasAddr && cl.Addr != addr,
 			hasLAddr && cl.LAddr != laddr,
 			typ >= 0 && clientTypeOf(cl) != typ,
 			id != 0 && cl.ID != id,
-			user != nil && cl.User() != user && !(cl.User() == nil && user == c.Srv.ACL.Default()),
+			user != nil && cl.User() != user && !(cl.User() == nil && user == srv.ACL.Default()),
 			cl == c.Client && skipme:
 			continue
 		}
@@ -355,7 +355,7 @@ func clientReply(c *cmds.Ctx) {
 	}
 }
 
-func clientPause(c *cmds.Ctx) {
+func clientPause(c *cmds.Ctx, srv *server.Server) {
 	if len(c.Args) > 4 {
 		cmds.SubcommandSyntaxError(c)
 		return
@@ -386,13 +386,13 @@ func clientPause(c *cmds.Ctx) {
 		until = 1<<63 - 1
 	}
 	if ms > 0 {
-		c.Srv.Pause(until, all)
+		srv.Pause(until, all)
 	}
 	c.W.OK()
 }
 
-func clientUnpause(c *cmds.Ctx) {
-	c.Srv.Unpause()
+func clientUnpause(c *cmds.Ctx, srv *server.Server) {
+	srv.Unpause()
 	c.W.OK()
 }
 
@@ -455,7 +455,7 @@ func clientHelp(c *cmds.Ctx) {
 // clientUnblock is CLIENT UNBLOCK client-id [TIMEOUT | ERROR]: it wakes the client's blocked
 // command as if it timed out, or with an UNBLOCKED error, and answers 1, or 0 when that client
 // is not blocked.
-func clientUnblock(c *cmds.Ctx) {
+func clientUnblock(c *cmds.Ctx, srv *server.Server) {
 	if len(c.Args) > 4 {
 		cmds.SubcommandSyntaxError(c)
 		return
@@ -476,7 +476,7 @@ func clientUnblock(c *cmds.Ctx) {
 		c.Error(cmds.ErrNotInt)
 		return
 	}
-	if target := c.Srv.Clients.Get(id); target != nil {
+	if target := srv.Clients.Get(id); target != nil {
 		if u := target.Blocked(); u != nil && u.Unblock(reason) {
 			c.W.Int(1)
 			return

@@ -27,7 +27,7 @@ func init() {
 			Group: "server", Since: "1.0.0", Summary: "Get information and statistics about the server",
 			Complexity: "O(1)", Syntax: "[section [section ...]]",
 			Tips: []string{"nondeterministic_output", "request_policy:all_shards", "response_policy:special"},
-			Exec: cmds.ExecServer, Traits: cmds.TraitUnconfined, Run: infoCommand},
+			Exec: cmds.ExecServer, Traits: cmds.TraitUnconfined, RunServer: infoCommand},
 	)
 }
 
@@ -36,7 +36,7 @@ type infoSection struct {
 	name    string // lower case, as INFO's arguments name it
 	title   string
 	deflt   bool // part of INFO / INFO default
-	collect func(c *cmds.Ctx, w *infoWriter)
+	collect func(c *cmds.Ctx, srv *server.Server, w *infoWriter)
 }
 
 // infoSections in the order INFO prints them (Redis's order, then shardis's own).
@@ -48,16 +48,16 @@ var infoSections = []infoSection{
 	{"stats", "Stats", true, infoStats},
 	{"replication", "Replication", true, infoReplication},
 	{"cpu", "CPU", true, infoCPU},
-	{"modules", "Modules", true, func(*cmds.Ctx, *infoWriter) {}},
+	{"modules", "Modules", true, func(*cmds.Ctx, *server.Server, *infoWriter) {}},
 	{"commandstats", "Commandstats", false, infoCommandStats},
 	{"errorstats", "Errorstats", true, infoErrorStats},
 	{"latencystats", "Latencystats", false, infoLatencyStats},
-	{"cluster", "Cluster", true, func(_ *cmds.Ctx, w *infoWriter) { w.int("cluster_enabled", 0) }},
+	{"cluster", "Cluster", true, func(_ *cmds.Ctx, _ *server.Server, w *infoWriter) { w.int("cluster_enabled", 0) }},
 	{"keyspace", "Keyspace", true, infoKeyspace},
 	{"shardis", "Shardis", true, infoShardis},
 }
 
-func infoCommand(c *cmds.Ctx) {
+func infoCommand(c *cmds.Ctx, srv *server.Server) {
 	want := make([]bool, len(infoSections))
 	if len(c.Args) == 1 {
 		for i, s := range infoSections {
@@ -93,7 +93,7 @@ func infoCommand(c *cmds.Ctx) {
 		w.b = append(w.b, "# "...)
 		w.b = append(w.b, s.title...)
 		w.b = append(w.b, "\r\n"...)
-		s.collect(c, w)
+		s.collect(c, srv, w)
 	}
 	c.W.Verbatim("txt", string(w.b))
 }
@@ -132,8 +132,7 @@ func bytesToHuman(n int64) string {
 	return fmt.Sprintf("%.2fP", d/(1<<50))
 }
 
-func infoServer(c *cmds.Ctx, w *infoWriter) {
-	srv := c.Srv
+func infoServer(c *cmds.Ctx, srv *server.Server, w *infoWriter) {
 	now := time.Now()
 	w.str("redis_version", cmds.RedisVersion)
 	w.str("shardis_version", server.Version)
@@ -194,14 +193,14 @@ func infoOS() string {
 	return field(u.Sysname) + " " + field(u.Release) + " " + field(u.Machine)
 }
 
-func infoClients(c *cmds.Ctx, w *infoWriter) {
-	w.int("connected_clients", int64(c.Srv.Clients.Count()))
+func infoClients(c *cmds.Ctx, srv *server.Server, w *infoWriter) {
+	w.int("connected_clients", int64(srv.Clients.Count()))
 	w.int("cluster_connections", 0)
-	w.int("maxclients", int64(c.Srv.Config.MaxClients()))
+	w.int("maxclients", int64(srv.Config.MaxClients()))
 	// The largest buffers of the clients connected now (Redis keeps the largest of the last
 	// few seconds): unread input and unsent output, pub/sub queues included.
 	var maxIn, maxOut int
-	for _, cl := range c.Srv.Clients.All() {
+	for _, cl := range srv.Clients.All() {
 		if cl.Buffers != nil {
 			in, out := cl.Buffers()
 			maxIn, maxOut = max(maxIn, in), max(maxOut, out)
@@ -209,11 +208,11 @@ func infoClients(c *cmds.Ctx, w *infoWriter) {
 	}
 	w.int("client_recent_max_input_buffer", int64(maxIn))
 	w.int("client_recent_max_output_buffer", int64(maxOut))
-	blocked, blockingKeys := c.Srv.Store.Blocked()
+	blocked, blockingKeys := srv.Store.Blocked()
 	w.int("blocked_clients", int64(blocked))
 	var trackingClients int64
-	if c.Srv.Tracking != nil {
-		trackingClients, _, _, _ = c.Srv.Tracking.Stats()
+	if srv.Tracking != nil {
+		trackingClients, _, _, _ = srv.Tracking.Stats()
 	}
 	w.int("tracking_clients", trackingClients)
 	w.int("clients_in_timeout_table", 0)
@@ -222,12 +221,12 @@ func infoClients(c *cmds.Ctx, w *infoWriter) {
 
 // storeProperty reads an integer RocksDB property (0 when unavailable).
 func storeProperty(c *cmds.Ctx, name string) int64 {
-	n := c.Srv.Store.IntProperty(name)
+	n := c.Keyspace.Store.IntProperty(name)
 	return n
 }
 
-func infoMemory(c *cmds.Ctx, w *infoWriter) {
-	m := takeMemory(c)
+func infoMemory(c *cmds.Ctx, srv *server.Server, w *infoWriter) {
+	m := takeMemory(c, srv)
 	used, peak, rss := m.used, m.peak, m.rss
 	overhead := m.overhead()
 	dataset := used - overhead
@@ -249,7 +248,7 @@ func infoMemory(c *cmds.Ctx, w *infoWriter) {
 	w.int("used_memory_rocksdb_memtables", m.memtables)
 	w.int("used_memory_rocksdb_table_readers", m.readers)
 	w.int("used_memory_rocksdb_block_cache", m.cache)
-	w.int("rocksdb_block_cache_capacity", c.Srv.Config.BlockCacheSize())
+	w.int("rocksdb_block_cache_capacity", srv.Config.BlockCacheSize())
 	var si syscall.Sysinfo_t
 	if syscall.Sysinfo(&si) == nil {
 		total := int64(si.Totalram) * int64(si.Unit)
@@ -274,10 +273,10 @@ func infoMemory(c *cmds.Ctx, w *infoWriter) {
 	w.int("used_memory_scripts", int64(scriptBytes)+funcBytes)
 	w.str("used_memory_scripts_human", bytesToHuman(int64(scriptBytes)+funcBytes))
 	// Reported as configured; shardis does not act on them (docs/CONFIG.md, maxmemory).
-	maxmem, _ := strconv.ParseUint(c.Srv.Config.Value("maxmemory"), 10, 64)
+	maxmem, _ := strconv.ParseUint(srv.Config.Value("maxmemory"), 10, 64)
 	w.str("maxmemory", strconv.FormatUint(maxmem, 10))
 	w.str("maxmemory_human", bytesToHuman(int64(min(maxmem, math.MaxInt64))))
-	w.str("maxmemory_policy", c.Srv.Config.Value("maxmemory-policy"))
+	w.str("maxmemory_policy", srv.Config.Value("maxmemory-policy"))
 	w.float("allocator_frag_ratio", ratio(m.heapInuse, m.heapAlloc), 2)
 	w.int("allocator_frag_bytes", m.heapInuse-m.heapAlloc)
 	w.float("allocator_rss_ratio", ratio(m.heapResident, m.heapInuse), 2)
@@ -313,8 +312,7 @@ func infoRSS() int64 {
 	return pages * int64(os.Getpagesize())
 }
 
-func infoPersistence(c *cmds.Ctx, w *infoWriter) {
-	srv := c.Srv
+func infoPersistence(c *cmds.Ctx, srv *server.Server, w *infoWriter) {
 	loading := srv.Loading()
 	w.int("loading", infoBool(loading))
 	w.int("async_loading", 0)
@@ -391,10 +389,10 @@ func infoBool(b bool) int64 {
 	return 0
 }
 
-func infoStats(c *cmds.Ctx, w *infoWriter) {
-	st := &c.Srv.Stats
+func infoStats(c *cmds.Ctx, srv *server.Server, w *infoWriter) {
+	st := &srv.Stats
 	ops, in, out := st.CommandsProcessed.Load(), st.NetInputBytes.Load(), st.NetOutputBytes.Load()
-	opsRate, inKB, outKB := c.Srv.Rate.Sample(time.Now(), ops, in, out)
+	opsRate, inKB, outKB := srv.Rate.Sample(time.Now(), ops, in, out)
 	w.int("total_connections_received", st.ConnectionsReceived.Load())
 	w.int("total_commands_processed", ops)
 	w.int("instantaneous_ops_per_sec", int64(opsRate))
@@ -410,7 +408,7 @@ func infoStats(c *cmds.Ctx, w *infoWriter) {
 	w.int("sync_full", 0)
 	w.int("sync_partial_ok", 0)
 	w.int("sync_partial_err", 0)
-	w.int("expired_keys", c.Srv.Store.ExpiredKeys.Load()-st.ExpiredAtReset.Load())
+	w.int("expired_keys", srv.Store.ExpiredKeys.Load()-st.ExpiredAtReset.Load())
 	w.str("expired_stale_perc", "0.00")
 	w.int("expired_time_cap_reached_count", 0)
 	w.int("expire_cycle_cpu_milliseconds", 0)
@@ -420,7 +418,7 @@ func infoStats(c *cmds.Ctx, w *infoWriter) {
 	w.int("current_eviction_exceeded_time", 0)
 	w.int("keyspace_hits", st.KeyspaceHits.Load())
 	w.int("keyspace_misses", st.KeyspaceMisses.Load())
-	ps := &c.Srv.PubSub
+	ps := &srv.PubSub
 	w.int("pubsub_channels", int64(ps.Len(pubsub.Channel)))
 	w.int("pubsub_patterns", int64(ps.Len(pubsub.Pattern)))
 	w.int("pubsubshard_channels", int64(ps.Len(pubsub.ShardChannel)))
@@ -435,8 +433,8 @@ func infoStats(c *cmds.Ctx, w *infoWriter) {
 	w.int("total_active_defrag_time", 0)
 	w.int("current_active_defrag_time", 0)
 	var keys, items, prefixes int64
-	if c.Srv.Tracking != nil {
-		_, keys, items, prefixes = c.Srv.Tracking.Stats()
+	if srv.Tracking != nil {
+		_, keys, items, prefixes = srv.Tracking.Stats()
 	}
 	w.int("tracking_total_keys", keys)
 	w.int("tracking_total_items", items)
@@ -452,9 +450,9 @@ func infoStats(c *cmds.Ctx, w *infoWriter) {
 	w.int("reply_buffer_expands", 0)
 }
 
-func infoReplication(c *cmds.Ctx, w *infoWriter) {
+func infoReplication(c *cmds.Ctx, srv *server.Server, w *infoWriter) {
 	var offset uint64
-	st := c.Srv.Store
+	st := srv.Store
 	for i := range st.NumShards() {
 		_, last := st.Shard(i).BinlogRange()
 		offset += last
@@ -462,7 +460,7 @@ func infoReplication(c *cmds.Ctx, w *infoWriter) {
 	w.str("role", "master")
 	w.int("connected_slaves", 0)
 	w.str("master_failover_state", "no-failover")
-	w.str("master_replid", c.Srv.ReplID())
+	w.str("master_replid", srv.ReplID())
 	w.str("master_replid2", strings.Repeat("0", 40))
 	// The shards' binlogs are the replication stream: its offset is the sum of their last
 	// sequence numbers.
@@ -474,7 +472,7 @@ func infoReplication(c *cmds.Ctx, w *infoWriter) {
 	w.int("repl_backlog_histlen", 0)
 }
 
-func infoCPU(_ *cmds.Ctx, w *infoWriter) {
+func infoCPU(_ *cmds.Ctx, _ *server.Server, w *infoWriter) {
 	secs := func(tv syscall.Timeval) float64 { return float64(tv.Sec) + float64(tv.Usec)/1e6 }
 	var self, children syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &self)
@@ -502,7 +500,7 @@ func sortedCommands() []*cmds.Command {
 	return all
 }
 
-func infoCommandStats(_ *cmds.Ctx, w *infoWriter) {
+func infoCommandStats(_ *cmds.Ctx, _ *server.Server, w *infoWriter) {
 	for _, cmd := range sortedCommands() {
 		calls, usec, rejected, failed := cmd.Stats()
 		if calls == 0 && rejected == 0 && failed == 0 {
@@ -517,16 +515,16 @@ func infoCommandStats(_ *cmds.Ctx, w *infoWriter) {
 	}
 }
 
-func infoErrorStats(c *cmds.Ctx, w *infoWriter) {
-	for _, e := range c.Srv.Errors.All() {
+func infoErrorStats(c *cmds.Ctx, srv *server.Server, w *infoWriter) {
+	for _, e := range srv.Errors.All() {
 		w.str("errorstat_"+e.Name, "count="+strconv.FormatInt(e.Count, 10))
 	}
 }
 
 // infoLatencyStats prints each tracked command's latency percentiles in µs, as Redis 7.0:
 // latency_percentiles_usec_<name>:p50=…,p99=…, nothing while latency-tracking is off.
-func infoLatencyStats(c *cmds.Ctx, w *infoWriter) {
-	cfg := c.Srv.Config
+func infoLatencyStats(c *cmds.Ctx, srv *server.Server, w *infoWriter) {
+	cfg := srv.Config
 	if !cfg.LatencyTracking() {
 		return
 	}
@@ -552,8 +550,8 @@ func infoLatencyStats(c *cmds.Ctx, w *infoWriter) {
 	}
 }
 
-func infoKeyspace(c *cmds.Ctx, w *infoWriter) {
-	st := c.Srv.Store
+func infoKeyspace(c *cmds.Ctx, _ *server.Server, w *infoWriter) {
+	st := c.Keyspace.Store
 	for db := range st.Databases() {
 		var keys, expires int64
 		for i := range st.NumShards() {
@@ -569,10 +567,10 @@ func infoKeyspace(c *cmds.Ctx, w *infoWriter) {
 
 // infoShardis describes the shards: how many, how many event loops, and for each shard its
 // key count and the range of binlog sequence numbers it still holds.
-func infoShardis(c *cmds.Ctx, w *infoWriter) {
-	st := c.Srv.Store
+func infoShardis(c *cmds.Ctx, srv *server.Server, w *infoWriter) {
+	st := srv.Store
 	w.int("shards", int64(st.NumShards()))
-	w.int("loops", int64(c.Srv.Config.Loops()))
+	w.int("loops", int64(srv.Config.Loops()))
 	for i := range st.NumShards() {
 		sh := st.Shard(i)
 		var keys int64

@@ -7,6 +7,7 @@ import (
 
 	"shardis/cmds"
 	"shardis/latency"
+	"shardis/server"
 )
 
 // LATENCY: the latency monitor's samples (LATEST, HISTORY, RESET, DOCTOR, GRAPH), fed by the
@@ -23,12 +24,12 @@ func init() {
 					ACL: []string{"admin", "slow", "dangerous"}, Since: "2.8.13",
 					Summary: "Return a human readable latency analysis report.", Complexity: "O(1)",
 					Tips: []string{"nondeterministic_output", "request_policy:all_nodes", "response_policy:special"},
-					Exec: cmds.ExecServer, Run: latencyDoctor},
+					Exec: cmds.ExecServer, RunServer: latencyDoctor},
 				"graph": {Arity: 3, Flags: []string{"admin", "noscript", "loading", "stale"},
 					ACL: []string{"admin", "slow", "dangerous"}, Since: "2.8.13",
 					Summary: "Return a latency graph for the event.", Complexity: "O(1)", Syntax: "event",
 					Tips: []string{"nondeterministic_output", "request_policy:all_nodes", "response_policy:special"},
-					Exec: cmds.ExecServer, Run: latencyGraph},
+					Exec: cmds.ExecServer, RunServer: latencyGraph},
 				"help": {Arity: 2, Flags: []string{"loading", "stale"}, ACL: []string{"slow"}, Since: "2.8.13",
 					Summary: "Show helpful text about the different subcommands.", Complexity: "O(1)",
 					Exec: cmds.ExecServer, Run: latencyHelp},
@@ -44,24 +45,24 @@ func init() {
 					Summary: "Return timestamp-latency samples for the event.", Complexity: "O(1)",
 					Syntax: "event",
 					Tips:   []string{"nondeterministic_output", "request_policy:all_nodes", "response_policy:special"},
-					Exec:   cmds.ExecServer, Run: latencyHistory},
+					Exec:   cmds.ExecServer, RunServer: latencyHistory},
 				"latest": {Arity: 2, Flags: []string{"admin", "noscript", "loading", "stale"},
 					ACL: []string{"admin", "slow", "dangerous"}, Since: "2.8.13",
 					Summary: "Return the latest latency samples for all events.", Complexity: "O(1)",
 					Tips: []string{"nondeterministic_output", "request_policy:all_nodes", "response_policy:special"},
-					Exec: cmds.ExecServer, Run: latencyLatest},
+					Exec: cmds.ExecServer, RunServer: latencyLatest},
 				"reset": {Arity: -2, Flags: []string{"admin", "noscript", "loading", "stale"},
 					ACL: []string{"admin", "slow", "dangerous"}, Since: "2.8.13",
 					Summary: "Reset latency data for one or more events.", Complexity: "O(1)",
 					Syntax: "[event [event ...]]",
 					Tips:   []string{"request_policy:all_nodes", "response_policy:all_succeeded"}, Exec: cmds.ExecServer,
-					Run: latencyReset},
+					RunServer: latencyReset},
 			}},
 	)
 }
 
-func latencyLatest(c *cmds.Ctx) {
-	events := c.Srv.Latency.Latest()
+func latencyLatest(c *cmds.Ctx, srv *server.Server) {
+	events := srv.Latency.Latest()
 	c.W.ArrayLen(len(events))
 	for _, e := range events {
 		c.W.ArrayLen(4)
@@ -72,8 +73,8 @@ func latencyLatest(c *cmds.Ctx) {
 	}
 }
 
-func latencyHistory(c *cmds.Ctx) {
-	samples, _, _ := c.Srv.Latency.History(string(c.Args[2]))
+func latencyHistory(c *cmds.Ctx, srv *server.Server) {
+	samples, _, _ := srv.Latency.History(string(c.Args[2]))
 	c.W.ArrayLen(len(samples))
 	for _, s := range samples {
 		c.W.ArrayLen(2)
@@ -82,17 +83,17 @@ func latencyHistory(c *cmds.Ctx) {
 	}
 }
 
-func latencyReset(c *cmds.Ctx) {
+func latencyReset(c *cmds.Ctx, srv *server.Server) {
 	events := make([]string, len(c.Args)-2)
 	for i, a := range c.Args[2:] {
 		events[i] = string(a)
 	}
-	c.W.Int(int64(c.Srv.Latency.Reset(events...)))
+	c.W.Int(int64(srv.Latency.Reset(events...)))
 }
 
-func latencyDoctor(c *cmds.Ctx) {
-	cfg := c.Srv.Config
-	report := c.Srv.Latency.Doctor(latency.DoctorSettings{
+func latencyDoctor(c *cmds.Ctx, srv *server.Server) {
+	cfg := srv.Config
+	report := srv.Latency.Doctor(latency.DoctorSettings{
 		Threshold:         cfg.LatencyThreshold(),
 		SlowlogSlowerThan: cfg.SlowlogSlowerThan(),
 		Hz:                cfg.Hz(),
@@ -100,8 +101,8 @@ func latencyDoctor(c *cmds.Ctx) {
 	c.W.Verbatim("txt", report)
 }
 
-func latencyGraph(c *cmds.Ctx) {
-	graph, ok := c.Srv.Latency.Graph(string(c.Args[2]), time.Now().Unix())
+func latencyGraph(c *cmds.Ctx, srv *server.Server) {
+	graph, ok := srv.Latency.Graph(string(c.Args[2]), time.Now().Unix())
 	if !ok {
 		c.Error("ERR No samples available for event '" + string(c.Args[2]) + "'")
 		return

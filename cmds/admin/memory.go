@@ -9,6 +9,7 @@ import (
 	"shardis/cmds"
 	"shardis/cmds/spec"
 	"shardis/codec"
+	"shardis/server"
 )
 
 // MEMORY: USAGE, STATS, DOCTOR, MALLOC-STATS, PURGE, HELP, as Redis 7.0 answers them, with
@@ -24,7 +25,7 @@ func init() {
 				"doctor": {Arity: 2, ACL: []string{"slow"}, Since: "4.0.0", Summary: "Outputs memory problems report",
 					Complexity: "O(1)",
 					Tips:       []string{"nondeterministic_output", "request_policy:all_shards", "response_policy:special"},
-					Exec:       cmds.ExecServer, Run: memoryDoctor},
+					Exec:       cmds.ExecServer, RunServer: memoryDoctor},
 				"help": {Arity: 2, Flags: []string{"loading", "stale"}, ACL: []string{"slow"}, Since: "4.0.0",
 					Summary: "Show helpful text about the different subcommands", Complexity: "O(1)",
 					Exec: cmds.ExecConn, Run: memoryHelp},
@@ -39,7 +40,7 @@ func init() {
 				"stats": {Arity: 2, ACL: []string{"slow"}, Since: "4.0.0", Summary: "Show memory usage details",
 					Complexity: "O(1)",
 					Tips:       []string{"nondeterministic_output", "request_policy:all_shards", "response_policy:special"},
-					Exec:       cmds.ExecServer, Run: memoryStats},
+					Exec:       cmds.ExecServer, RunServer: memoryStats},
 				"usage": {Arity: -3, Flags: []string{"readonly"}, ACL: []string{"read", "slow"}, FirstKey: 2, LastKey: 2,
 					Step: 1, Since: "4.0.0", Summary: "Estimate the memory usage of a key",
 					Complexity: "O(N) where N is the number of samples.", Syntax: "key [SAMPLES count]",
@@ -136,33 +137,33 @@ type memoryFigures struct {
 }
 
 // takeMemory reads the server's memory figures and moves the recorded peak up to them.
-func takeMemory(c *cmds.Ctx) memoryFigures {
+func takeMemory(c *cmds.Ctx, srv *server.Server) memoryFigures {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	m := memoryFigures{
 		goUsed:       int64(ms.HeapAlloc + ms.StackInuse + ms.MSpanInuse + ms.MCacheInuse + ms.GCSys + ms.OtherSys + ms.BuckHashSys),
 		memtables:    storeProperty(c, "rocksdb.cur-size-all-mem-tables"),
 		readers:      storeProperty(c, "rocksdb.estimate-table-readers-mem"),
-		cache:        int64(c.Srv.Store.BlockCacheUsage()),
+		cache:        int64(srv.Store.BlockCacheUsage()),
 		heapAlloc:    int64(ms.HeapAlloc),
 		heapInuse:    int64(ms.HeapInuse),
 		heapResident: int64(ms.HeapSys - ms.HeapReleased),
 		rss:          infoRSS(),
 	}
 	m.used = m.goUsed + m.memtables + m.readers + m.cache
-	peak := c.Srv.MemPeak.Load()
-	for m.used > peak && !c.Srv.MemPeak.CompareAndSwap(peak, m.used) {
-		peak = c.Srv.MemPeak.Load()
+	peak := srv.MemPeak.Load()
+	for m.used > peak && !srv.MemPeak.CompareAndSwap(peak, m.used) {
+		peak = srv.MemPeak.Load()
 	}
 	m.peak = max(peak, m.used)
-	for _, cl := range c.Srv.Clients.All() {
+	for _, cl := range srv.Clients.All() {
 		m.numClients++
 		if cl.Buffers != nil {
 			in, out := cl.Buffers()
 			m.clients += int64(in + out)
 		}
 	}
-	for db := range c.Srv.Store.Databases() {
+	for db := range srv.Store.Databases() {
 		m.keys += cmds.DBKeys(c, db)
 	}
 	return m
@@ -180,10 +181,10 @@ func ratio(a, b int64) float64 {
 	return float64(a) / float64(b)
 }
 
-func memoryStats(c *cmds.Ctx) {
-	m := takeMemory(c)
-	nonEmpty := make([]int, 0, c.Srv.Store.Databases())
-	for db := range c.Srv.Store.Databases() {
+func memoryStats(c *cmds.Ctx, srv *server.Server) {
+	m := takeMemory(c, srv)
+	nonEmpty := make([]int, 0, srv.Store.Databases())
+	for db := range srv.Store.Databases() {
 		if cmds.DBKeys(c, db) > 0 {
 			nonEmpty = append(nonEmpty, db)
 		}
@@ -247,8 +248,8 @@ func memoryPurge(c *cmds.Ctx) {
 
 // memoryDoctor applies Redis's checks, with its texts, to shardis's figures. The
 // allocator-specific ones (fragmentation, allocator RSS) read the Go heap.
-func memoryDoctor(c *cmds.Ctx) {
-	m := takeMemory(c)
+func memoryDoctor(c *cmds.Ctx, srv *server.Server) {
+	m := takeMemory(c, srv)
 	const mb10 = 10 << 20
 	var issues []string
 	empty := m.used < 5<<20

@@ -31,25 +31,25 @@ func init() {
 					ACL: []string{"admin", "slow", "dangerous"}, Since: "2.0.0",
 					Summary:    "Get the values of configuration parameters",
 					Complexity: "O(N) when N is the number of configuration parameters provided",
-					Syntax:     "parameter [parameter ...]", Exec: cmds.ExecServer, Run: configGet},
+					Syntax:     "parameter [parameter ...]", Exec: cmds.ExecServer, RunServer: configGet},
 				"help": {Arity: 2, Flags: []string{"loading", "stale"}, ACL: []string{"slow"}, Since: "5.0.0",
 					Summary: "Show helpful text about the different subcommands", Complexity: "O(1)",
 					Exec: cmds.ExecServer, Run: configHelp},
 				"resetstat": {Arity: 2, Flags: []string{"admin", "noscript", "loading", "stale"},
 					ACL: []string{"admin", "slow", "dangerous"}, Since: "2.0.0",
 					Summary: "Reset the stats returned by INFO", Complexity: "O(1)", Exec: cmds.ExecServer,
-					Run: configResetStat},
+					RunServer: configResetStat},
 				"rewrite": {Arity: 2, Flags: []string{"admin", "noscript", "loading", "stale"},
 					ACL: []string{"admin", "slow", "dangerous"}, Since: "2.8.0",
 					Summary: "Rewrite the configuration file with the in memory configuration", Complexity: "O(1)",
-					Exec: cmds.ExecServer, Run: configRewrite},
+					Exec: cmds.ExecServer, RunServer: configRewrite},
 				"set": {Arity: -4, Flags: []string{"admin", "noscript", "loading", "stale"},
 					ACL: []string{"admin", "slow", "dangerous"}, Since: "2.0.0",
 					Summary:    "Set configuration parameters to the given values",
 					Complexity: "O(N) when N is the number of configuration parameters provided",
 					Syntax:     "parameter value [parameter value ...]",
 					Tips:       []string{"request_policy:all_nodes", "response_policy:all_succeeded"}, Exec: cmds.ExecServer,
-					Secret: cmds.ConfigSetSecret, Run: configSet},
+					Secret: cmds.ConfigSetSecret, RunServer: configSet},
 			}},
 		&cmds.Command{Name: "time", Arity: 1, Flags: []string{"loading", "stale", "fast"}, ACL: []string{"fast"},
 			Group: "server", Since: "2.6.0", Summary: "Return the current server time", Complexity: "O(1)",
@@ -62,21 +62,21 @@ func init() {
 			ACL: []string{"admin", "slow", "dangerous"}, Group: "server", Since: "1.0.0",
 			Summary:    "Synchronously save the dataset to disk",
 			Complexity: "O(N) where N is the total number of keys in all databases", Exec: cmds.ExecServer,
-			Run: saveCommand},
+			RunServer: saveCommand},
 		&cmds.Command{Name: "bgsave", Arity: -1, Flags: []string{"admin", "noscript", "no_async_loading"},
 			ACL: []string{"admin", "slow", "dangerous"}, Group: "server", Since: "1.0.0",
 			Summary: "Asynchronously save the dataset to disk", Complexity: "O(1)", Syntax: "[SCHEDULE]",
-			Exec: cmds.ExecServer, Run: bgsaveCommand},
+			Exec: cmds.ExecServer, RunServer: bgsaveCommand},
 		&cmds.Command{Name: "shutdown", Arity: -1,
 			Flags: []string{"admin", "noscript", "loading", "stale", "no_multi", "allow_busy"},
 			ACL:   []string{"admin", "slow", "dangerous"}, Group: "server", Since: "1.0.0",
 			Summary:    "Synchronously save the dataset to disk and then shut down the server",
 			Complexity: "O(N) when saving, where N is the total number of keys in all databases when saving data, otherwise O(1)",
-			Syntax:     "[NOSAVE | SAVE] [NOW] [FORCE] [ABORT]", Exec: cmds.ExecConn, Run: shutdownCommand},
+			Syntax:     "[NOSAVE | SAVE] [NOW] [FORCE] [ABORT]", Exec: cmds.ExecConn, RunServer: shutdownCommand},
 		&cmds.Command{Name: "monitor", Arity: 1, Flags: []string{"admin", "noscript", "loading", "stale"},
 			ACL: []string{"admin", "slow", "dangerous"}, Group: "server", Since: "1.0.0",
 			Summary: "Listen for all requests received by the server in real time", Exec: cmds.ExecConn,
-			Run: monitorCommand},
+			RunServer: monitorCommand},
 		&cmds.Command{Name: "slowlog", Arity: -2, ACL: []string{"slow"}, Group: "server", Since: "2.2.12",
 			Summary: "A container for slow log commands", Complexity: "Depends on subcommand.",
 			Exec: cmds.ExecServer,
@@ -85,31 +85,31 @@ func init() {
 					Since: "2.2.12", Summary: "Get the slow log's entries",
 					Complexity: "O(N) where N is the number of entries returned", Syntax: "[count]",
 					Tips: []string{"request_policy:all_nodes", "nondeterministic_output"}, Exec: cmds.ExecServer,
-					Run: slowlogGet},
+					RunServer: slowlogGet},
 				"help": {Arity: 2, Flags: []string{"loading", "stale"}, ACL: []string{"slow"}, Since: "6.2.0",
 					Summary: "Show helpful text about the different subcommands", Complexity: "O(1)",
 					Exec: cmds.ExecServer, Run: slowlogHelp},
 				"len": {Arity: 2, Flags: []string{"admin", "loading", "stale"}, ACL: []string{"admin", "slow", "dangerous"},
 					Since: "2.2.12", Summary: "Get the slow log's length", Complexity: "O(1)",
 					Tips: []string{"request_policy:all_nodes", "response_policy:agg_sum", "nondeterministic_output"},
-					Exec: cmds.ExecServer, Run: slowlogLen},
+					Exec: cmds.ExecServer, RunServer: slowlogLen},
 				"reset": {Arity: 2, Flags: []string{"admin", "loading", "stale"}, ACL: []string{"admin", "slow", "dangerous"},
 					Since: "2.2.12", Summary: "Clear all entries from the slow log",
 					Complexity: "O(N) where N is the number of entries in the slowlog",
 					Tips:       []string{"request_policy:all_nodes", "response_policy:all_succeeded"}, Exec: cmds.ExecServer,
-					Run: slowlogReset},
+					RunServer: slowlogReset},
 			}},
 	)
 }
 
 // ---- CONFIG ----
 
-func configGet(c *cmds.Ctx) {
+func configGet(c *cmds.Ctx, srv *server.Server) {
 	patterns := make([]string, len(c.Args)-2)
 	for i, a := range c.Args[2:] {
 		patterns[i] = string(a)
 	}
-	kvs := c.Srv.Config.GetMulti(patterns)
+	kvs := srv.Config.GetMulti(patterns)
 	c.W.MapLen(len(kvs))
 	for _, kv := range kvs {
 		c.W.BulkString(kv[0])
@@ -117,7 +117,7 @@ func configGet(c *cmds.Ctx) {
 	}
 }
 
-func configSet(c *cmds.Ctx) {
+func configSet(c *cmds.Ctx, srv *server.Server) {
 	if len(c.Args)%2 != 0 {
 		c.Error(cmds.ErrSyntax)
 		return
@@ -127,7 +127,7 @@ func configSet(c *cmds.Ctx) {
 		pairs = append(pairs, [2]string{string(c.Args[i]), string(c.Args[i+1])})
 	}
 	local := c.Client == nil || localClient(c.Client.Addr)
-	if err := c.Srv.Config.SetFrom(pairs, local); err != nil {
+	if err := srv.Config.SetFrom(pairs, local); err != nil {
 		c.Error(err.Error())
 		return
 	}
@@ -147,16 +147,16 @@ func localClient(addr string) bool {
 	return strings.HasPrefix(host, "/") // a unix socket path
 }
 
-func configResetStat(c *cmds.Ctx) {
+func configResetStat(c *cmds.Ctx, srv *server.Server) {
 	cmds.ResetStats()
-	c.Srv.ResetStats()
+	srv.ResetStats()
 	c.W.OK()
 }
 
 // configRewrite writes the configuration back to the file the server was started with, as
 // Redis does (config.Config.Rewrite), and logs the outcome as Redis logs it.
-func configRewrite(c *cmds.Ctx) {
-	if err := c.Srv.Config.Rewrite(); err != nil {
+func configRewrite(c *cmds.Ctx, srv *server.Server) {
+	if err := srv.Config.Rewrite(); err != nil {
 		if !errors.Is(err, config.ErrNoConfigFile) {
 			log.Printf("CONFIG REWRITE failed: %v", err)
 		}
@@ -189,21 +189,20 @@ func timeCommand(c *cmds.Ctx) {
 	c.W.BulkString(strconv.FormatInt(int64(now.Nanosecond()/1000), 10))
 }
 
-func lastsaveCommand(c *cmds.Ctx) { c.W.Int(c.Srv.Store.LastSave.Load()) }
+func lastsaveCommand(c *cmds.Ctx) { c.W.Int(c.Keyspace.Store.LastSave.Load()) }
 
 // checkpointDir is where SAVE and BGSAVE put the RocksDB checkpoint.
-func checkpointDir(c *cmds.Ctx) string { return filepath.Join(c.Srv.Config.Dir(), "checkpoint") }
+func checkpointDir(srv *server.Server) string { return filepath.Join(srv.Config.Dir(), "checkpoint") }
 
 const errBgsaveRunning = "ERR Background save already in progress"
 
-func saveCommand(c *cmds.Ctx) {
-	srv := c.Srv
+func saveCommand(c *cmds.Ctx, srv *server.Server) {
 	if !srv.Saves.Mu.TryLock() {
 		c.Error(errBgsaveRunning)
 		return
 	}
 	defer srv.Saves.Mu.Unlock()
-	if err := srv.Store.Checkpoint(checkpointDir(c)); err != nil {
+	if err := srv.Store.Checkpoint(checkpointDir(srv)); err != nil {
 		log.Printf("SAVE: checkpoint failed: %v", err)
 		c.Error("ERR")
 		return
@@ -212,17 +211,16 @@ func saveCommand(c *cmds.Ctx) {
 	c.W.OK()
 }
 
-func bgsaveCommand(c *cmds.Ctx) {
+func bgsaveCommand(c *cmds.Ctx, srv *server.Server) {
 	if len(c.Args) > 1 && !(len(c.Args) == 2 && cmds.EqualFold(c.Args[1], "schedule")) {
 		c.Error(cmds.ErrSyntax)
 		return
 	}
-	srv := c.Srv
 	if !srv.Saves.Mu.TryLock() {
 		c.Error(errBgsaveRunning)
 		return
 	}
-	dir := checkpointDir(c)
+	dir := checkpointDir(srv)
 	start := time.Now()
 	srv.Saves.Started.Store(start.UnixMilli())
 	srv.Saves.Running.Store(true)
@@ -247,7 +245,7 @@ func bgsaveCommand(c *cmds.Ctx) {
 // shutdownCommand stops the server. As in Redis, success sends no reply: the connection just
 // closes. SAVE takes a checkpoint first (every write is already durable in RocksDB, so the
 // default is not to).
-func shutdownCommand(c *cmds.Ctx) {
+func shutdownCommand(c *cmds.Ctx, srv *server.Server) {
 	var nosave, save, now, force, abort bool
 	for _, a := range c.Args[1:] {
 		switch {
@@ -275,7 +273,6 @@ func shutdownCommand(c *cmds.Ctx) {
 		c.Error("ERR No shutdown in progress.")
 		return
 	}
-	srv := c.Srv
 	// As Redis: a busy script stops only a SHUTDOWN NOSAVE (which then kills it, StopScripts).
 	if rs := script.Busy(srv); rs != nil && !nosave {
 		if rs.Function {
@@ -288,7 +285,7 @@ func shutdownCommand(c *cmds.Ctx) {
 	// Wait for a running BGSAVE: the store must not close under its checkpoint.
 	srv.Saves.Mu.Lock()
 	if save {
-		if err := srv.Store.Checkpoint(checkpointDir(c)); err != nil {
+		if err := srv.Store.Checkpoint(checkpointDir(srv)); err != nil {
 			log.Printf("SHUTDOWN SAVE: checkpoint failed: %v", err)
 			if !force {
 				srv.Saves.Mu.Unlock()
@@ -312,20 +309,20 @@ func shutdownCommand(c *cmds.Ctx) {
 
 // monitorCommand makes the connection receive every command the server runs; a second
 // MONITOR is ignored without a reply, as in Redis.
-func monitorCommand(c *cmds.Ctx) {
+func monitorCommand(c *cmds.Ctx, srv *server.Server) {
 	cl := c.Client
 	if cl.Monitor {
 		return
 	}
 	cl.Monitor = true
 	cl.Publish()
-	c.Srv.Clients.AddMonitor(cl)
+	srv.Clients.AddMonitor(cl)
 	c.W.OK()
 }
 
 // ---- SLOWLOG ----
 
-func slowlogGet(c *cmds.Ctx) {
+func slowlogGet(c *cmds.Ctx, srv *server.Server) {
 	if len(c.Args) > 3 {
 		cmds.SubcommandSyntaxError(c)
 		return
@@ -339,7 +336,7 @@ func slowlogGet(c *cmds.Ctx) {
 		}
 		n = int(min(v, math.MaxInt32))
 	}
-	entries := c.Srv.Slowlog.Get(n)
+	entries := srv.Slowlog.Get(n)
 	c.W.ArrayLen(len(entries))
 	for _, e := range entries {
 		c.W.ArrayLen(6)
@@ -355,10 +352,10 @@ func slowlogGet(c *cmds.Ctx) {
 	}
 }
 
-func slowlogLen(c *cmds.Ctx) { c.W.Int(int64(c.Srv.Slowlog.Len())) }
+func slowlogLen(c *cmds.Ctx, srv *server.Server) { c.W.Int(int64(srv.Slowlog.Len())) }
 
-func slowlogReset(c *cmds.Ctx) {
-	c.Srv.Slowlog.Reset()
+func slowlogReset(c *cmds.Ctx, srv *server.Server) {
+	srv.Slowlog.Reset()
 	c.W.OK()
 }
 

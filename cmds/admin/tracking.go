@@ -3,6 +3,7 @@ package admin
 import (
 	"shardis/cmds"
 	"shardis/codec"
+	"shardis/server"
 	"shardis/tracking"
 )
 
@@ -11,17 +12,17 @@ import (
 // executor remembers the keys a tracking connection reads (executor.remember).
 
 func init() {
-	cmds.OnConnReset(func(c *cmds.Ctx) {
+	cmds.OnConnReset(func(c *cmds.Ctx, srv *server.Server) {
 		c.Client.TrackCaching = false
 		if c.Client.Track != nil {
-			c.Srv.Tracking.Disable(c.Client.Track)
+			srv.Tracking.Disable(c.Client.Track)
 		}
 	})
 }
 
 // clientTracking is CLIENT TRACKING ON|OFF [REDIRECT id] [BCAST] [PREFIX p ...] [OPTIN]
 // [OPTOUT] [NOLOOP], checked in Redis 7.0's order: the options first, then what ON allows.
-func clientTracking(c *cmds.Ctx) {
+func clientTracking(c *cmds.Ctx, srv *server.Server) {
 	var o tracking.Options
 	args := c.Args
 	for j := 3; j < len(args); j++ {
@@ -38,7 +39,7 @@ func clientTracking(c *cmds.Ctx) {
 				c.Error(cmds.ErrNotInt)
 				return
 			}
-			if c.Srv.Clients.Get(id) == nil {
+			if srv.Clients.Get(id) == nil {
 				c.Error("ERR The client ID you want redirect to does not exist")
 				return
 			}
@@ -62,12 +63,12 @@ func clientTracking(c *cmds.Ctx) {
 	cl := c.Client
 	switch {
 	case cmds.EqualFold(args[2], "on"):
-		if err := c.Srv.Tracking.Enable(cl.Track, o); err != nil {
+		if err := srv.Tracking.Enable(cl.Track, o); err != nil {
 			c.Error("ERR " + err.Error())
 			return
 		}
 	case cmds.EqualFold(args[2], "off"):
-		c.Srv.Tracking.Disable(cl.Track)
+		srv.Tracking.Disable(cl.Track)
 		cl.TrackCaching = false
 	default:
 		c.Error(cmds.ErrSyntax)
