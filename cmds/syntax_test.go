@@ -77,8 +77,11 @@ func introCheckDeclaration(cmd *Command, errorf func(format string, args ...any)
 		}
 		return
 	}
-	if cmd.Run == nil {
+	if !cmd.Runs() {
 		errorf("%s: no Run", name)
+	}
+	if cmd.Run != nil && cmd.RunServer != nil {
+		errorf("%s: both Run and RunServer", name)
 	}
 	args, err := spec.ParseSyntax(name, cmd.Syntax)
 	if err != nil {

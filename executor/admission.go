@@ -217,7 +217,7 @@ func (e *Executor) Shards(cmd *cmds.Command, args [][]byte, db int, cl *server.C
 	}
 	store := e.srv.Store
 	if cmd.Route != nil {
-		ctx := cmds.Ctx{Args: args, DB: db, Client: cl, Keyspace: &e.srv.Keyspace, Cmd: cmd, Multi: multi}
+		ctx := cmds.Ctx{Args: args, DB: db, Client: cl, Keyspace: &e.keyspace, Cmd: cmd, Multi: multi}
 		return cmd.Route(&ctx, store.NumShards())
 	}
 	var ids []int

@@ -171,7 +171,7 @@ func (e *Executor) Monitor(cmd Command, args [][]byte, cl *server.Client) {
 // several or the command routes itself to several. scratch is reused for the keys.
 func (e *Executor) Shard(cmd Command, args [][]byte, db int, cl *server.Client, multi *server.Multi, scratch *[][]byte) int {
 	if cmd.c.Route != nil {
-		ctx := cmds.Ctx{Args: args, DB: db, Client: cl, Keyspace: &e.srv.Keyspace, Cmd: cmd.c, Multi: multi}
+		ctx := cmds.Ctx{Args: args, DB: db, Client: cl, Keyspace: &e.keyspace, Cmd: cmd.c, Multi: multi}
 		if ids := cmd.c.Route(&ctx, e.srv.Store.NumShards()); len(ids) == 1 {
 			return ids[0]
 		}

@@ -25,11 +25,14 @@ import (
 // method may be called from any goroutine, each with its own Ctx.
 type Executor struct {
 	srv *server.Server
+	// keyspace is what the commands of the data see of srv (cmds.Ctx.Keyspace); the rest
+	// of the server is handed only to a command's RunServer.
+	keyspace server.Keyspace
 }
 
 // New returns the executor of srv. It serves the store's blocked commands (see blocking.go).
 func New(srv *server.Server) *Executor {
-	e := &Executor{srv: srv}
+	e := &Executor{srv: srv, keyspace: srv.KeyspaceView()}
 	if srv.Store != nil {
 		srv.Store.SetReadyServer(e.serveDeferred)
 	}
@@ -48,7 +51,7 @@ func (e *Executor) Server() *server.Server { return e.srv }
 // Run serves the blocked commands waiting for the keys it wrote, in the same transaction.
 // A script that strayed (Ctx.Strayed) is not recorded: it runs again.
 func (e *Executor) Run(c *cmds.Ctx) {
-	c.Keyspace, c.Exec = &e.srv.Keyspace, e
+	c.Keyspace, c.Exec = &e.keyspace, e
 	start := time.Now()
 	if c.Tx != nil {
 		c.Tx.TakeLookups() // count this command's lookups only
@@ -106,7 +109,7 @@ func (e *Executor) Run(c *cmds.Ctx) {
 // peek answers c from committed state in the calling event loop (Command.Peek) and records it.
 // It reports false, having written and recorded nothing, when only the shard can answer.
 func (e *Executor) peek(c *cmds.Ctx, start time.Time) bool {
-	c.Keyspace, c.Exec = &e.srv.Keyspace, e
+	c.Keyspace, c.Exec = &e.keyspace, e
 	e.remember(c, true)
 	if !c.Cmd.Peek(c) {
 		return false
@@ -122,7 +125,7 @@ func (e *Executor) peek(c *cmds.Ctx, start time.Time) bool {
 func (e *Executor) view(c *cmds.Ctx, id int) bool {
 	store := e.srv.Store
 	tx := store.View(id)
-	c.Tx, c.Keyspace, c.Exec = tx, &e.srv.Keyspace, e
+	c.Tx, c.Keyspace, c.Exec = tx, &e.keyspace, e
 	tx.SetReadLookups(c.Cmd.IsReadOnly())
 	tx.SetTouch(c.Cmd.Touches(c.Client != nil && c.Client.NoTouch))
 	start := time.Now()

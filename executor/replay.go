@@ -47,7 +47,7 @@ func (e *Executor) Apply(tx *shard.Tx, db int, args [][]byte) (err error) {
 	// or anything else) fails the replay and its transaction, not the shard goroutine. A
 	// replayed record is not a client's command: it is not counted in the statistics.
 	tx.StartCommand()
-	c := cmds.Ctx{Args: args, DB: db, W: codec.Writer{}, Tx: tx, Keyspace: &e.srv.Keyspace, Exec: e, Cmd: cmd}
+	c := cmds.Ctx{Args: args, DB: db, W: codec.Writer{}, Tx: tx, Keyspace: &e.keyspace, Exec: e, Cmd: cmd}
 	e.runGuarded(&c)
 	if reply := c.W.Buf; len(reply) > 0 && reply[0] == '-' {
 		return fmt.Errorf("apply: '%s' replied %s", cmd.Name, bytes.TrimRight(reply[1:], "\r\n"))

@@ -37,8 +37,6 @@ type Server struct {
 	// Latency is the latency monitor (LATENCY), fed by the executor.
 	Latency latency.Monitor
 	Cursors Cursors
-	// Keyspace is the part of the server the commands of the data see (cmds.Ctx.Keyspace).
-	Keyspace Keyspace
 	// PubSub is the channel registry (SUBSCRIBE, PUBLISH, keyspace notifications).
 	PubSub pubsub.Registry
 	// Tracking is the CLIENT TRACKING table (client-side caching); nil without a store.
@@ -147,8 +145,6 @@ func New(cfg *config.Config, store *shard.Store) *Server {
 	id := make([]byte, 20)
 	_, _ = rand.Read(id)
 	s := &Server{Store: store, Config: cfg, Started: time.Now(), RunID: hex.EncodeToString(id), Port: cfg.Port()}
-	s.Keyspace = Keyspace{Store: store, Cursors: &s.Cursors, Stats: &s.Stats, Started: s.Started,
-		MaxBulkLen: cfg.ProtoMaxBulkLen}
 	if store != nil {
 		// A store not open yet is opened by Load, while the server answers LOADING.
 		if !store.Opened() {
@@ -261,7 +257,16 @@ type Keyspace struct {
 	Cursors    *Cursors
 	Stats      *Stats
 	Started    time.Time
-	MaxBulkLen func() int64 // proto-max-bulk-len
+	MaxBulkLen func() int64 // proto-max-bulk-len; nil: Redis's default
+}
+
+// KeyspaceView returns the part of s the commands of the data see.
+func (s *Server) KeyspaceView() Keyspace {
+	k := Keyspace{Store: s.Store, Cursors: &s.Cursors, Stats: &s.Stats, Started: s.Started}
+	if s.Config != nil {
+		k.MaxBulkLen = s.Config.ProtoMaxBulkLen
+	}
+	return k
 }
 
 // Stats are the server-wide counters INFO reports.
