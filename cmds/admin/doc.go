@@ -6,7 +6,7 @@
 // in package cmds.
 //
 // Each command is declared once, as in cmds: a keyed cmds.Command literal registered with
-// cmds.Register from the family's init. The executor imports this package, so wherever
+// cmds.Register from the family's init, whose RunServer is handed the server. The executor imports this package, so wherever
 // commands run, these are in the table. Their tests go through the real protocol beside the
 // other families' in cmds/*_test.go, which share its helpers and recordings.
 package admin
