@@ -210,12 +210,6 @@ type ReplyStream interface {
 	Close()
 }
 
-// BlockHost receives the outcome of a command that blocked (cmds.BlockHost).
-type BlockHost interface {
-	Blocking()
-	Unblocked(reply []byte)
-}
-
 // Call is one client command as it runs: what the reactor hands in, and the reply it gets
 // back. The reactor owns it; the executor uses it only while running it, from the goroutine
 // running it. Args must be current when it runs (the reactor moves the arguments it parsed
@@ -235,7 +229,7 @@ type Call struct {
 	// Origin receives the messages the command's keyspace events make for the connection's
 	// own subscriptions; Host, the reply of a command that blocks. Both may be nil.
 	Origin pubsub.Origin
-	Host   BlockHost
+	Host   cmds.BlockHost
 
 	// Reply is the reply, written from Reply[:0]; Stream, when set, is the rest of it, which
 	// the holder sends and closes.
