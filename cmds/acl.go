@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"shardis/acl"
-	"shardis/cmds/spec"
+	"shardis/cmdspec"
 	"shardis/codec"
 	"shardis/pubsub"
 	"shardis/server"
@@ -169,10 +169,10 @@ func aclKeyRefs(cmd *Command, args [][]byte) []acl.KeyRef {
 		}
 		next = pos + 1
 		var perm acl.Perm
-		if k.Flags&spec.Access != 0 {
+		if k.Flags&cmdspec.Access != 0 {
 			perm |= acl.PermRead
 		}
-		if k.Flags&(spec.Insert|spec.Delete|spec.Update) != 0 {
+		if k.Flags&(cmdspec.Insert|cmdspec.Delete|cmdspec.Update) != 0 {
 			perm |= acl.PermWrite
 		}
 		refs = append(refs, acl.KeyRef{Pos: pos, Perm: perm})
@@ -186,7 +186,7 @@ func argPosition(args [][]byte, key []byte, from int) int {
 	n := len(args) - 1
 	for step := 0; step < n; step++ {
 		i := 1 + (from-1+step)%n
-		if spec.SameArg(args[i], key) {
+		if cmdspec.SameArg(args[i], key) {
 			return i
 		}
 	}

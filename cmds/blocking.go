@@ -3,7 +3,7 @@ package cmds
 import (
 	"math"
 
-	"shardis/cmds/spec"
+	"shardis/cmdspec"
 	"shardis/codec"
 	"shardis/pubsub"
 )
@@ -21,14 +21,14 @@ func init() {
 			Summary:    "Pop elements from a list, or block until one is available",
 			Complexity: "O(N+M) where N is the number of provided keys and M is the number of elements returned.",
 			Syntax:     "timeout numkeys key [key ...] <LEFT | RIGHT> [COUNT count]",
-			KeySpecs:   []spec.KeySpec{{Flags: spec.RW | spec.Access | spec.Delete, Begin: spec.Index(2), Find: spec.KeyNum(0, 1, 1)}},
+			KeySpecs:   []cmdspec.KeySpec{{Flags: cmdspec.RW | cmdspec.Access | cmdspec.Delete, Begin: cmdspec.Index(2), Find: cmdspec.KeyNum(0, 1, 1)}},
 			Keys:       blockingNumKeys, Run: blmpopCmd},
 		&Command{Name: "bzmpop", Arity: -5, Flags: []string{"write", "blocking"},
 			ACL: []string{"write", "sortedset", "slow", "blocking"}, Group: "sorted-set", Since: "7.0.0",
 			Summary:    "Remove and return members with scores in a sorted set or block until one is available",
 			Complexity: "O(K) + O(M*log(N)) where K is the number of provided keys, N being the number of elements in the sorted set, and M being the number of elements popped.",
 			Syntax:     "timeout numkeys key [key ...] <MIN | MAX> [COUNT count]",
-			KeySpecs:   []spec.KeySpec{{Flags: spec.RW | spec.Access | spec.Delete, Begin: spec.Index(2), Find: spec.KeyNum(0, 1, 1)}},
+			KeySpecs:   []cmdspec.KeySpec{{Flags: cmdspec.RW | cmdspec.Access | cmdspec.Delete, Begin: cmdspec.Index(2), Find: cmdspec.KeyNum(0, 1, 1)}},
 			Keys:       blockingNumKeys, Run: bzmpopCmd},
 		&Command{Name: "bzpopmin", Arity: -3, Flags: []string{"write", "noscript", "blocking", "fast"},
 			ACL: []string{"write", "sortedset", "fast", "blocking"}, FirstKey: 1, LastKey: -2, Step: 1,
@@ -36,7 +36,7 @@ func init() {
 			Summary:    "Remove and return the member with the lowest score from one or more sorted sets, or block until one is available",
 			Complexity: "O(log(N)) with N being the number of elements in the sorted set.",
 			Syntax:     "key [key ...] timeout",
-			KeySpecs:   []spec.KeySpec{{Flags: spec.RW | spec.Access | spec.Delete, Begin: spec.Index(1), Find: spec.Range(-2, 1, 0)}},
+			KeySpecs:   []cmdspec.KeySpec{{Flags: cmdspec.RW | cmdspec.Access | cmdspec.Delete, Begin: cmdspec.Index(1), Find: cmdspec.Range(-2, 1, 0)}},
 			Run:        func(c *Ctx) { bzpopCmd(c, false) }},
 		&Command{Name: "bzpopmax", Arity: -3, Flags: []string{"write", "noscript", "blocking", "fast"},
 			ACL: []string{"write", "sortedset", "fast", "blocking"}, FirstKey: 1, LastKey: -2, Step: 1,
@@ -44,21 +44,21 @@ func init() {
 			Summary:    "Remove and return the member with the highest score from one or more sorted sets, or block until one is available",
 			Complexity: "O(log(N)) with N being the number of elements in the sorted set.",
 			Syntax:     "key [key ...] timeout",
-			KeySpecs:   []spec.KeySpec{{Flags: spec.RW | spec.Access | spec.Delete, Begin: spec.Index(1), Find: spec.Range(-2, 1, 0)}},
+			KeySpecs:   []cmdspec.KeySpec{{Flags: cmdspec.RW | cmdspec.Access | cmdspec.Delete, Begin: cmdspec.Index(1), Find: cmdspec.Range(-2, 1, 0)}},
 			Run:        func(c *Ctx) { bzpopCmd(c, true) }},
 		&Command{Name: "blpop", Arity: -3, Flags: []string{"write", "noscript", "blocking"},
 			ACL: []string{"write", "list", "slow", "blocking"}, FirstKey: 1, LastKey: -2, Step: 1,
 			Group: "list", Since: "2.0.0",
 			Summary:    "Remove and get the first element in a list, or block until one is available",
 			Complexity: "O(N) where N is the number of provided keys.", Syntax: "key [key ...] timeout",
-			KeySpecs: []spec.KeySpec{{Flags: spec.RW | spec.Access | spec.Delete, Begin: spec.Index(1), Find: spec.Range(-2, 1, 0)}},
+			KeySpecs: []cmdspec.KeySpec{{Flags: cmdspec.RW | cmdspec.Access | cmdspec.Delete, Begin: cmdspec.Index(1), Find: cmdspec.Range(-2, 1, 0)}},
 			Run:      func(c *Ctx) { bpopCmd(c, true) }},
 		&Command{Name: "brpop", Arity: -3, Flags: []string{"write", "noscript", "blocking"},
 			ACL: []string{"write", "list", "slow", "blocking"}, FirstKey: 1, LastKey: -2, Step: 1,
 			Group: "list", Since: "2.0.0",
 			Summary:    "Remove and get the last element in a list, or block until one is available",
 			Complexity: "O(N) where N is the number of provided keys.", Syntax: "key [key ...] timeout",
-			KeySpecs: []spec.KeySpec{{Flags: spec.RW | spec.Access | spec.Delete, Begin: spec.Index(1), Find: spec.Range(-2, 1, 0)}},
+			KeySpecs: []cmdspec.KeySpec{{Flags: cmdspec.RW | cmdspec.Access | cmdspec.Delete, Begin: cmdspec.Index(1), Find: cmdspec.Range(-2, 1, 0)}},
 			Run:      func(c *Ctx) { bpopCmd(c, false) }},
 		&Command{Name: "brpoplpush", Arity: 4, Flags: []string{"write", "denyoom", "noscript", "blocking"},
 			ACL: []string{"write", "list", "slow", "blocking"}, FirstKey: 1, LastKey: 2, Step: 1,
@@ -67,9 +67,9 @@ func init() {
 			Complexity: "O(1)", DocFlags: []string{"deprecated"}, DeprecatedSince: "6.2.0",
 			ReplacedBy: "`BLMOVE` with the `RIGHT` and `LEFT` arguments",
 			Syntax:     "source destination timeout",
-			KeySpecs: []spec.KeySpec{
-				{Flags: spec.RW | spec.Access | spec.Delete, Begin: spec.Index(1), Find: spec.Range(0, 1, 0)},
-				{Flags: spec.RW | spec.Insert, Begin: spec.Index(2), Find: spec.Range(0, 1, 0)},
+			KeySpecs: []cmdspec.KeySpec{
+				{Flags: cmdspec.RW | cmdspec.Access | cmdspec.Delete, Begin: cmdspec.Index(1), Find: cmdspec.Range(0, 1, 0)},
+				{Flags: cmdspec.RW | cmdspec.Insert, Begin: cmdspec.Index(2), Find: cmdspec.Range(0, 1, 0)},
 			},
 			Run: brpoplpushCmd},
 		&Command{Name: "blmove", Arity: 6, Flags: []string{"write", "denyoom", "noscript", "blocking"},
@@ -77,9 +77,9 @@ func init() {
 			Group: "list", Since: "6.2.0",
 			Summary:    "Pop an element from a list, push it to another list and return it; or block until one is available",
 			Complexity: "O(1)", Syntax: "source destination <LEFT | RIGHT> <LEFT | RIGHT> timeout",
-			KeySpecs: []spec.KeySpec{
-				{Flags: spec.RW | spec.Access | spec.Delete, Begin: spec.Index(1), Find: spec.Range(0, 1, 0)},
-				{Flags: spec.RW | spec.Insert, Begin: spec.Index(2), Find: spec.Range(0, 1, 0)},
+			KeySpecs: []cmdspec.KeySpec{
+				{Flags: cmdspec.RW | cmdspec.Access | cmdspec.Delete, Begin: cmdspec.Index(1), Find: cmdspec.Range(0, 1, 0)},
+				{Flags: cmdspec.RW | cmdspec.Insert, Begin: cmdspec.Index(2), Find: cmdspec.Range(0, 1, 0)},
 			},
 			Run: blmoveCmd},
 	)

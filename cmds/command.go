@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"shardis/acl"
-	"shardis/cmds/spec"
+	"shardis/cmdspec"
 	"shardis/codec"
 	"shardis/pubsub"
 	"shardis/server"
@@ -52,7 +52,7 @@ type Command struct {
 	// KeySpecs are the command's key specs as COMMAND INFO shows them (Redis 7.0's, for a
 	// command Redis has): where its keys are and how each is accessed. COMMAND GETKEYS and
 	// GETKEYSANDFLAGS and the ACL key check read them.
-	KeySpecs []spec.KeySpec
+	KeySpecs []cmdspec.KeySpec
 	// Tips are COMMAND INFO's command tips ("nondeterministic_output", "request_policy:…").
 	Tips []string
 	// DocFlags ("deprecated", "syscmd"), DeprecatedSince and ReplacedBy are COMMAND DOCS'
@@ -132,27 +132,27 @@ func (cmd *Command) AppendKeyArgs(dst, args [][]byte) [][]byte {
 
 // hasKeys reports whether cmd takes key arguments (Redis's doesCommandHaveKeys): a Keys func
 // or a key spec that finds real keys (not shard channels).
-func (cmd *Command) hasKeys() bool { return cmd.Keys != nil || spec.HasKeys(cmd.KeySpecs) }
+func (cmd *Command) hasKeys() bool { return cmd.Keys != nil || cmdspec.HasKeys(cmd.KeySpecs) }
 
 // keysWithFlags returns the keys of argv (argv[0] is the command name) with the flags of
 // cmd's key specs (COMMAND GETKEYSANDFLAGS, the ACL key check). The keys are those routing
 // uses (Command.KeyArgs); each takes the flags of the key spec that finds the same argument.
-func (cmd *Command) keysWithFlags(argv [][]byte) []spec.Key {
-	return spec.Keys(cmd.KeySpecs, argv, cmd.Keys, cmd.unlocatedKeyFlags())
+func (cmd *Command) keysWithFlags(argv [][]byte) []cmdspec.Key {
+	return cmdspec.Keys(cmd.KeySpecs, argv, cmd.Keys, cmd.unlocatedKeyFlags())
 }
 
 // unlocatedKeyFlags are the flags of a key that cmd's Keys func finds and none of its key
 // specs locates, when no key spec of unknown position declares them.
-func (cmd *Command) unlocatedKeyFlags() spec.KeyFlag {
+func (cmd *Command) unlocatedKeyFlags() cmdspec.KeyFlag {
 	switch {
 	case cmd.Has(FlagPubSub):
-		return spec.NotKey
+		return cmdspec.NotKey
 	case cmd.IsWrite():
-		return spec.RW | spec.Access | spec.Update
+		return cmdspec.RW | cmdspec.Access | cmdspec.Update
 	case cmd.Has(FlagReadonly):
-		return spec.RO | spec.Access
+		return cmdspec.RO | cmdspec.Access
 	}
-	return spec.RO
+	return cmdspec.RO
 }
 
 func keyRange(args [][]byte, first, last, step int, out [][]byte) [][]byte {

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"shardis/cmds/spec"
+	"shardis/cmdspec"
 	"shardis/codec"
 	"shardis/internal/glob"
 	"shardis/script"
@@ -30,9 +30,9 @@ func init() {
 			ACL:   []string{"slow", "scripting"}, Group: "scripting", Since: "7.0.0",
 			Summary: "Invoke a function", Complexity: "Depends on the function that is executed.",
 			Syntax: "function numkeys [key [key ...]] [arg [arg ...]]",
-			KeySpecs: []spec.KeySpec{{Flags: spec.RW | spec.Access | spec.Update,
+			KeySpecs: []cmdspec.KeySpec{{Flags: cmdspec.RW | cmdspec.Access | cmdspec.Update,
 				Notes: "We cannot tell how the keys will be used so we assume the worst, RW and UPDATE",
-				Begin: spec.Index(2), Find: spec.KeyNum(0, 1, 1)}},
+				Begin: cmdspec.Index(2), Find: cmdspec.KeyNum(0, 1, 1)}},
 			Traits: TraitRunsScript | TraitNarrowRoute, Keys: fcallKeys, Route: fcallRoute,
 			RunServer: fcallCommand},
 		&Command{Name: "fcall_ro", Arity: -3,
@@ -40,9 +40,9 @@ func init() {
 			ACL:   []string{"slow", "scripting"}, Group: "scripting", Since: "7.0.0",
 			Summary: "Invoke a read-only function", Complexity: "Depends on the function that is executed.",
 			Syntax: "function numkeys [key [key ...]] [arg [arg ...]]",
-			KeySpecs: []spec.KeySpec{{Flags: spec.RO | spec.Access,
+			KeySpecs: []cmdspec.KeySpec{{Flags: cmdspec.RO | cmdspec.Access,
 				Notes: "We cannot tell how the keys will be used so we assume the worst, RO and ACCESS",
-				Begin: spec.Index(2), Find: spec.KeyNum(0, 1, 1)}},
+				Begin: cmdspec.Index(2), Find: cmdspec.KeyNum(0, 1, 1)}},
 			Traits: TraitNarrowRoute, Keys: fcallKeys, Route: fcallRoute, RunServer: fcallCommand},
 		&Command{Name: "function", Arity: -2, ACL: []string{"slow"}, Group: "scripting", Since: "7.0.0",
 			Summary: "A container for function commands", Complexity: "Depends on subcommand.",

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"sync"
 
-	"shardis/cmds/spec"
+	"shardis/cmdspec"
 	"shardis/codec"
 	"shardis/internal/glob"
 )
@@ -77,7 +77,7 @@ func commandInfo(c *Ctx) {
 	c.W.ArrayLen(len(c.Args) - 2)
 	for _, name := range c.Args[2:] {
 		if cmd := introLookup(name); cmd != nil {
-			spec.WriteInfo(&c.W, introFor(cmd).desc)
+			cmdspec.WriteInfo(&c.W, introFor(cmd).desc)
 		} else {
 			c.W.Null()
 		}
@@ -90,7 +90,7 @@ func commandDocs(c *Ctx) {
 		c.W.MapLen(len(top))
 		for _, cmd := range top {
 			c.W.BulkString(cmd.Name)
-			spec.WriteDocs(&c.W, introFor(cmd).desc)
+			cmdspec.WriteDocs(&c.W, introFor(cmd).desc)
 		}
 		return
 	}
@@ -103,7 +103,7 @@ func commandDocs(c *Ctx) {
 	c.W.MapLen(len(found))
 	for _, cmd := range found {
 		c.W.BulkString(cmd.Name)
-		spec.WriteDocs(&c.W, introFor(cmd).desc)
+		cmdspec.WriteDocs(&c.W, introFor(cmd).desc)
 	}
 }
 
@@ -245,7 +245,7 @@ func introSorted(m map[string]*Command) []*Command {
 
 // introEntry is what COMMAND derives from one declaration; computed once per command.
 type introEntry struct {
-	desc   *spec.Desc
+	desc   *cmdspec.Desc
 	argErr error // the synopsis does not parse (the unit test rejects such a declaration)
 }
 
@@ -256,16 +256,16 @@ func introFor(cmd *Command) *introEntry {
 	if e, ok := introCache.Load(cmd); ok {
 		return e.(*introEntry)
 	}
-	d := &spec.Desc{Name: cmd.Name, Arity: cmd.Arity, Flags: spec.InfoFlags(cmd.Flags, cmd.Keys != nil),
+	d := &cmdspec.Desc{Name: cmd.Name, Arity: cmd.Arity, Flags: cmdspec.InfoFlags(cmd.Flags, cmd.Keys != nil),
 		FirstKey: cmd.FirstKey, LastKey: cmd.LastKey, Step: cmd.Step, ACL: cmd.ACL, Tips: cmd.Tips,
 		KeySpecs: cmd.KeySpecs, Summary: cmd.Summary, Since: cmd.Since, Group: cmd.Group,
 		Complexity: cmd.Complexity, DocFlags: cmd.DocFlags, DeprecatedSince: cmd.DeprecatedSince,
 		ReplacedBy: cmd.ReplacedBy}
 	e := &introEntry{desc: d}
 	if cmd.Syntax != "" {
-		d.Args, e.argErr = spec.ParseSyntax(cmd.Name, cmd.Syntax)
+		d.Args, e.argErr = cmdspec.ParseSyntax(cmd.Name, cmd.Syntax)
 		if e.argErr == nil {
-			spec.NumberKeyArgs(d.Args, len(cmd.KeySpecs))
+			cmdspec.NumberKeyArgs(d.Args, len(cmd.KeySpecs))
 		}
 	}
 	for _, sub := range introSorted(cmd.Subs) {
@@ -275,21 +275,21 @@ func introFor(cmd *Command) *introEntry {
 	return actual.(*introEntry)
 }
 
-// setKeyFlags are the flags of SET's key (its key spec has spec.VariableFlags): SET writes
+// setKeyFlags are the flags of SET's key (its key spec has cmdspec.VariableFlags): SET writes
 // without reading unless GET is given.
-func setKeyFlags(argv [][]byte) spec.KeyFlag {
+func setKeyFlags(argv [][]byte) cmdspec.KeyFlag {
 	for _, a := range argv[min(3, len(argv)):] {
 		if EqualFold(a, "get") {
-			return spec.RW | spec.Access | spec.Update
+			return cmdspec.RW | cmdspec.Access | cmdspec.Update
 		}
 	}
-	return spec.OW | spec.Update
+	return cmdspec.OW | cmdspec.Update
 }
 
 func writeAllCommandInfo(w *codec.Writer) {
 	top := introSorted(table)
 	w.ArrayLen(len(top))
 	for _, cmd := range top {
-		spec.WriteInfo(w, introFor(cmd).desc)
+		cmdspec.WriteInfo(w, introFor(cmd).desc)
 	}
 }

@@ -4,7 +4,7 @@ import (
 	"math/rand/v2"
 	"strconv"
 
-	"shardis/cmds/spec"
+	"shardis/cmdspec"
 	"shardis/codec"
 	"shardis/internal/glob"
 	"shardis/pubsub"
@@ -20,7 +20,7 @@ func init() {
 			FirstKey: 1, LastKey: -1, Step: 1, Group: "generic", Since: "1.0.0", Summary: "Delete a key",
 			Complexity: "O(N) where N is the number of keys that will be removed. When a key to remove holds a value other than a string, the individual complexity for this key is O(M) where M is the number of elements in the list, set, sorted set or hash. Removing a single key that holds a string value is O(1).",
 			Syntax:     "key [key ...]",
-			KeySpecs:   []spec.KeySpec{{Flags: spec.RM | spec.Delete, Begin: spec.Index(1), Find: spec.Range(-1, 1, 0)}},
+			KeySpecs:   []cmdspec.KeySpec{{Flags: cmdspec.RM | cmdspec.Delete, Begin: cmdspec.Index(1), Find: cmdspec.Range(-1, 1, 0)}},
 			Tips:       []string{"request_policy:multi_shard", "response_policy:agg_sum"}, Run: delCommand},
 		&Command{Name: "unlink", Arity: -2, Flags: []string{"write", "fast"},
 			ACL: []string{"keyspace", "write", "fast"}, FirstKey: 1, LastKey: -1, Step: 1, Group: "generic",
@@ -28,43 +28,43 @@ func init() {
 			Summary:    "Delete a key asynchronously in another thread. Otherwise it is just as DEL, but non blocking.",
 			Complexity: "O(1) for each key removed regardless of its size. Then the command does O(N) work in a different thread in order to reclaim memory, where N is the number of allocations the deleted objects where composed of.",
 			Syntax:     "key [key ...]",
-			KeySpecs:   []spec.KeySpec{{Flags: spec.RM | spec.Delete, Begin: spec.Index(1), Find: spec.Range(-1, 1, 0)}},
+			KeySpecs:   []cmdspec.KeySpec{{Flags: cmdspec.RM | cmdspec.Delete, Begin: cmdspec.Index(1), Find: cmdspec.Range(-1, 1, 0)}},
 			Tips:       []string{"request_policy:multi_shard", "response_policy:agg_sum"}, Run: delCommand},
 		&Command{Name: "exists", Arity: -2, Flags: []string{"readonly", "fast"},
 			ACL: []string{"keyspace", "read", "fast"}, FirstKey: 1, LastKey: -1, Step: 1, Group: "generic",
 			Since: "1.0.0", Summary: "Determine if a key exists",
 			Complexity: "O(N) where N is the number of keys to check.", Syntax: "key [key ...]",
-			KeySpecs: []spec.KeySpec{{Flags: spec.RO, Begin: spec.Index(1), Find: spec.Range(-1, 1, 0)}},
+			KeySpecs: []cmdspec.KeySpec{{Flags: cmdspec.RO, Begin: cmdspec.Index(1), Find: cmdspec.Range(-1, 1, 0)}},
 			Tips:     []string{"request_policy:multi_shard", "response_policy:agg_sum"}, Traits: TraitNoTouch,
 			Run: existsCommand},
 		&Command{Name: "type", Arity: 2, Flags: []string{"readonly", "fast"}, ACL: []string{"keyspace", "read", "fast"},
 			FirstKey: 1, LastKey: 1, Step: 1, Group: "generic", Since: "1.0.0",
 			Summary: "Determine the type stored at key", Complexity: "O(1)", Syntax: "key",
-			KeySpecs: []spec.KeySpec{{Flags: spec.RO, Begin: spec.Index(1), Find: spec.Range(0, 1, 0)}},
+			KeySpecs: []cmdspec.KeySpec{{Flags: cmdspec.RO, Begin: cmdspec.Index(1), Find: cmdspec.Range(0, 1, 0)}},
 			Traits:   TraitNoTouch, Run: typeCommand},
 		&Command{Name: "touch", Arity: -2, Flags: []string{"readonly", "fast"},
 			ACL: []string{"keyspace", "read", "fast"}, FirstKey: 1, LastKey: -1, Step: 1, Group: "generic",
 			Since:      "3.2.1",
 			Summary:    "Alters the last access time of a key(s). Returns the number of existing keys specified.",
 			Complexity: "O(N) where N is the number of keys that will be touched.", Syntax: "key [key ...]",
-			KeySpecs: []spec.KeySpec{{Flags: spec.RO, Begin: spec.Index(1), Find: spec.Range(-1, 1, 0)}},
+			KeySpecs: []cmdspec.KeySpec{{Flags: cmdspec.RO, Begin: cmdspec.Index(1), Find: cmdspec.Range(-1, 1, 0)}},
 			Tips:     []string{"request_policy:multi_shard", "response_policy:agg_sum"},
 			Traits:   TraitAlwaysTouches, Run: existsCommand},
 		&Command{Name: "rename", Arity: 3, Flags: []string{"write"}, ACL: []string{"keyspace", "write", "slow"},
 			FirstKey: 1, LastKey: 2, Step: 1, Group: "generic", Since: "1.0.0", Summary: "Rename a key",
 			Complexity: "O(1)", Syntax: "key newkey",
-			KeySpecs: []spec.KeySpec{
-				{Flags: spec.RW | spec.Access | spec.Delete, Begin: spec.Index(1), Find: spec.Range(0, 1, 0)},
-				{Flags: spec.OW | spec.Update, Begin: spec.Index(2), Find: spec.Range(0, 1, 0)},
+			KeySpecs: []cmdspec.KeySpec{
+				{Flags: cmdspec.RW | cmdspec.Access | cmdspec.Delete, Begin: cmdspec.Index(1), Find: cmdspec.Range(0, 1, 0)},
+				{Flags: cmdspec.OW | cmdspec.Update, Begin: cmdspec.Index(2), Find: cmdspec.Range(0, 1, 0)},
 			},
 			Run: func(c *Ctx) { renameGeneric(c, false) }},
 		&Command{Name: "renamenx", Arity: 3, Flags: []string{"write", "fast"},
 			ACL: []string{"keyspace", "write", "fast"}, FirstKey: 1, LastKey: 2, Step: 1, Group: "generic",
 			Since: "1.0.0", Summary: "Rename a key, only if the new key does not exist", Complexity: "O(1)",
 			Syntax: "key newkey",
-			KeySpecs: []spec.KeySpec{
-				{Flags: spec.RW | spec.Access | spec.Delete, Begin: spec.Index(1), Find: spec.Range(0, 1, 0)},
-				{Flags: spec.OW | spec.Insert, Begin: spec.Index(2), Find: spec.Range(0, 1, 0)},
+			KeySpecs: []cmdspec.KeySpec{
+				{Flags: cmdspec.RW | cmdspec.Access | cmdspec.Delete, Begin: cmdspec.Index(1), Find: cmdspec.Range(0, 1, 0)},
+				{Flags: cmdspec.OW | cmdspec.Insert, Begin: cmdspec.Index(2), Find: cmdspec.Range(0, 1, 0)},
 			},
 			Run: func(c *Ctx) { renameGeneric(c, true) }},
 		&Command{Name: "copy", Arity: -3, Flags: []string{"write", "denyoom"},
@@ -72,15 +72,15 @@ func init() {
 			Since: "6.2.0", Summary: "Copy a key",
 			Complexity: "O(N) worst case for collections, where N is the number of nested items. O(1) for string values.",
 			Syntax:     "source destination [DB destination-db] [REPLACE]",
-			KeySpecs: []spec.KeySpec{
-				{Flags: spec.RO | spec.Access, Begin: spec.Index(1), Find: spec.Range(0, 1, 0)},
-				{Flags: spec.OW | spec.Update, Begin: spec.Index(2), Find: spec.Range(0, 1, 0)},
+			KeySpecs: []cmdspec.KeySpec{
+				{Flags: cmdspec.RO | cmdspec.Access, Begin: cmdspec.Index(1), Find: cmdspec.Range(0, 1, 0)},
+				{Flags: cmdspec.OW | cmdspec.Update, Begin: cmdspec.Index(2), Find: cmdspec.Range(0, 1, 0)},
 			},
 			Run: copyCommand},
 		&Command{Name: "move", Arity: 3, Flags: []string{"write", "fast"}, ACL: []string{"keyspace", "write", "fast"},
 			FirstKey: 1, LastKey: 1, Step: 1, Group: "generic", Since: "1.0.0",
 			Summary: "Move a key to another database", Complexity: "O(1)", Syntax: "key db",
-			KeySpecs: []spec.KeySpec{{Flags: spec.RW | spec.Access | spec.Update, Begin: spec.Index(1), Find: spec.Range(0, 1, 0)}},
+			KeySpecs: []cmdspec.KeySpec{{Flags: cmdspec.RW | cmdspec.Access | cmdspec.Update, Begin: cmdspec.Index(1), Find: cmdspec.Range(0, 1, 0)}},
 			Run:      moveCommand},
 		&Command{Name: "keys", Arity: 2, Flags: []string{"readonly"},
 			ACL: []string{"keyspace", "read", "slow", "dangerous"}, Group: "generic", Since: "1.0.0",
@@ -104,7 +104,7 @@ func init() {
 				"encoding": {Arity: 3, Flags: []string{"readonly"}, ACL: []string{"keyspace", "read", "slow"}, FirstKey: 2,
 					LastKey: 2, Step: 1, Since: "2.2.3",
 					Summary: "Inspect the internal encoding of a Redis object", Complexity: "O(1)", Syntax: "key",
-					KeySpecs: []spec.KeySpec{{Flags: spec.RO, Begin: spec.Index(2), Find: spec.Range(0, 1, 0)}},
+					KeySpecs: []cmdspec.KeySpec{{Flags: cmdspec.RO, Begin: cmdspec.Index(2), Find: cmdspec.Range(0, 1, 0)}},
 					Tips:     []string{"nondeterministic_output"}, Traits: TraitNoTouch, Run: objectEncoding},
 				// FREQ and IDLETIME read the shard's access table (shard/access.go); which
 				// one answers depends on maxmemory-policy, as in Redis.
@@ -112,7 +112,7 @@ func init() {
 					LastKey: 2, Step: 1, Since: "4.0.0",
 					Summary: "Get the logarithmic access frequency counter of a Redis object", Complexity: "O(1)",
 					Syntax:   "key",
-					KeySpecs: []spec.KeySpec{{Flags: spec.RO, Begin: spec.Index(2), Find: spec.Range(0, 1, 0)}},
+					KeySpecs: []cmdspec.KeySpec{{Flags: cmdspec.RO, Begin: cmdspec.Index(2), Find: cmdspec.Range(0, 1, 0)}},
 					Tips:     []string{"nondeterministic_output"}, Traits: TraitNoTouch, Run: objectFreq},
 				"help": {Arity: 2, Flags: []string{"loading", "stale"}, ACL: []string{"keyspace", "slow"}, Since: "6.2.0",
 					Summary: "Show helpful text about the different subcommands", Complexity: "O(1)",
@@ -121,7 +121,7 @@ func init() {
 					LastKey: 2, Step: 1, Since: "2.2.3",
 					Summary: "Get the time since a Redis object was last accessed", Complexity: "O(1)",
 					Syntax:   "key",
-					KeySpecs: []spec.KeySpec{{Flags: spec.RO, Begin: spec.Index(2), Find: spec.Range(0, 1, 0)}},
+					KeySpecs: []cmdspec.KeySpec{{Flags: cmdspec.RO, Begin: cmdspec.Index(2), Find: cmdspec.Range(0, 1, 0)}},
 					Tips:     []string{"nondeterministic_output"}, Traits: TraitNoTouch, Run: objectIdletime},
 				// Values are not shared objects; only Redis's shared integers (0..9999) report
 				// Redis's shared refcount.
@@ -129,7 +129,7 @@ func init() {
 					LastKey: 2, Step: 1, Since: "2.2.3",
 					Summary: "Get the number of references to the value of the key", Complexity: "O(1)",
 					Syntax:   "key",
-					KeySpecs: []spec.KeySpec{{Flags: spec.RO, Begin: spec.Index(2), Find: spec.Range(0, 1, 0)}},
+					KeySpecs: []cmdspec.KeySpec{{Flags: cmdspec.RO, Begin: cmdspec.Index(2), Find: cmdspec.Range(0, 1, 0)}},
 					Tips:     []string{"nondeterministic_output"}, Traits: TraitNoTouch, Run: objectRefcount},
 			}},
 	)

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"time"
 
-	"shardis/cmds/spec"
+	"shardis/cmdspec"
 	"shardis/codec"
 	"shardis/server"
 )
@@ -40,7 +40,7 @@ func init() {
 			ACL: []string{"fast", "transaction"}, FirstKey: 1, LastKey: -1, Step: 1, Group: "transactions",
 			Since: "2.2.0", Summary: "Watch the given keys to determine execution of the MULTI/EXEC block",
 			Complexity: "O(1) for every key.", Syntax: "key [key ...]",
-			KeySpecs: []spec.KeySpec{{Flags: spec.RO, Begin: spec.Index(1), Find: spec.Range(-1, 1, 0)}},
+			KeySpecs: []cmdspec.KeySpec{{Flags: cmdspec.RO, Begin: cmdspec.Index(1), Find: cmdspec.Range(-1, 1, 0)}},
 			Traits:   TraitTxControl, Run: watchCommand},
 		&Command{Name: "unwatch", Arity: 1, Flags: []string{"noscript", "loading", "stale", "fast", "allow_busy"},
 			ACL: []string{"fast", "transaction"}, Group: "transactions", Since: "2.2.0",

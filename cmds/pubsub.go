@@ -1,7 +1,7 @@
 package cmds
 
 import (
-	"shardis/cmds/spec"
+	"shardis/cmdspec"
 	"shardis/pubsub"
 	"shardis/server"
 )
@@ -42,7 +42,7 @@ func init() {
 			Since: "7.0.0", Summary: "Listen for messages published to the given shard channels",
 			Complexity: "O(N) where N is the number of shard channels to subscribe to.",
 			Syntax:     "shardchannel [shardchannel ...]",
-			KeySpecs:   []spec.KeySpec{{Flags: spec.NotKey, Begin: spec.Index(1), Find: spec.Range(-1, 1, 0)}},
+			KeySpecs:   []cmdspec.KeySpec{{Flags: cmdspec.NotKey, Begin: cmdspec.Index(1), Find: cmdspec.Range(-1, 1, 0)}},
 			Exec:       ExecConn, Channels: SubscribeChannels, Traits: TraitAfterPending | TraitSubscribedMode,
 			RunServer: ssubscribeCommand},
 		&Command{Name: "sunsubscribe", Arity: -1, Flags: []string{"pubsub", "noscript", "loading", "stale"},
@@ -50,7 +50,7 @@ func init() {
 			Since: "7.0.0", Summary: "Stop listening for messages posted to the given shard channels",
 			Complexity: "O(N) where N is the number of clients already subscribed to a shard channel.",
 			Syntax:     "[shardchannel [shardchannel ...]]",
-			KeySpecs:   []spec.KeySpec{{Flags: spec.NotKey, Begin: spec.Index(1), Find: spec.Range(-1, 1, 0)}},
+			KeySpecs:   []cmdspec.KeySpec{{Flags: cmdspec.NotKey, Begin: cmdspec.Index(1), Find: cmdspec.Range(-1, 1, 0)}},
 			Exec:       ExecConn, Traits: TraitAfterPending | TraitSubscribedMode, RunServer: sunsubscribeCommand},
 		&Command{Name: "publish", Arity: 3, Flags: []string{"pubsub", "loading", "stale", "fast"},
 			ACL: []string{"pubsub", "fast"}, Group: "pubsub", Since: "2.0.0",
@@ -63,7 +63,7 @@ func init() {
 			Since: "7.0.0", Summary: "Post a message to a shard channel",
 			Complexity: "O(N) where N is the number of clients subscribed to the receiving shard channel.",
 			Syntax:     "shardchannel message",
-			KeySpecs:   []spec.KeySpec{{Flags: spec.NotKey, Begin: spec.Index(1), Find: spec.Range(0, 1, 0)}},
+			KeySpecs:   []cmdspec.KeySpec{{Flags: cmdspec.NotKey, Begin: cmdspec.Index(1), Find: cmdspec.Range(0, 1, 0)}},
 			Exec:       ExecServer, Channels: PublishChannel, Traits: TraitLoopWhenIdle | TraitUnconfined,
 			RunServer: spublishCommand},
 		&Command{Name: "pubsub", Arity: -2, ACL: []string{"slow"}, Group: "pubsub", Since: "2.8.0",

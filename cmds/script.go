@@ -4,7 +4,7 @@ import (
 	"slices"
 	"strings"
 
-	"shardis/cmds/spec"
+	"shardis/cmdspec"
 	"shardis/codec"
 	"shardis/script"
 	"shardis/server"
@@ -28,9 +28,9 @@ func init() {
 			Summary:    "Execute a Lua script server side",
 			Complexity: "Depends on the script that is executed.",
 			Syntax:     "script numkeys [key [key ...]] [arg [arg ...]]",
-			KeySpecs: []spec.KeySpec{{Flags: spec.RW | spec.Access | spec.Update,
+			KeySpecs: []cmdspec.KeySpec{{Flags: cmdspec.RW | cmdspec.Access | cmdspec.Update,
 				Notes: "We cannot tell how the keys will be used so we assume the worst, RW and UPDATE",
-				Begin: spec.Index(2), Find: spec.KeyNum(0, 1, 1)}},
+				Begin: cmdspec.Index(2), Find: cmdspec.KeyNum(0, 1, 1)}},
 			Traits: TraitRunsScript | TraitNarrowRoute, Keys: scriptKeys, Route: scriptRoute,
 			RunServer: evalCommand},
 		&Command{Name: "evalsha", Arity: -3,
@@ -39,7 +39,7 @@ func init() {
 			Summary:    "Execute a Lua script server side",
 			Complexity: "Depends on the script that is executed.",
 			Syntax:     "sha1 numkeys [key [key ...]] [arg [arg ...]]",
-			KeySpecs:   []spec.KeySpec{{Flags: spec.RW | spec.Access | spec.Update, Begin: spec.Index(2), Find: spec.KeyNum(0, 1, 1)}},
+			KeySpecs:   []cmdspec.KeySpec{{Flags: cmdspec.RW | cmdspec.Access | cmdspec.Update, Begin: cmdspec.Index(2), Find: cmdspec.KeyNum(0, 1, 1)}},
 			Traits:     TraitRunsScript | TraitNarrowRoute, Keys: scriptKeys, Route: scriptRoute,
 			RunServer: evalCommand},
 		&Command{Name: "eval_ro", Arity: -3,
@@ -48,9 +48,9 @@ func init() {
 			Summary:    "Execute a read-only Lua script server side",
 			Complexity: "Depends on the script that is executed.",
 			Syntax:     "script numkeys [key [key ...]] [arg [arg ...]]",
-			KeySpecs: []spec.KeySpec{{Flags: spec.RO | spec.Access,
+			KeySpecs: []cmdspec.KeySpec{{Flags: cmdspec.RO | cmdspec.Access,
 				Notes: "We cannot tell how the keys will be used so we assume the worst, RO and ACCESS",
-				Begin: spec.Index(2), Find: spec.KeyNum(0, 1, 1)}},
+				Begin: cmdspec.Index(2), Find: cmdspec.KeyNum(0, 1, 1)}},
 			Traits: TraitNotTracked | TraitNarrowRoute, Keys: scriptKeys, Route: scriptRoute,
 			RunServer: evalCommand},
 		&Command{Name: "evalsha_ro", Arity: -3,
@@ -59,7 +59,7 @@ func init() {
 			Summary:    "Execute a read-only Lua script server side",
 			Complexity: "Depends on the script that is executed.",
 			Syntax:     "sha1 numkeys [key [key ...]] [arg [arg ...]]",
-			KeySpecs:   []spec.KeySpec{{Flags: spec.RO | spec.Access, Begin: spec.Index(2), Find: spec.KeyNum(0, 1, 1)}},
+			KeySpecs:   []cmdspec.KeySpec{{Flags: cmdspec.RO | cmdspec.Access, Begin: cmdspec.Index(2), Find: cmdspec.KeyNum(0, 1, 1)}},
 			Traits:     TraitNotTracked | TraitNarrowRoute, Keys: scriptKeys, Route: scriptRoute,
 			RunServer: evalCommand},
 		&Command{Name: "script", Arity: -2, ACL: []string{"slow"}, Group: "scripting", Since: "2.6.0",

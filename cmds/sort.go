@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strconv"
 
-	"shardis/cmds/spec"
+	"shardis/cmdspec"
 	"shardis/codec"
 	"shardis/datatype"
 	"shardis/pubsub"
@@ -26,11 +26,11 @@ func init() {
 			Summary:    "Sort the elements in a list, set or sorted set",
 			Complexity: "O(N+M*log(M)) where N is the number of elements in the list or set to sort, and M the number of returned elements. When the elements are not sorted, complexity is O(N).",
 			Syntax:     "key [BY pattern] [LIMIT offset count] [GET pattern [GET pattern ...]] [ASC | DESC] [ALPHA] [STORE destination]",
-			KeySpecs: []spec.KeySpec{
-				{Flags: spec.RO | spec.Access, Begin: spec.Index(1), Find: spec.Range(0, 1, 0)},
-				{Flags: spec.RO | spec.Access,
+			KeySpecs: []cmdspec.KeySpec{
+				{Flags: cmdspec.RO | cmdspec.Access, Begin: cmdspec.Index(1), Find: cmdspec.Range(0, 1, 0)},
+				{Flags: cmdspec.RO | cmdspec.Access,
 					Notes: "For the optional BY/GET keyword. It is marked 'unknown' because the key names derive from the content of the key we sort"},
-				{Flags: spec.OW | spec.Update,
+				{Flags: cmdspec.OW | cmdspec.Update,
 					Notes: "For the optional STORE keyword. It is marked 'unknown' because the keyword can appear anywhere in the argument array"},
 			},
 			Keys: sortKeys, Route: func(c *Ctx, n int) []int { return sortRoute(c, n, false) },
@@ -41,9 +41,9 @@ func init() {
 			Summary:    "Sort the elements in a list, set or sorted set. Read-only variant of SORT.",
 			Complexity: "O(N+M*log(M)) where N is the number of elements in the list or set to sort, and M the number of returned elements. When the elements are not sorted, complexity is O(N).",
 			Syntax:     "key [BY pattern] [LIMIT offset count] [GET pattern [GET pattern ...]] [ASC | DESC] [ALPHA]",
-			KeySpecs: []spec.KeySpec{
-				{Flags: spec.RO | spec.Access, Begin: spec.Index(1), Find: spec.Range(0, 1, 0)},
-				{Flags: spec.RO | spec.Access,
+			KeySpecs: []cmdspec.KeySpec{
+				{Flags: cmdspec.RO | cmdspec.Access, Begin: cmdspec.Index(1), Find: cmdspec.Range(0, 1, 0)},
+				{Flags: cmdspec.RO | cmdspec.Access,
 					Notes: "For the optional BY/GET keyword. It is marked 'unknown' because the key names derive from the content of the key we sort"},
 			},
 			Traits: TraitReadsUndeclaredKeys, Keys: func(args [][]byte) [][]byte { return args[1:2] },

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"shardis/cmds/spec"
+	"shardis/cmdspec"
 )
 
 // Redis 7.0 declarations whose arity and documented synopsis disagree: the arity is looser
@@ -83,7 +83,7 @@ func introCheckDeclaration(cmd *Command, errorf func(format string, args ...any)
 	if cmd.Run != nil && cmd.RunServer != nil {
 		errorf("%s: both Run and RunServer", name)
 	}
-	args, err := spec.ParseSyntax(name, cmd.Syntax)
+	args, err := cmdspec.ParseSyntax(name, cmd.Syntax)
 	if err != nil {
 		errorf("%s: Syntax does not parse: %v", name, err)
 		return
@@ -92,7 +92,7 @@ func introCheckDeclaration(cmd *Command, errorf func(format string, args ...any)
 	if cmd.parent != nil {
 		base = 2
 	}
-	lo, hi := spec.ArgCount(args)
+	lo, hi := cmdspec.ArgCount(args)
 	lo += base
 	if hi >= 0 {
 		hi += base
@@ -108,11 +108,11 @@ func introCheckDeclaration(cmd *Command, errorf func(format string, args ...any)
 }
 
 // introCheckKeyDeclaration checks key positions against the arity and the synopsis.
-func introCheckKeyDeclaration(cmd *Command, args []*spec.Arg, base int, errorf func(format string, args ...any)) {
+func introCheckKeyDeclaration(cmd *Command, args []*cmdspec.Arg, base int, errorf func(format string, args ...any)) {
 	name := cmd.Name
 	pubsub := cmd.Has(FlagPubSub)
 	hasKeyArg := false
-	spec.Walk(args, func(a *spec.Arg) { hasKeyArg = hasKeyArg || a.Type == "key" })
+	cmdspec.Walk(args, func(a *cmdspec.Arg) { hasKeyArg = hasKeyArg || a.Type == "key" })
 	if cmd.FirstKey == 0 {
 		if cmd.LastKey != 0 || cmd.Step != 0 {
 			errorf("%s: no first key but LastKey %d, Step %d", name, cmd.LastKey, cmd.Step)
@@ -153,7 +153,7 @@ func introCheckKeyDeclaration(cmd *Command, args []*spec.Arg, base int, errorf f
 
 // introFirstKeyPosition finds the argv index of the first key argument when every argument
 // before it has a fixed width.
-func introFirstKeyPosition(args []*spec.Arg, pos int) (int, bool) {
+func introFirstKeyPosition(args []*cmdspec.Arg, pos int) (int, bool) {
 	for _, a := range args {
 		if a.Optional {
 			return 0, false
@@ -163,10 +163,10 @@ func introFirstKeyPosition(args []*spec.Arg, pos int) (int, bool) {
 			return pos, true
 		case a.Type == "block" && !a.HasToken && len(a.Args) > 0:
 			return introFirstKeyPosition(a.Args, pos)
-		case a.Type == "oneof" && !a.HasToken && slices.ContainsFunc(a.Args, func(k *spec.Arg) bool { return k.Type == "key" }):
+		case a.Type == "oneof" && !a.HasToken && slices.ContainsFunc(a.Args, func(k *cmdspec.Arg) bool { return k.Type == "key" }):
 			return pos, true
 		}
-		lo, hi := spec.ArgCount([]*spec.Arg{a})
+		lo, hi := cmdspec.ArgCount([]*cmdspec.Arg{a})
 		if lo != hi || a.Multiple {
 			return 0, false
 		}
@@ -185,12 +185,12 @@ func TestCommandTable_DocsAndInfoBuild(t *testing.T) {
 				t.Errorf("%s: keyed but no key spec", c.Name)
 			}
 			for _, s := range c.KeySpecs {
-				access := s.Flags & (spec.RO | spec.RW | spec.OW | spec.RM)
-				if access&(access-1) != 0 || access == 0 && s.Flags&spec.NotKey == 0 ||
-					s.Begin.Type == spec.BeginIndex && s.Begin.Index <= 0 ||
-					s.Begin.Type == spec.BeginKeyword && s.Begin.Keyword == "" ||
-					s.Find.Type != spec.FindUnknown && s.Find.KeyStep <= 0 ||
-					(s.Flags&spec.VariableFlags != 0) != (s.Variable != nil) {
+				access := s.Flags & (cmdspec.RO | cmdspec.RW | cmdspec.OW | cmdspec.RM)
+				if access&(access-1) != 0 || access == 0 && s.Flags&cmdspec.NotKey == 0 ||
+					s.Begin.Type == cmdspec.BeginIndex && s.Begin.Index <= 0 ||
+					s.Begin.Type == cmdspec.BeginKeyword && s.Begin.Keyword == "" ||
+					s.Find.Type != cmdspec.FindUnknown && s.Find.KeyStep <= 0 ||
+					(s.Flags&cmdspec.VariableFlags != 0) != (s.Variable != nil) {
 					t.Errorf("%s: bad key spec %+v", c.Name, s)
 				}
 			}
@@ -206,7 +206,7 @@ func introArgv(s string) [][]byte {
 	return out
 }
 
-func introKeysString(keys []spec.Key) string {
+func introKeysString(keys []cmdspec.Key) string {
 	var parts []string
 	for _, k := range keys {
 		parts = append(parts, string(k.Key)+"="+strings.Join(k.Flags.Names(), ","))

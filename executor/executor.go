@@ -15,7 +15,7 @@ import (
 	"shardis/cmds"
 	// The families that administer the server register their commands from a package of
 	// their own; the executor, which runs every command, makes sure they are in the table.
-	_ "shardis/cmds/admin"
+	_ "shardis/admin"
 	"shardis/codec"
 	"shardis/server"
 	"shardis/shard"

@@ -20,8 +20,8 @@ var forbidden = map[string][]string{
 	// Runs commands for every caller; the network is above it.
 	"executor": {"reactor"},
 	// The command families: run by the executor, never calling up into it or the network.
-	"cmds":       {"executor", "reactor", "cmds/admin"},
-	"cmds/admin": {"executor", "reactor"},
+	"cmds":  {"executor", "reactor", "admin"},
+	"admin": {"executor", "reactor"},
 	// Storage knows no command, connection or server.
 	"shard": {"cmds", "executor", "reactor", "server", "acl", "config", "tracking", "script"},
 	// The server's state is below the executor and the network.
@@ -36,7 +36,7 @@ var forbidden = map[string][]string{
 	// The data types: storage below, no command or server above.
 	"datatype": {"cmds", "executor", "reactor", "server", "script", "acl", "config"},
 	// What COMMAND makes of a declaration, knowing nothing of the table.
-	"cmds/spec": {"cmds", "executor", "reactor", "server", "shard"},
+	"cmdspec": {"cmds", "executor", "reactor", "server", "shard"},
 }
 
 // onlyImporters names third-party packages only some packages may import.

@@ -1,4 +1,4 @@
-package spec
+package cmdspec
 
 import "shardis/codec"
 

@@ -7,7 +7,7 @@ import (
 	"strconv"
 
 	"shardis/cmds"
-	"shardis/cmds/spec"
+	"shardis/cmdspec"
 	"shardis/codec"
 	"shardis/server"
 )
@@ -44,7 +44,7 @@ func init() {
 				"usage": {Arity: -3, Flags: []string{"readonly"}, ACL: []string{"read", "slow"}, FirstKey: 2, LastKey: 2,
 					Step: 1, Since: "4.0.0", Summary: "Estimate the memory usage of a key",
 					Complexity: "O(N) where N is the number of samples.", Syntax: "key [SAMPLES count]",
-					KeySpecs: []spec.KeySpec{{Flags: spec.RO, Begin: spec.Index(2), Find: spec.Range(0, 1, 0)}},
+					KeySpecs: []cmdspec.KeySpec{{Flags: cmdspec.RO, Begin: cmdspec.Index(2), Find: cmdspec.Range(0, 1, 0)}},
 					Traits:   cmds.TraitNoTouch, Run: memoryUsage},
 			}},
 	)

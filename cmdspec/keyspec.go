@@ -1,10 +1,10 @@
-// Package spec describes commands as Redis 7.0's COMMAND shows them, from a plain
+// Package cmdspec describes commands as Redis 7.0's COMMAND shows them, from a plain
 // description a command declares once (its cmds.Command literal): key specs and their
 // evaluation (which arguments are keys, with which access: COMMAND GETKEYS, GETKEYSANDFLAGS
 // and the ACL key check), the argument tree parsed from a synopsis (COMMAND DOCS), and the
 // COMMAND INFO and COMMAND DOCS replies. It knows nothing of the command table: package cmds
 // hands it descriptions.
-package spec
+package cmdspec
 
 import (
 	"bytes"
