@@ -35,12 +35,15 @@ const (
 
 // Command declares one command or subcommand.
 type Command struct {
-	Name       string // lower case; subcommands are "parent|sub"
-	Arity      int    // Redis arity: >0 exact argc, <0 at least -Arity
-	Flags      []string
-	ACL        []string // ACL categories without '@'
+	Name  string // lower case; subcommands are "parent|sub"
+	Arity int    // Redis arity: >0 exact argc, <0 at least -Arity
+	Flags []string
+	ACL   []string // ACL categories without '@'
+	// FirstKey, LastKey (-1: the last argument; -2: all but the last, …) and Step are the
+	// key range COMMAND INFO shows and keyless routing uses; Register derives them from
+	// KeySpecs as Redis does (cmdspec.LegacyRange), so a literal does not declare them.
 	FirstKey   int
-	LastKey    int // -1: last argument; -2: all but the last, …
+	LastKey    int
 	Step       int
 	Group      string // generic, string, connection, server, …
 	Since      string
@@ -292,17 +295,29 @@ func Register(list ...*Command) {
 		}
 		cmd.stats = &cmdStats{}
 		cmd.flags = parseFlags(cmd.Name, cmd.Flags) | cmd.Traits
+		cmd.deriveKeyRange()
 		for name, sub := range cmd.Subs {
 			sub.Name = cmd.Name + "|" + name
 			sub.parent = cmd
 			sub.stats = &cmdStats{}
 			sub.flags = parseFlags(sub.Name, sub.Flags) | sub.Traits
+			sub.deriveKeyRange()
 			if sub.Group == "" {
 				sub.Group = cmd.Group
 			}
 		}
 		table[cmd.Name] = cmd
 	}
+}
+
+// deriveKeyRange sets the command's key range from its key specs. A literal that declares a
+// range of its own is a bug in the table, caught when the package loads.
+func (cmd *Command) deriveKeyRange() {
+	first, last, step := cmdspec.LegacyRange(cmd.KeySpecs)
+	if cmd.FirstKey|cmd.LastKey|cmd.Step != 0 {
+		panic("cmds: command " + cmd.Name + " declares a key range: it is derived from its KeySpecs")
+	}
+	cmd.FirstKey, cmd.LastKey, cmd.Step = first, last, step
 }
 
 // Lookup returns the command named by args[0] (any case), resolving a subcommand when the

@@ -13,7 +13,8 @@ import (
 )
 
 // TestCommandTable_DescriptionsMatchRedis compares what each command declares of itself in
-// its literal beside the code (key specs, tips, doc flags, deprecation) with redis-server
+// its literal beside the code (key specs and the key range derived from them, tips, doc
+// flags, deprecation) with redis-server
 // 7.0.15's COMMAND INFO and COMMAND DOCS, for every command and subcommand shardis has and
 // Redis 7.0 knows: a command whose Redis counterpart has key specs must declare the same ones.
 func TestCommandTable_DescriptionsMatchRedis(t *testing.T) {
@@ -56,6 +57,9 @@ func TestCommandTable_DescriptionsMatchRedis(t *testing.T) {
 		}
 		if g, w := fmt.Sprint(got[8]), fmt.Sprint(want[8]); g != w {
 			t.Errorf("%s: key specs\n got  %s\n want %s", name, g, w)
+		}
+		if g, w := fmt.Sprint(got[3:6]), fmt.Sprint(want[3:6]); g != w { // first key, last key, step
+			t.Errorf("%s: key range %s, want %s", name, g, w)
 		}
 		if g, w := fmt.Sprint(got[7]), fmt.Sprint(want[7]); g != w {
 			t.Errorf("%s: tips %s, want %s", name, g, w)

@@ -37,7 +37,7 @@ func init() {
 			Complexity: "O(N), when N is the number of queued commands", Exec: ExecServer,
 			Traits: TraitTxControl | TraitTakesQueue, Run: discardCommand},
 		&Command{Name: "watch", Arity: -2, Flags: []string{"noscript", "loading", "stale", "fast", "allow_busy"},
-			ACL: []string{"fast", "transaction"}, FirstKey: 1, LastKey: -1, Step: 1, Group: "transactions",
+			ACL: []string{"fast", "transaction"}, Group: "transactions",
 			Since: "2.2.0", Summary: "Watch the given keys to determine execution of the MULTI/EXEC block",
 			Complexity: "O(1) for every key.", Syntax: "key [key ...]",
 			KeySpecs: []cmdspec.KeySpec{{Flags: cmdspec.RO, Begin: cmdspec.Index(1), Find: cmdspec.Range(-1, 1, 0)}},

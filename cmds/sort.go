@@ -21,8 +21,7 @@ import (
 func init() {
 	Register(
 		&Command{Name: "sort", Arity: -2, Flags: []string{"write", "denyoom"},
-			ACL: []string{"write", "set", "sortedset", "list", "slow", "dangerous"}, FirstKey: 1, LastKey: 1,
-			Step: 1, Group: "generic", Since: "1.0.0",
+			ACL: []string{"write", "set", "sortedset", "list", "slow", "dangerous"}, Group: "generic", Since: "1.0.0",
 			Summary:    "Sort the elements in a list, set or sorted set",
 			Complexity: "O(N+M*log(M)) where N is the number of elements in the list or set to sort, and M the number of returned elements. When the elements are not sorted, complexity is O(N).",
 			Syntax:     "key [BY pattern] [LIMIT offset count] [GET pattern [GET pattern ...]] [ASC | DESC] [ALPHA] [STORE destination]",
@@ -36,8 +35,7 @@ func init() {
 			Keys: sortKeys, Route: func(c *Ctx, n int) []int { return sortRoute(c, n, false) },
 			Run: func(c *Ctx) { sortCommand(c, false) }},
 		&Command{Name: "sort_ro", Arity: -2, Flags: []string{"readonly"},
-			ACL: []string{"read", "set", "sortedset", "list", "slow", "dangerous"}, FirstKey: 1, LastKey: 1,
-			Step: 1, Group: "generic", Since: "7.0.0",
+			ACL: []string{"read", "set", "sortedset", "list", "slow", "dangerous"}, Group: "generic", Since: "7.0.0",
 			Summary:    "Sort the elements in a list, set or sorted set. Read-only variant of SORT.",
 			Complexity: "O(N+M*log(M)) where N is the number of elements in the list or set to sort, and M the number of returned elements. When the elements are not sorted, complexity is O(N).",
 			Syntax:     "key [BY pattern] [LIMIT offset count] [GET pattern [GET pattern ...]] [ASC | DESC] [ALPHA]",

@@ -274,3 +274,42 @@ func SameArg(a, k []byte) bool {
 }
 
 func equalFold(b []byte, s string) bool { return bytes.EqualFold(b, []byte(s)) }
+
+// LegacyRange returns the first key, last key and step COMMAND INFO shows for specs, derived
+// as Redis 7.0's populateCommandLegacyRangeSpec derives them: one index+range spec is the
+// range itself; otherwise the consecutive index+range specs with step 1 are merged, and the
+// others (keyword or keynum specs, other steps) left out. 0, 0, 0 when none qualifies.
+func LegacyRange(specs []KeySpec) (first, last, step int) {
+	if len(specs) == 1 && specs[0].Begin.Type == BeginIndex && specs[0].Find.Type == FindRange {
+		s := specs[0]
+		last = s.Find.LastKey
+		if last >= 0 {
+			last += s.Begin.Index
+		}
+		return s.Begin.Index, last, s.Find.KeyStep
+	}
+	first = -1
+	prevLast := 0
+	var lastU uint
+	for _, s := range specs {
+		if s.Begin.Type != BeginIndex || s.Find.Type != FindRange {
+			continue
+		}
+		if s.Find.KeyStep != 1 || prevLast != 0 && prevLast != s.Begin.Index-1 {
+			continue
+		}
+		if first < 0 || s.Begin.Index < first {
+			first = s.Begin.Index
+		}
+		abs := s.Find.LastKey
+		if abs >= 0 {
+			abs += s.Begin.Index
+		}
+		lastU = max(lastU, uint(abs)) // unsigned, as Redis: a negative (from the end) wins
+		prevLast = int(lastU)
+	}
+	if first < 0 {
+		return 0, 0, 0
+	}
+	return first, int(lastU), 1
+}

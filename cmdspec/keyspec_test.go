@@ -94,3 +94,25 @@ func TestKeyFlagNames(t *testing.T) {
 		t.Error("HasKeys")
 	}
 }
+
+// The legacy key range is derived as Redis 7.0 derives it from the key specs.
+func TestLegacyRange(t *testing.T) {
+	for _, tc := range []struct {
+		name              string
+		specs             []KeySpec
+		first, last, step int
+	}{
+		{"none (PING)", nil, 0, 0, 0},
+		{"one key (GET)", []KeySpec{{Begin: Index(1), Find: Range(0, 1, 0)}}, 1, 1, 1},
+		{"pairs (MSET)", []KeySpec{{Begin: Index(1), Find: Range(-1, 2, 0)}}, 1, -1, 2},
+		{"all but the timeout (BLPOP)", []KeySpec{{Begin: Index(1), Find: Range(-2, 1, 0)}}, 1, -2, 1},
+		{"two consecutive (RPOPLPUSH)", []KeySpec{{Begin: Index(1), Find: Range(0, 1, 0)}, {Begin: Index(2), Find: Range(0, 1, 0)}}, 1, 2, 1},
+		{"a keynum spec is left out (ZUNIONSTORE)", []KeySpec{{Begin: Index(1), Find: Range(0, 1, 0)}, {Begin: Index(2), Find: KeyNum(0, 1, 1)}}, 1, 1, 1},
+		{"keynum only (EVAL)", []KeySpec{{Begin: Index(2), Find: KeyNum(0, 1, 1)}}, 0, 0, 0},
+		{"keyword only (MIGRATE's KEYS)", []KeySpec{{Begin: Keyword("KEYS", -2), Find: Range(-1, 1, 0)}}, 0, 0, 0},
+	} {
+		if f, l, s := LegacyRange(tc.specs); f != tc.first || l != tc.last || s != tc.step {
+			t.Errorf("%s: %d %d %d, want %d %d %d", tc.name, f, l, s, tc.first, tc.last, tc.step)
+		}
+	}
+}
