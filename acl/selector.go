@@ -435,6 +435,20 @@ func (s *selector) check(r *Request) (Reason, int) {
 	return Allowed, 0
 }
 
+// allKeysFor reports whether s grants need on every key: allkeys (~*), or a pattern that is
+// exactly "*" with that access (%R~* for reads).
+func (s *selector) allKeysFor(need Perm) bool {
+	if s.allKeys {
+		return true
+	}
+	for _, p := range s.keys {
+		if p.perm&need == need && p.pattern == "*" {
+			return true
+		}
+	}
+	return false
+}
+
 func (s *selector) keyAllowed(key []byte, need Perm) bool {
 	for _, p := range s.keys {
 		if p.perm&need == need && glob.Match(p.raw, key, false) {

@@ -291,6 +291,25 @@ func (u *User) Check(r *Request) (Reason, int) {
 	return worst, pos
 }
 
+// FullKeyAccess reports whether some selector of u both permits r and grants need on every
+// key (allkeys, or the pattern "*" with that access): Redis's
+// ACLUserCheckCmdWithUnrestrictedKeyAccess, which SORT asks before it follows BY and GET
+// patterns to keys its key specs cannot name.
+func (u *User) FullKeyAccess(r *Request, need Perm) bool {
+	st := u.state.Load()
+	if st.unrestricted {
+		return true
+	}
+	for _, s := range st.selectors {
+		if s.allKeysFor(need) {
+			if why, _ := s.check(r); why == Allowed {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // NeedsKeys reports whether checking a command needs its keys and channels (some selector
 // does not allow every key or every channel).
 func (u *User) NeedsKeys() bool {

@@ -139,6 +139,25 @@ const (
 // the position in args of the key or channel denied. The caller checks u.Unrestricted
 // first: that is the common case and costs one load.
 func (cmd *Command) ACLCheck(u *acl.User, args [][]byte) (acl.Reason, int) {
+	r := cmd.aclRequest(u, args)
+	return u.Check(&r)
+}
+
+// ACLFullKeyAccess reports whether user u may run cmd with args with read access to every
+// key (Redis's ACLUserCheckCmdWithUnrestrictedKeyAccess): what SORT needs to follow BY and
+// GET patterns, which name keys no key spec declares. A nil user (binlog replay, internal
+// callers) has it.
+func (cmd *Command) ACLFullKeyAccess(u *acl.User, args [][]byte) bool {
+	if u == nil || u.Unrestricted() {
+		return true
+	}
+	r := cmd.aclRequest(u, args)
+	return u.FullKeyAccess(&r, acl.PermRead)
+}
+
+// aclRequest is what ACL checks of cmd with args: its key and channel arguments, when some
+// selector of u does not allow them all.
+func (cmd *Command) aclRequest(u *acl.User, args [][]byte) acl.Request {
 	r := acl.Request{Cmd: cmd.aclCommand(), Args: args}
 	if u.NeedsKeys() {
 		if r.HasKeys = cmd.hasKeys(); r.HasKeys {
@@ -153,7 +172,7 @@ func (cmd *Command) ACLCheck(u *acl.User, args [][]byte) (acl.Reason, int) {
 			}
 		}
 	}
-	return u.Check(&r)
+	return r
 }
 
 // aclKeyRefs returns the key arguments of args with the access their key specs declare

@@ -65,9 +65,18 @@ type sortOpts struct {
 	store       []byte
 }
 
+// Redis's refusals of the options that read keys no key spec names, to a user without read
+// access to every key (ACL's key check cannot see them).
+const (
+	errSortByDenied  = "ERR BY option of SORT denied due to insufficient ACL permissions."
+	errSortGetDenied = "ERR GET option of SORT denied due to insufficient ACL permissions."
+)
+
 // sortParse parses the options of SORT (readonly: SORT_RO, which has no STORE) as Redis does:
 // left to right, later options overriding earlier ones. It returns the error to reply, if any.
-func sortParse(args [][]byte, readonly bool) (o sortOpts, errMsg string) {
+// Without allKeys (the caller's user may not read every key), a BY pattern with '*' and any
+// GET (even "#") are refused where they stand, as Redis 7.0 refuses them.
+func sortParse(args [][]byte, readonly, allKeys bool) (o sortOpts, errMsg string) {
 	o.count = -1
 	for j := 2; j < len(args); j++ {
 		opt := strCString(args[j])
@@ -93,8 +102,14 @@ func sortParse(args [][]byte, readonly bool) (o sortOpts, errMsg string) {
 		case EqualFold(opt, "by") && left >= 1:
 			o.by = args[j+1]
 			o.dontSort = bytes.IndexByte(strCString(o.by), '*') < 0
+			if !o.dontSort && !allKeys {
+				return o, errSortByDenied
+			}
 			j++
 		case EqualFold(opt, "get") && left >= 1:
+			if !allKeys {
+				return o, errSortGetDenied
+			}
 			o.gets = append(o.gets, args[j+1])
 			j++
 		default:
@@ -114,7 +129,7 @@ func sortPatternReadsKeys(pattern []byte) bool {
 // sortRoute picks the shards SORT must hold: every shard when a BY or GET pattern reads other
 // keys (they may live anywhere), else those of the sorted key and the STORE destination.
 func sortRoute(c *Ctx, nShards int, readonly bool) []int {
-	o, msg := sortParse(c.Args, readonly)
+	o, msg := sortParse(c.Args, readonly, true) // a refusal holds every shard it would have
 	readsKeys := msg == "" && o.by != nil && !o.dontSort
 	for _, g := range o.gets {
 		readsKeys = readsKeys || (msg == "" && sortPatternReadsKeys(g))
@@ -155,6 +170,19 @@ func sortKeys(args [][]byte) [][]byte {
 	return keys
 }
 
+// sortAllKeys reports whether the user SORT runs as (the connection's, or a script's
+// caller's) may read every key; without a client (binlog replay) it may.
+func sortAllKeys(c *Ctx) bool {
+	if c.Client == nil {
+		return true
+	}
+	cmd := c.Cmd
+	if cmd == nil {
+		cmd = Lookup(c.Args)
+	}
+	return cmd.ACLFullKeyAccess(c.Client.User(), c.Args)
+}
+
 // sortItem is one element being sorted, with what it sorts by.
 type sortItem struct {
 	elem  []byte
@@ -168,7 +196,7 @@ type sortItem struct {
 // BY nosort on a list or sorted set reads only the LIMIT range (but skips to its offset
 // element by element where Redis jumps: O(offset) instead of O(log N) for sorted sets).
 func sortCommand(c *Ctx, readonly bool) {
-	o, msg := sortParse(c.Args, readonly)
+	o, msg := sortParse(c.Args, readonly, sortAllKeys(c))
 	if msg != "" {
 		c.Error(msg)
 		return

@@ -239,3 +239,11 @@ func TestSort_BigList(t *testing.T) {
 	expect(t, c, sortList("50000"), "LRANGE", "sorted", "50000", "50000")
 	t.Logf("three sorts of %d elements in %v", n, time.Since(start))
 }
+
+// The stream in testdata/sortacl replays what redis-server 7.0.15 answered: a user without
+// read access to every key (~app:*, %W~*) is refused BY patterns with '*' and every GET, at
+// the option's place among the others, directly, in a script and in MULTI; %R~*, allkeys and a
+// selector with ~* that permits SORT are not. Recorded after ACL DELUSER of its users.
+func TestSort_RestrictedUser_PatternsRefusedAsRedis(t *testing.T) {
+	replayRecorded(t, "testdata/sortacl")
+}
