@@ -454,7 +454,7 @@ func newFunctionVM() *VM {
 		api.RawSetString(name, fields.RawGetString(name))
 	}
 	loadGlobals := L.NewTable()
-	loadGlobals.RawSetString("redis", readonlyProxy(L, api, true))
+	loadGlobals.RawSetString("redis", vm.readonly(api, true))
 	fenv := L.NewTable()
 	mt := L.NewTable()
 	mt.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
@@ -470,13 +470,12 @@ func newFunctionVM() *VM {
 		L.Push(v)
 		return 1
 	}))
-	mt.RawSetString("__newindex", L.NewFunction(func(L *lua.LState) int {
-		L.RaiseError("Attempt to modify a readonly table")
-		return 0
-	}))
-	mt.RawSetString("__metatable", lua.LFalse)
+	mt.RawSetString("__newindex", vm.refuseWrite)
 	L.SetMetatable(fenv, mt)
+	vm.ro[fenv] = roView{target: vm.globals, meta: lua.LNil}
+	vm.showErrorMeta(fenv)
 	vm.fenv = fenv
+	L.Env = fenv
 	return vm
 }
 

@@ -188,3 +188,30 @@ func TestRun_VMReusedAcrossRuns(t *testing.T) {
 		t.Errorf("RESP3 carried over to the next run: %v", caller.resp3)
 	}
 }
+
+// A small script as applications run them (a redis.call, a global library call, a string
+// method and a table), run again and again in one pooled VM: what the sandbox costs per run.
+func BenchmarkRun_SmallScript(b *testing.B) {
+	s, err := NewCache(1 << 20).Load([]byte(
+		"local v = redis.call('get', KEYS[1]) local t = {v, string.len(v), v:upper()} return #t"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	caller := &fakeCaller{replies: map[string]string{"get": "$3\r\nabc\r\n"}}
+	keys, argv := bytesOf([]string{"k"}), bytesOf([]string{"a"})
+	var w codec.Writer
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		caller.calls, caller.resp3 = caller.calls[:0], caller.resp3[:0]
+		vm := GetVM()
+		inv := vm.Script(s, keys, argv)
+		rs := Start(nil, inv.Name(), nil, inv.IsFunction(), nil)
+		w.Buf = w.Buf[:0]
+		inv.Run(rs, caller, &w)
+		rs.Finish()
+		PutVM(vm)
+	}
+	if string(w.Buf) != ":3\r\n" {
+		b.Fatalf("reply %q", w.Buf)
+	}
+}

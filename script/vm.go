@@ -24,10 +24,14 @@ import (
 type VM struct {
 	state *lua.LState
 	// globals is the real globals table; scripts see env, an empty proxy that reads globals
-	// and refuses writes.
+	// and refuses writes (sandbox.go).
 	globals *lua.LTable
 	env     *lua.LTable
-	rand    rand48
+	// ro is every read-only proxy of this VM with what it shows; refuseWrite is their
+	// __newindex.
+	ro          map[*lua.LTable]roView
+	refuseWrite *lua.LFunction
+	rand        rand48
 	// redisLib is the redis library table (behind its read-only proxy in globals).
 	redisLib *lua.LTable
 
@@ -64,7 +68,11 @@ var allowedBase = []string{
 
 func newVM() *VM {
 	L := lua.NewState(lua.Options{SkipOpenLibs: true, CallStackSize: 1024, RegistrySize: 1024 * 20})
-	vm := &VM{state: L}
+	vm := &VM{state: L, ro: map[*lua.LTable]roView{}}
+	vm.refuseWrite = L.NewFunction(func(L *lua.LState) int {
+		L.RaiseError(errReadonly)
+		return 0
+	})
 	for _, lib := range []struct {
 		name string
 		open lua.LGFunction
@@ -89,6 +97,9 @@ func newVM() *VM {
 	mathLib.RawSetString("randomseed", L.NewFunction(vm.mathRandomseed))
 	mathLib.RawSetString("huge", lua.LNumber(math.Inf(1)))
 	stringLib := full.RawGetString("string").(*lua.LTable)
+	// gopher-lua makes the string library its own metatable (string.__index == string);
+	// protectBase gives strings a metatable of their own.
+	stringLib.RawSetString("__index", lua.LNil)
 	stringLib.RawSetString("format", L.NewFunction(luaStringFormat))
 	stringLib.RawSetString("upper", L.NewFunction(func(L *lua.LState) int {
 		L.Push(lua.LString(mapASCII(L.CheckString(1), 'a', 'z', 'A'-'a')))
@@ -137,40 +148,17 @@ func newVM() *VM {
 		"cmsgpack":  openMsgpack(L),
 	}
 	for name, t := range libs {
-		g.RawSetString(name, readonlyProxy(L, t, false))
+		g.RawSetString(name, vm.readonlyLib(t))
 	}
+	vm.protectBase(g, libs["table"], g.RawGetString("string").(*lua.LTable))
 	L.G.Global = g
 	vm.globals = g
-	vm.env = readonlyProxy(L, g, true)
+	vm.env = vm.readonlyGlobals(g)
 	g.RawSetString("_G", vm.env)
+	// Chunks loadstring and load make run in the sandbox, not in the table of every base
+	// function gopher-lua opened (dofile, setfenv, …).
+	L.Env = vm.env
 	return vm
-}
-
-// readonlyProxy returns an empty table that reads t and refuses every write with Redis's
-// error; strict makes reading a key t lacks an error too (the globals).
-func readonlyProxy(L *lua.LState, t *lua.LTable, strict bool) *lua.LTable {
-	proxy := L.NewTable()
-	mt := L.NewTable()
-	if strict {
-		mt.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
-			key := L.Get(2)
-			v := t.RawGet(key)
-			if v == lua.LNil {
-				L.RaiseError("Script attempted to access nonexistent global variable '%s'", key.String())
-			}
-			L.Push(v)
-			return 1
-		}))
-	} else {
-		mt.RawSetString("__index", t)
-	}
-	mt.RawSetString("__newindex", L.NewFunction(func(L *lua.LState) int {
-		L.RaiseError("Attempt to modify a readonly table")
-		return 0
-	}))
-	mt.RawSetString("__metatable", lua.LFalse)
-	L.SetMetatable(proxy, mt)
-	return proxy
 }
 
 // redisPcall is Redis 7.0's pcall: an error raised as a table with an err field (redis.call's
