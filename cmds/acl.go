@@ -139,7 +139,7 @@ const (
 // the position in args of the key or channel denied. The caller checks u.Unrestricted
 // first: that is the common case and costs one load.
 func (cmd *Command) ACLCheck(u *acl.User, args [][]byte) (acl.Reason, int) {
-	r := cmd.aclRequest(u, args)
+	r := cmd.aclRequest(u, args, true)
 	return u.Check(&r)
 }
 
@@ -151,21 +151,23 @@ func (cmd *Command) ACLFullKeyAccess(u *acl.User, args [][]byte) bool {
 	if u == nil || u.Unrestricted() {
 		return true
 	}
-	r := cmd.aclRequest(u, args)
+	r := cmd.aclRequest(u, args, true)
 	return u.FullKeyAccess(&r, acl.PermRead)
 }
 
-// aclRequest is what ACL checks of cmd with args: its key and channel arguments, when some
-// selector of u does not allow them all.
-func (cmd *Command) aclRequest(u *acl.User, args [][]byte) acl.Request {
+// aclRequest is what ACL checks of cmd with args: its key (unless !withKeys) and channel
+// arguments, when some selector of u does not allow them all.
+func (cmd *Command) aclRequest(u *acl.User, args [][]byte, withKeys bool) acl.Request {
 	r := acl.Request{Cmd: cmd.aclCommand(), Args: args}
 	if u.NeedsKeys() {
-		if r.HasKeys = cmd.hasKeys(); r.HasKeys {
+		if r.HasKeys = withKeys && cmd.hasKeys(); r.HasKeys {
 			r.Keys = aclKeyRefs(cmd, args)
 		}
 		switch cmd.Channels {
 		case PublishChannel:
-			r.Channels = []acl.ChannelRef{{Pos: 1}}
+			if len(args) > 1 { // redis.acl_check_cmd checks no arity
+				r.Channels = []acl.ChannelRef{{Pos: 1}}
+			}
 		case SubscribeChannels, SubscribePatterns:
 			for i := 1; i < len(args); i++ {
 				r.Channels = append(r.Channels, acl.ChannelRef{Pos: i, Pattern: cmd.Channels == SubscribePatterns})

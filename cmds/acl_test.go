@@ -16,7 +16,9 @@ import (
 // The streams in testdata/acl were recorded from redis-server 7.0.15: ACL SETUSER's rules and
 // errors, GETUSER/LIST/USERS/CAT/DRYRUN/GENPASS/LOG/HELP replies, AUTH and HELLO AUTH as a
 // user, NOPERM for commands, keys (%R~ and %W~ too), channels, inside MULTI and in scripts,
-// and the default user following CONFIG SET requirepass. (Rules whose description lists
+// and the default user following CONFIG SET requirepass; scripts.cmds the checks options and
+// scripts could route around (OBJECT and MEMORY USAGE keys, redis.call in EVAL and FCALL,
+// channels from scripts, redis.acl_check_cmd's verdict). (Rules whose description lists
 // several single commands are left out: Redis lists them in its hash table's order.)
 func TestACL_MatchesRedis(t *testing.T) { replayRecorded(t, "testdata/acl") }
 

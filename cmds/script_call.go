@@ -3,6 +3,7 @@ package cmds
 import (
 	"slices"
 
+	"shardis/acl"
 	"shardis/codec"
 	"shardis/script"
 	"shardis/server"
@@ -32,8 +33,25 @@ type scriptRun struct {
 	strayed   bool
 }
 
-// CommandExists is redis.acl_check_cmd's lookup.
-func (run *scriptRun) CommandExists(args [][]byte) bool { return Lookup(args) != nil }
+// ACLCheck is redis.acl_check_cmd: the command args names, checked against the caller's user
+// as Redis checks it (without its arity: a command given too few arguments for its own key
+// finder is checked without keys).
+func (run *scriptRun) ACLCheck(args [][]byte) (exists, allowed bool) {
+	cmd := Lookup(args)
+	if cmd == nil || !cmd.Runs() && len(args) > 1 { // an unknown subcommand names none
+		return false, false
+	}
+	var u *acl.User
+	if run.client != nil {
+		u = run.client.User()
+	}
+	if u == nil || u.Unrestricted() {
+		return true, true
+	}
+	r := cmd.aclRequest(u, args, cmd.CheckArity(len(args)) || cmd.Keys == nil)
+	why, _ := u.Check(&r)
+	return true, why == acl.Allowed
+}
 
 // Call runs the command args for redis.call and redis.pcall and returns its reply, or the
 // error reply of a refusal.

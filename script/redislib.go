@@ -22,8 +22,10 @@ type Caller interface {
 	// pcall's error table). The args slice (not its elements) is reused by the next Call;
 	// the reply is read before the next Call.
 	Call(args [][]byte, resp3 bool) []byte
-	// CommandExists reports whether args names a command (with its subcommand).
-	CommandExists(args [][]byte) bool
+	// ACLCheck is redis.acl_check_cmd: whether args names a command (with its subcommand),
+	// and whether the script's caller may run it with these arguments (its command, key and
+	// channel permissions).
+	ACLCheck(args [][]byte) (exists, allowed bool)
 }
 
 // Redis's error texts for what redis.call refuses before handing the command to the Caller.
@@ -176,10 +178,14 @@ func (vm *VM) aclCheckCmd(L *lua.LState) int {
 		raiseRedisError(L, errScriptNoArgs)
 	}
 	args := vm.luaArgs(L)
-	if vm.caller == nil || !vm.caller.CommandExists(args) {
+	exists, allowed := false, false
+	if vm.caller != nil {
+		exists, allowed = vm.caller.ACLCheck(args)
+	}
+	if !exists {
 		raiseRedisError(L, "Invalid command passed to redis.acl_check_cmd()")
 	}
-	L.Push(lua.LTrue) // every client may run every command: shardis has no ACL users
+	L.Push(lua.LBool(allowed))
 	return 1
 }
 

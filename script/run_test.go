@@ -29,9 +29,9 @@ func (f *fakeCaller) Call(args [][]byte, resp3 bool) []byte {
 	return []byte("-ERR Unknown Redis command called from script\r\n")
 }
 
-func (f *fakeCaller) CommandExists(args [][]byte) bool {
+func (f *fakeCaller) ACLCheck(args [][]byte) (exists, allowed bool) {
 	_, ok := f.replies[strings.ToLower(string(args[0]))]
-	return ok
+	return ok, ok
 }
 
 // runScript loads body in a fresh cache and runs it with keys and argv against caller, and
