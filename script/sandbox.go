@@ -101,10 +101,16 @@ func (vm *VM) protectBase(g, tableLib, stringLib *lua.LTable) {
 		L.Push(v)
 		return 2
 	})
+	baseNext := g.RawGetString("next")
 	g.RawSetString("next", next)
 	g.RawSetString("pairs", L.NewFunction(func(L *lua.LState) int {
-		L.Push(next)
-		L.Push(L.CheckTable(1))
+		t := L.CheckTable(1)
+		if _, ok := vm.ro[t]; ok {
+			L.Push(next)
+		} else {
+			L.Push(baseNext) // no lookup per step for the script's own tables
+		}
+		L.Push(t)
 		L.Push(lua.LNil)
 		return 3
 	}))
