@@ -39,10 +39,22 @@ type outputLimit struct {
 
 func (l *outputLimit) active() bool { return l.hard > 0 || l.soft > 0 }
 
-// outputLimit returns the limit of the connection's class: pubsub while it is subscribed,
-// normal otherwise.
+// replyBuffer is the size of a Redis client's own reply buffer, which its output limit does
+// not count (only the reply list past it): replies of up to 16 KiB pass whatever the limit
+// (with "normal 5 6 7", a GET of a 16,300-byte value is answered, one of 16,400 drops the
+// client).
+const replyBuffer = 16 << 10
+
+// outputLimit returns the limit of the connection's class, pubsub while it is subscribed,
+// normal otherwise, as bounds on what the connection holds: Redis's plus its reply buffer.
 func (cn *conn) outputLimit() outputLimit {
 	hard, soft, softFor := cn.srv.state.OutputLimit(cn.client.PubSub())
+	if hard > 0 {
+		hard += replyBuffer
+	}
+	if soft > 0 {
+		soft += replyBuffer
+	}
 	return outputLimit{hard: hard, soft: soft, softFor: softFor}
 }
 

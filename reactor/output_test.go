@@ -173,3 +173,25 @@ func TestOutputLimit_HeldRepliesShownAsOmem(t *testing.T) {
 		}
 	}
 }
+
+// As in Redis, a client's first 16 KiB of output are not counted against its limit (Redis
+// keeps them in the client's own buffer): with a hard limit of 10 bytes a reply of 16,310
+// bytes is sent, one of 16,410 drops the client.
+func TestOutputLimit_First16KiBNotCounted(t *testing.T) {
+	s := testserver.Start(t)
+	ask := outputAdmin(t, s, "normal 10 0 0")
+	ask("SET", "v16", strings.Repeat("a", 16300))
+	ask("SET", "v17", strings.Repeat("a", 16400))
+	c, r := dialReader(t, s.Addr)
+	id := clientID(t, c, r)
+	if _, err := c.Write(rtCommand("GET", "v16")); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := rtReadReply(r); err != nil || len(got) != 16310 {
+		t.Fatalf("GET v16: %d bytes, %v", len(got), err)
+	}
+	if _, err := c.Write(rtCommand("GET", "v17")); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, ask, id)
+}
