@@ -21,9 +21,8 @@ func TestOutputLimit_NormalClientThatDoesNotRead(t *testing.T) {
 	if err := c.ConfigSet(testCtx, "client-output-buffer-limit", "normal 1mb 0 0").Err(); err != nil {
 		t.Fatal(err)
 	}
-	// 10,000 GETs of 16 KB: three batches of at most 4,096 commands, 160 MB of replies. The
-	// limit is checked as each batch's replies are handed to the socket, so the client is
-	// dropped after the first batch and the others never run.
+	// 10,000 GETs of 16 KB, 160 MB of replies. The limit is checked as the replies are made,
+	// so the client is dropped at the one that reaches it and the GETs after it never run.
 	value := strings.Repeat("v", 16<<10)
 	if err := c.Set(testCtx, "big", value, 0).Err(); err != nil {
 		t.Fatal(err)

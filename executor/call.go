@@ -2,6 +2,7 @@ package executor
 
 import (
 	"errors"
+	"sync/atomic"
 	"time"
 
 	"shardis/cmds"
@@ -252,6 +253,57 @@ func (c *Call) setStream(st *shard.Stream) {
 type Frame struct {
 	ctx     cmds.Ctx
 	peekBuf []byte
+	// budget, when set, bounds the reply bytes the calls run with this frame may produce
+	// (see OutputBudget): unreported is what they produced since the frame last reported to
+	// it, which it does once that reaches slice.
+	budget     *OutputBudget
+	unreported int64
+	slice      int64
+}
+
+// OutputBudget bounds the reply bytes a connection's commands may produce before they are
+// sent: client-output-buffer-limit's hard limit, less what the connection already holds. The
+// jobs and the coordinator of one pipeline share it; once it is spent, the commands after the
+// one that spent it do not run (Redis stops reading a client it is to close for its output),
+// and the caller drops the connection. The frames running the commands add their replies'
+// sizes in plain fields and report to the shared count only every slice bytes, so a command
+// costs no atomic operation while the limit is far.
+type OutputBudget struct {
+	used  atomic.Int64
+	limit int64
+}
+
+// Reset starts the budget of a pipeline: the connection holds used bytes, limit is the most
+// it may hold.
+func (b *OutputBudget) Reset(used, limit int64) {
+	b.used.Store(used)
+	b.limit = limit
+}
+
+// Used returns the bytes reported so far.
+func (b *OutputBudget) Used() int64 { return b.used.Load() }
+
+// Spent reports whether the bytes reported reached the limit.
+func (b *OutputBudget) Spent() bool { return b.used.Load() >= b.limit }
+
+// SetBudget makes the calls run with f count against b (nil: no budget), reporting every
+// slice bytes (0: after every reply). A frame's calls may produce up to slice bytes past the
+// limit before they stop, so a caller sharing b between n frames gives each a slice of at
+// most a fraction of b's room divided by n.
+func (f *Frame) SetBudget(b *OutputBudget, slice int64) {
+	f.budget, f.unreported, f.slice = b, 0, slice
+}
+
+// spend counts a reply of n bytes against the frame's budget (set) and reports whether the
+// budget is spent: the calls after this one must not run.
+func (f *Frame) spend(n int) bool {
+	f.unreported += int64(n)
+	if f.unreported < f.slice {
+		return false
+	}
+	used := f.budget.used.Add(f.unreported)
+	f.unreported = 0
+	return used >= f.budget.limit
 }
 
 // prepare fills f's context for c run by cl against tx (nil for none).
@@ -375,14 +427,23 @@ func (j *Job) Post(fromShard bool) {
 	}
 }
 
-// Run runs the job's calls in the shard (shard.Job). It stops at a call that strayed.
+// SetBudget makes the job's calls count their replies against b (nil: none); see
+// Frame.SetBudget.
+func (j *Job) SetBudget(b *OutputBudget, slice int64) { j.frame.SetBudget(b, slice) }
+
+// Run runs the job's calls in the shard (shard.Job). It stops at a call that strayed, and
+// after the call that spent the job's output budget (the rest do not run).
 func (j *Job) Run(tx *shard.Tx) {
+	f := &j.frame
 	for n, c := range j.calls {
 		if n > 0 {
 			tx.StartCommand()
 		}
-		if j.e.run(&j.frame, c, j.client, tx) {
+		if j.e.run(f, c, j.client, tx) {
 			j.strayed = n
+			return
+		}
+		if f.budget != nil && f.spend(len(c.Reply)) {
 			return
 		}
 	}
@@ -394,7 +455,8 @@ func (j *Job) Done(err error) { j.owner.JobDone(err, j.strayed) }
 // RunHolding runs calls, in order, holding shards, and commits them as one atomic batch
 // (nil shards: the one call runs holding none). It stops at a call that strayed, whose
 // writes were rolled back: what ran before it commits; strayed is its index (-1 for none),
-// and it and the calls after it run again, holding every shard. err says the commit failed:
+// and it and the calls after it run again, holding every shard. It stops too after the call
+// that spent f's output budget (SetBudget): the rest do not run. err says the commit failed:
 // no call took effect (FailReply answers those that did not block).
 func (e *Executor) RunHolding(f *Frame, shards []int, calls []*Call, cl *server.Client) (strayed int, err error) {
 	if shards == nil {
@@ -410,6 +472,9 @@ func (e *Executor) RunHolding(f *Frame, shards []int, calls []*Call, cl *server.
 		tx.StartCommand()
 		if e.run(f, c, cl, tx) {
 			strayed = i
+			break
+		}
+		if f.budget != nil && f.spend(len(c.Reply)) {
 			break
 		}
 	}

@@ -59,6 +59,18 @@ type batch struct {
 	// shard (rerunWide). Written by the one goroutine running that slot before pending is
 	// decremented, read by whoever brings it to zero.
 	strayedAt int
+
+	// Output held for the client (see output.go). lim is the connection's
+	// client-output-buffer-limit when the batch began; held, the replies the loop made for
+	// it while dispatching; limited, its steps count their replies against budget (a hard
+	// limit). Once the batch is done, unsent is what its slots hold that flush did not
+	// write yet (counted: it was summed). Loop-owned, but for budget.
+	lim     outputLimit
+	held    int64
+	limited bool
+	budget  executor.OutputBudget
+	counted bool
+	unsent  int64
 }
 
 // slot is one command of a batch and its reply. Its Call is what the executor runs and
@@ -135,6 +147,7 @@ func (b *batch) reset() {
 	b.slots = b.slots[:0]
 	b.steps = b.steps[:0]
 	b.flushed = 0
+	b.lim, b.held, b.limited, b.counted, b.unsent = outputLimit{}, 0, false, false, 0
 	b.queued, b.hasLate, b.abandon = false, false, false
 	b.strayedAt = -1
 	b.step = 0
@@ -175,6 +188,7 @@ func (b *batch) addSlot(start int) *slot {
 // answered, as in Redis.
 func (b *batch) plan(nShards int) {
 	srv := b.conn.srv
+	b.startBudget()
 	if b.hasLate {
 		b.planLate(nShards)
 	}
@@ -248,16 +262,22 @@ func (b *batch) planLate(nShards int) {
 	}
 }
 
-// answerLate answers the late reads (loop only, once the steps are done).
+// answerLate answers the late reads (loop only, once the steps are done), counting their
+// replies as unsent; it stops at the one that takes the connection over its output limit.
 func (b *batch) answerLate() {
 	now := time.Now()
+	b.hasLate = false
 	for i := b.flushed; i < len(b.slots); i++ {
 		if s := &b.slots[i]; s.late {
 			s.late = false
 			b.peek(s, now, true)
+			b.unsent += replySize(s)
+			if b.lim.active() && b.conn.outputOver(b.conn.heldOutput()) {
+				b.conn.outOver = true
+				return
+			}
 		}
 	}
-	b.hasLate = false
 }
 
 // origin says which goroutine runs a batch's steps.
@@ -326,6 +346,12 @@ func (b *batch) postFanout(st *step, fromShard bool) bool {
 	if posted == 0 {
 		return false
 	}
+	budget, slice := b.budgetFor(int(posted))
+	for i := range b.jobs {
+		if j := &b.jobs[i]; len(j.slots) > 0 {
+			j.SetBudget(budget, slice)
+		}
+	}
 	b.pending.Store(posted)
 	// Once the last job is posted the step may finish at any moment and the next step reuse
 	// b.jobs, so nothing of b is read after the last post.
@@ -365,9 +391,10 @@ func (j *shardJob) JobDone(err error, strayed int) {
 }
 
 // nextStep moves on once the current step finished: to the next step, or past the last when
-// the client left while blocked.
+// the client left while blocked or the replies reached the output limit (the loop drops the
+// connection).
 func (b *batch) nextStep() {
-	if b.abandon {
+	if b.abandon || b.limited && b.budget.Spent() {
 		b.step = len(b.steps)
 		return
 	}
@@ -433,6 +460,7 @@ func (b *batch) runCoordinated(st *step) {
 		}
 	}
 	b.coordCalls, b.coordAt = calls, at
+	b.coord.SetBudget(b.budgetFor(1))
 	strayed, err := b.conn.srv.exec.RunHolding(&b.coord, st.shards, calls, b.conn.client)
 	if strayed >= 0 {
 		b.strayedAt = at[strayed]

@@ -24,8 +24,8 @@ const (
 
 // conn is one client connection, owned by its event loop.
 type conn struct {
-	// overSoft is when the output gnet holds for the connection was first seen over
-	// client-output-buffer-limit's soft limit (zero: it is not); see overOutputLimit.
+	// overSoft is when the output the connection holds was first seen over
+	// client-output-buffer-limit's soft limit (zero: it is not); see outputOver.
 	overSoft time.Time
 	srv      *Server
 	gc       gnet.Conn
@@ -50,6 +50,12 @@ type conn struct {
 	drain  [][]byte    // the rest of a big reply being sent (drainOut); batch memory
 	poll   *time.Timer // wakes the loop to look at a pump's socket again
 	closed atomic.Bool // set by OnClose; a batch ending afterwards closes its streams
+	// outOver: the replies reached client-output-buffer-limit while the batch was built or
+	// ran; the connection is dropped once it is done, nothing more written (dropForOutput).
+	outOver bool
+	// unsentOut is the bytes of replies the connection holds beside gnet's buffer, not yet
+	// written (the batch's slots, a big reply's rest, a pump's pieces), for CLIENT LIST omem.
+	unsentOut atomic.Int64
 	// inBuffered and outBuffered are the bytes gnet held for the connection, unread input and
 	// unsent output, after the loop last handled it (CLIENT LIST qbuf and omem).
 	inBuffered, outBuffered atomic.Int64
@@ -85,9 +91,15 @@ func (cn *conn) onTraffic() gnet.Action {
 // finished is false then, and the pump's producer or the poll timer wakes the loop to go on.
 func (cn *conn) flush() (act gnet.Action, finished bool) {
 	b := &cn.b
-	if b.hasLate {
-		b.answerLate()
+	if !b.counted {
+		b.countUnsent() // answers the late reads too
 	}
+	// Looked at on every pass: a pump or a big reply waiting for the socket brings the loop
+	// back here, which is where the soft limit's time runs out.
+	if cn.outOver || b.limited && b.budget.Spent() || b.lim.active() && cn.outputOver(cn.heldOutput()) {
+		return cn.dropForOutput(), false
+	}
+	defer cn.publishUnsent()
 	for {
 		if cn.pump != nil {
 			switch cn.pumpOut() {
@@ -116,9 +128,6 @@ func (cn *conn) flush() (act gnet.Action, finished bool) {
 		}
 		cn.writeReplies(b.slots[b.flushed:end], tail)
 		b.flushed = end
-		if cn.overOutputLimit() {
-			return gnet.Close, false
-		}
 		if last {
 			break
 		}
@@ -169,6 +178,7 @@ func (cn *conn) drainOut() bool {
 		k := min(len(p), pumpHighWater-held)
 		_, _ = cn.gc.Write(p[:k])
 		cn.srv.state.Stats.NetOutputBytes.Add(int64(k))
+		cn.b.unsent -= int64(k)
 		cn.drain[0] = p[k:]
 	}
 	return true
@@ -225,6 +235,7 @@ func (cn *conn) writeReplies(slots []slot, tail []byte) {
 	if total > 0 {
 		cn.srv.state.Stats.NetOutputBytes.Add(int64(total))
 		cn.srv.state.Stats.WritesProcessed.Add(1)
+		cn.b.unsent -= int64(total - len(tail))
 	}
 }
 
@@ -425,11 +436,11 @@ func (cn *conn) adopt(in []byte) {
 	b.adopted = len(b.argv)
 }
 
-// dispatch classifies the command in b.argv[start:]: it refuses it, runs it now (connection
-// commands), or adds it to the batch for its shard. It returns false when CLIENT PAUSE holds
-// the command back. Connection commands run here, before adopt, with arguments in gnet's
-// buffer: they must not keep them.
-func (cn *conn) dispatch(start int) bool {
+// dispatchCommand classifies the command in b.argv[start:]: it refuses it, runs it now
+// (connection commands), or adds it to the batch for its shard. It returns false when CLIENT
+// PAUSE holds the command back. Connection commands run here, before adopt, with arguments in
+// gnet's buffer: they must not keep them. (dispatch wraps it, counting its reply.)
+func (cn *conn) dispatchCommand(start int) bool {
 	b, srv, cl := &cn.b, cn.srv, cn.client
 	if cn.holdRest {
 		return false // behind an EXEC that changes the connection: parsed once it ran
@@ -571,35 +582,4 @@ func (cn *conn) useCaching(cmd executor.Command) {
 func (cn *conn) wakeAt(until int64) {
 	cn.srv.state.WaitUnpause(cn.wake)
 	time.AfterFunc(time.Until(time.UnixMilli(until))+time.Millisecond, cn.wake)
-}
-
-// overOutputLimit reports whether the connection holds more output than its class of
-// client-output-buffer-limit allows (the replies gnet could not send yet, for a client that
-// does not read them), logging it: the caller closes the connection, as Redis does, so a
-// client that pipelines requests for big values and never reads cannot grow the server's
-// memory without bound. Subscribers are bounded by their queue (pubsub.Subscriber).
-func (cn *conn) overOutputLimit() bool {
-	if cn.client.PubSub() {
-		return false
-	}
-	hard, soft, softFor := cn.srv.state.OutputLimit()
-	if hard == 0 && soft == 0 {
-		return false
-	}
-	held := int64(cn.gc.OutboundBuffered())
-	over := hard > 0 && held > hard
-	switch {
-	case over:
-	case soft == 0 || held <= soft:
-		cn.overSoft = time.Time{}
-	case cn.overSoft.IsZero():
-		cn.overSoft = time.Now() // the first time over the soft limit starts the clock
-	default:
-		over = time.Since(cn.overSoft) > softFor
-	}
-	if over {
-		log.Printf("Client id=%d addr=%s closed for overcoming of output buffer limits (%d bytes held).",
-			cn.client.ID, cn.client.Addr, held)
-	}
-	return over
 }

@@ -4,6 +4,7 @@
 package reactor
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -224,10 +225,11 @@ func (s *Server) OnOpen(c gnet.Conn) ([]byte, gnet.Action) {
 		return c.AsyncWrite(append([]byte(nil), p...), nil)
 	}
 	cl.Buffers = func() (int, int) {
-		return int(cn.inBuffered.Load()), int(cn.outBuffered.Load()) + cl.Sub.Queued()
+		return int(cn.inBuffered.Load()), int(cn.outBuffered.Load()+cn.unsentOut.Load()) + cl.Sub.Queued()
 	}
 	cl.Attach(pubsub.NewSubscriber(cn.wake, s.state.PubSubLimit, func(n int64) {
-		log.Printf("Client id=%d addr=%s closed for overcoming of output buffer limits (%d bytes queued).", cl.ID, cl.Addr, n)
+		log.Printf("Client %s scheduled to be closed ASAP for overcoming of output buffer limits.",
+			bytes.TrimSuffix(cl.AppendInfo(nil, false, time.Now()), []byte("\n")))
 		cl.Kill()
 	}))
 	c.SetContext(cn)

@@ -2,6 +2,7 @@ package reactor
 
 import (
 	"log"
+	"sync/atomic"
 	"time"
 
 	"github.com/valyala/bytebufferpool"
@@ -29,6 +30,7 @@ type pump struct {
 	chunks chan *bytebufferpool.ByteBuffer // closed when the producer is finished
 	stop   chan struct{}                   // closed by the loop when the connection goes
 	err    error                           // why the reply was cut short; set before chunks closes
+	queued atomic.Int64                    // bytes of the pieces filled and not yet written
 }
 
 func startPump(st executor.ReplyStream, resp3 bool, wake func()) *pump {
@@ -53,6 +55,7 @@ func (p *pump) produce(st executor.ReplyStream, resp3 bool, wake func()) {
 			p.err = err
 			return
 		}
+		p.queued.Add(int64(len(buf.B)))
 		select {
 		case p.chunks <- buf:
 		case <-p.stop:
@@ -94,6 +97,7 @@ func (cn *conn) pumpOut() pumpState {
 				return pumpDone
 			}
 			_, _ = cn.gc.Write(buf.B) // gnet copies what the socket does not take
+			p.queued.Add(-int64(len(buf.B)))
 			cn.srv.state.Stats.NetOutputBytes.Add(int64(len(buf.B)))
 			cn.srv.state.Stats.WritesProcessed.Add(1)
 			bytebufferpool.Put(buf)

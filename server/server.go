@@ -357,10 +357,15 @@ func (s *Server) LoadUsers() error {
 	return nil
 }
 
-// OutputLimit returns client-output-buffer-limit's normal class: the bytes of output a
-// connection may hold (hard), or hold for longer than softFor (soft); 0 is no limit.
-func (s *Server) OutputLimit() (hard, soft int64, softFor time.Duration) {
-	l := s.Config.OutputLimit(config.ClassNormal)
+// OutputLimit returns client-output-buffer-limit for a connection, of its pubsub class when
+// it is subscribed, else of the normal class (there are no replicas): the bytes of output it
+// may hold (hard), or hold for longer than softFor (soft); 0 is no limit.
+func (s *Server) OutputLimit(subscribed bool) (hard, soft int64, softFor time.Duration) {
+	class := config.ClassNormal
+	if subscribed {
+		class = config.ClassPubSub
+	}
+	l := s.Config.OutputLimit(class)
 	return l.Hard, l.Soft, time.Duration(l.SoftSeconds) * time.Second
 }
 
