@@ -232,6 +232,14 @@ func (l *loader) apply(name string, args []string) string {
 	if !p.multiArg && len(args) != 1 {
 		return errWrongArgs
 	}
+	if p.multiArg && len(args) == 1 && args[0] != "" {
+		// As redis-server: the one argument of a multi-argument directive is split like a
+		// config line, so `--save "900 1 300 10"` and `client-output-buffer-limit "normal
+		// 256mb 64mb 60"` work (an empty one stays: save "" clears).
+		if parts, ok := splitArgs(args[0]); ok {
+			args = parts
+		}
+	}
 	if p.name == "save" && l.saveSeen && len(args) > 0 && !(len(args) == 1 && args[0] == "") {
 		// Successive save lines add save points; save "" clears them.
 		args = append(strings.Fields(getSave(l.v)), args...)
