@@ -615,8 +615,21 @@ func (c *Config) BlockCacheSize() int64 { return c.cur.Load().blockCacheSize }
 func (c *Config) KeyCacheSize() int64 { return c.cur.Load().keyCacheSize }
 
 // DiskReserve returns the free space in bytes that writes must leave on the data
-// directory's disk (disk-reserve).
-func (c *Config) DiskReserve() int64 { return c.cur.Load().diskReserve }
+// directory's disk (disk-reserve), or AutoDiskReserve while it is the default, 64mb: the
+// store then takes the smaller of that and a sixteenth of the volume, so that a small volume
+// is usable.
+func (c *Config) DiskReserve() int64 {
+	if v := c.cur.Load().diskReserve; v != defaultDiskReserve {
+		return v
+	}
+	return AutoDiskReserve
+}
+
+// AutoDiskReserve is DiskReserve's answer for the default: shard.Options.DiskReserve's
+// "the smaller of 64 MB and a sixteenth of the volume".
+const AutoDiskReserve = -1
+
+const defaultDiskReserve = 64 * mb
 
 // WriteBufferSize returns the total memtable budget in bytes shared by all
 // shards (write-buffer-size).

@@ -1033,3 +1033,19 @@ func TestLoad_MultiArgParamOneQuotedArgument_SplitLikeRedis(t *testing.T) {
 		}
 	})
 }
+
+func TestDiskReserve_DefaultIsAutomatic_GivenValueTakenAsIs(t *testing.T) {
+	if got := Default().DiskReserve(); got != AutoDiskReserve {
+		t.Errorf("default DiskReserve = %d, want AutoDiskReserve", got)
+	}
+	c, err := Load([]string{"--disk-reserve", "8mb"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.DiskReserve(); got != 8<<20 {
+		t.Errorf("--disk-reserve 8mb: DiskReserve = %d", got)
+	}
+	if got := Default().Value("disk-reserve"); got != "67108864" {
+		t.Errorf("CONFIG GET disk-reserve by default = %q, want 67108864", got)
+	}
+}
