@@ -1,6 +1,7 @@
 package shard
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -54,13 +55,16 @@ var ErrWriteFailed = errors.New("the write-ahead log could not be written; resta
 // free space); the guard probes it with a one-key write once the disk has room again.
 type diskGuard struct {
 	low     atomic.Bool
-	failed  atomic.Bool  // the log failed a write: for good
-	stalled atomic.Bool  // RocksDB's background error: until it recovers
-	reclaim atomic.Bool  // something was written (deleted) while low: compact to free its space
-	free    atomic.Int64 // bytes free at the last look
-	total   atomic.Int64 // the volume's size
-	floor   atomic.Int64 // what RocksDB may need at the last look
-	need    atomic.Int64 // the low mark at the last look: floor plus the reserve
+	failed  atomic.Bool // the log failed a write: for good
+	stalled atomic.Bool // RocksDB's background error: until it recovers
+	// reclaim holds, per shard, the span of the keys deleted while low, which relieveDisk
+	// compacts so that their files go.
+	reclaimMu sync.Mutex
+	reclaim   map[int]*keySpan
+	free      atomic.Int64 // bytes free at the last look
+	total     atomic.Int64 // the volume's size
+	floor     atomic.Int64 // what RocksDB may need at the last look
+	need      atomic.Int64 // the low mark at the last look: floor plus the reserve
 	// testFloor is added to the floor: tests make RocksDB's room run out with it.
 	testFloor atomic.Int64
 	// memtables and compactions are the floor's two variable parts at the last look (logged).
@@ -221,11 +225,46 @@ func (s *Store) admitWrite(n int64) error {
 	return nil
 }
 
-// wrote is told of every successful commit: one while the disk is low deleted something
-// (what adds data is refused then), whose space a compaction gives back (relieveDisk).
-func (s *Store) wrote() {
-	if s.disk.low.Load() {
-		s.disk.reclaim.Store(true)
+// keySpan is the smallest key range [lo, hi) holding some keys.
+type keySpan struct{ lo, hi []byte }
+
+func (r *keySpan) add(lo, hi []byte) {
+	if r.lo == nil || bytes.Compare(lo, r.lo) < 0 {
+		r.lo = bytes.Clone(lo)
+	}
+	if r.hi == nil || bytes.Compare(hi, r.hi) > 0 {
+		r.hi = bytes.Clone(hi)
+	}
+}
+
+// wrote is told of every successful commit: while the disk is low it notes the keys tx
+// deleted (what adds data is refused then), whose files a compaction then removes
+// (relieveDisk).
+func (s *Store) wrote(tx *Tx) {
+	if !s.disk.low.Load() {
+		return
+	}
+	g := &s.disk
+	g.reclaimMu.Lock()
+	defer g.reclaimMu.Unlock()
+	if g.reclaim == nil {
+		g.reclaim = make(map[int]*keySpan)
+	}
+	span := func(p int) *keySpan {
+		id := tx.shards[p].id
+		if g.reclaim[id] == nil {
+			g.reclaim[id] = &keySpan{}
+		}
+		return g.reclaim[id]
+	}
+	for _, r := range tx.ranges {
+		span(r.part).add(r.lower, r.upper)
+	}
+	for k, e := range tx.overlay {
+		if e.dirty && !e.exists {
+			raw := []byte(k[2:])
+			span(int(k[0])<<8|int(k[1])).add(raw, append(raw, 0))
+		}
 	}
 }
 
@@ -284,8 +323,8 @@ func (s *Store) watchDisk(ctx context.Context) {
 
 // relieveDisk gives space back while the disk is low, within the floor kept for it: it
 // flushes the memtables once they hold a megabyte (the log files they kept then go, and the
-// floor drops by what they held), and compacts the data column families once something was
-// deleted since the last time (the deleted values' table and blob files then go).
+// floor drops by what they held), and compacts the keys deleted since the last time (the
+// deleted values' table and blob files then go).
 func (s *Store) relieveDisk() {
 	fo := grocksdb.NewDefaultFlushOptions()
 	defer fo.Destroy()
@@ -303,13 +342,18 @@ func (s *Store) relieveDisk() {
 		}
 		s.lookAtDisk()
 	}
-	if s.disk.reclaim.Swap(false) {
-		for _, sh := range s.shards {
-			if !s.roomForRocksDB() {
-				return
-			}
-			s.db.CompactRangeCF(sh.cf, grocksdb.Range{})
+	g := &s.disk
+	g.reclaimMu.Lock()
+	spans := g.reclaim
+	g.reclaim = nil
+	g.reclaimMu.Unlock()
+	for id, r := range spans {
+		if !s.roomForRocksDB() {
+			return
 		}
+		s.db.CompactRangeCF(s.shards[id].cf, grocksdb.Range{Start: r.lo, Limit: r.hi})
+	}
+	if len(spans) > 0 {
 		s.lookAtDisk()
 	}
 }

@@ -612,7 +612,7 @@ func (tx *Tx) commitWrites() error {
 		err = tx.store.writeFailed(err)
 	}
 	if err == nil {
-		tx.store.wrote()
+		tx.store.wrote(tx)
 		tx.writeThrough()
 		// Inside the commit window: a read answered in an event loop while the tracker runs
 		// is retried in the shard, after it.
