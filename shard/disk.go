@@ -29,21 +29,22 @@ var ErrWriteFailed = errors.New("the write-ahead log could not be written; resta
 // on a full disk switches to a new log and aborts the same way. So the store watches the free
 // space of its directory and keeps two marks:
 //
-//   - the floor: what RocksDB may need without being asked, which nothing may take: the
-//     memtables (a flush writes them, to table and blob files), a new log file's
-//     preallocation, a compaction of the largest column families (it writes its output
-//     before it deletes its input, preallocating 1.1 times it) and the blob files' garbage
-//     collection (it rewrites the live values of the oldest quarter of the blob files);
-//   - the low mark: the floor plus the reserve (disk-reserve; the default is at most a
-//     sixteenth of the volume, so a small volume stays usable).
+//   - the floor: the room a memtable flush needs, which no commit may take: the memtables (a
+//     flush writes them, to table and blob files), a new log file's preallocation and a
+//     little for RocksDB's own files. Under it RocksDB may still flush; a commit is refused
+//     (ErrNoSpace);
+//   - the low mark: the floor, plus the room compactions may take (they write their output
+//     before they delete their input, preallocating 1.1 times it, and the blob files'
+//     garbage collection rewrites the live values of the oldest quarter of the blob files),
+//     plus the reserve (disk-reserve; the default is at most a sixteenth of the volume, so a
+//     small volume stays usable).
 //
 // Under the low mark the disk is "low": the hook tells the server, which refuses the commands
 // that may add data (Redis's denyoom flag: SET, HSET, …) with MISCONF, while those that free
-// space (DEL, UNLINK, FLUSHALL, …) still run; a commit that would take the free space under
-// the floor is refused here (ErrNoSpace). While low, the guard flushes the memtables (their
-// log files then go: a net gain) and, once something was deleted, compacts the data column
-// families so that the deleted values' files go too: that is how DEL and FLUSHALL give space
-// back.
+// space (DEL, UNLINK, FLUSHALL, …) still run, down to the floor. While low, the guard flushes
+// the memtables (their log files then go: a net gain) and compacts the keys deleted since,
+// when there is room for it, so that the deleted values' files go too: that is how DEL and
+// FLUSHALL give space back.
 //
 // Should RocksDB still fail a write: a failed write of its log stops the store for good
 // (ErrWriteFailed): no write, log sync or memtable flush touches RocksDB again, and Close
@@ -63,15 +64,16 @@ type diskGuard struct {
 	reclaim   map[int]*keySpan
 	free      atomic.Int64 // bytes free at the last look
 	total     atomic.Int64 // the volume's size
-	floor     atomic.Int64 // what RocksDB may need at the last look
-	need      atomic.Int64 // the low mark at the last look: floor plus the reserve
+	floor     atomic.Int64 // the room for a flush at the last look
+	need      atomic.Int64 // the low mark at the last look: floor, compactions, reserve
 	// testFloor is added to the floor: tests make RocksDB's room run out with it.
 	testFloor atomic.Int64
-	// memtables and compactions are the floor's two variable parts at the last look (logged).
+	// memtables and compactions are the marks' two variable parts at the last look (logged).
 	memtables, compactions atomic.Int64
-	// budget is what commits may write before the next look: a quarter of the room above the
-	// floor (a write takes its bytes in the log and again in the memtables, which the floor
-	// counts), so a burst of writes looks again before it can get near the floor.
+	// budget is what commits may write before the next look: half the room above the low
+	// mark, or under it a quarter of the room above the floor (a write takes its bytes in the
+	// log and again in the memtables, which the floor counts), so a burst of writes looks
+	// again before it can get near either.
 	budget atomic.Int64
 	mu     sync.Mutex // one look at a time
 	hook   atomic.Pointer[func(low bool)]
@@ -127,11 +129,17 @@ func (s *Store) lookAtDisk() {
 	}
 	g.total.Store(total)
 	floor := s.floorBytes()
-	need := floor + s.reserve()
+	comp := s.compactionBytes()
+	g.compactions.Store(comp)
+	need := floor + comp + s.reserve()
 	g.free.Store(free)
 	g.floor.Store(floor)
 	g.need.Store(need)
-	g.budget.Store(max(free-floor, 0) / 4)
+	if free >= need {
+		g.budget.Store((free - need) / 2)
+	} else {
+		g.budget.Store(max(free-floor, 0) / 4)
+	}
 	if g.stalled.Load() && free >= need && s.probeWrite() {
 		g.stalled.Store(false)
 		log.Printf("disk: RocksDB writes again")
@@ -139,13 +147,12 @@ func (s *Store) lookAtDisk() {
 	s.setLow(free < need || g.failed.Load() || g.stalled.Load())
 }
 
-// floorBytes is what RocksDB may need of the disk without being asked (see diskGuard).
+// floorBytes is the room a memtable flush needs (see diskGuard).
 func (s *Store) floorBytes() int64 {
 	const slack = 1 << 20 // RocksDB's info LOG, OPTIONS and MANIFEST appends
-	mem, comp := s.memtableBytes(), s.compactionBytes()
+	mem := s.memtableBytes()
 	s.disk.memtables.Store(mem)
-	s.disk.compactions.Store(comp)
-	return mem + s.walPrealloc() + comp + slack + s.disk.testFloor.Load()
+	return mem + s.walPrealloc() + slack + s.disk.testFloor.Load()
 }
 
 // compactionBytes is the room compactions may take at once: RocksDB runs up to three (of its
@@ -185,7 +192,7 @@ func (s *Store) probeWrite() bool {
 
 var diskProbeKey = []byte("disk-probe")
 
-// RoomForRocksDB reports whether RocksDB may write on its own (flush, sync its log, close):
+// roomForRocksDB reports whether RocksDB may write on its own (flush, sync its log, close):
 // no log write failed and the free space is above the floor.
 func (s *Store) roomForRocksDB() bool {
 	g := &s.disk
@@ -198,7 +205,7 @@ func (s *Store) setLow(low bool) {
 		return
 	}
 	if low {
-		log.Printf("disk: %s has %d bytes free, under the %d the store keeps in reserve (%d of it for RocksDB: memtables %d, compactions %d): commands that add data are refused until there is room",
+		log.Printf("disk: %s has %d bytes free, under the %d the store keeps in reserve (%d for a flush of the memtables' %d, %d for compactions): commands that add data are refused until there is room",
 			s.opts.Dir, g.free.Load(), g.need.Load(), g.floor.Load(), g.memtables.Load(), g.compactions.Load())
 	} else {
 		log.Printf("disk: %s has room again (%d bytes free): writes are accepted", s.opts.Dir, g.free.Load())
@@ -348,10 +355,23 @@ func (s *Store) relieveDisk() {
 	g.reclaim = nil
 	g.reclaimMu.Unlock()
 	for id, r := range spans {
-		if !s.roomForRocksDB() {
-			return
+		// Room for the compaction: its input's table files, preallocated 1.1 times (the
+		// deleted values' blobs are dropped, not rewritten).
+		cf := s.shards[id].cf
+		need := g.floor.Load() + propertyInt(s.db.GetPropertyCF("rocksdb.total-sst-files-size", cf))*11/10
+		if g.failed.Load() || g.free.Load() < need {
+			g.reclaimMu.Lock()
+			if g.reclaim == nil {
+				g.reclaim = make(map[int]*keySpan)
+			}
+			if g.reclaim[id] == nil {
+				g.reclaim[id] = &keySpan{}
+			}
+			g.reclaim[id].add(r.lo, r.hi) // for a later look
+			g.reclaimMu.Unlock()
+			continue
 		}
-		s.db.CompactRangeCF(s.shards[id].cf, grocksdb.Range{Start: r.lo, Limit: r.hi})
+		s.db.CompactRangeCF(cf, grocksdb.Range{Start: r.lo, Limit: r.hi})
 	}
 	if len(spans) > 0 {
 		s.lookAtDisk()
