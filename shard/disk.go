@@ -181,7 +181,9 @@ func (s *Store) compactionBytes() int64 {
 		note(sh.cf)
 		note(sh.logCF)
 	}
-	return (top[0]+top[1]+top[2])*11/10 + blobs/4
+	// The relocations happen compaction by compaction: at most three at a time, each over the
+	// blob files its input refers to, so the room for them is bounded like the table files'.
+	return (top[0]+top[1]+top[2])*11/10 + min(blobs/4, 3*maxCompaction*11/10)
 }
 
 // probeWrite writes one key of the default column family, to learn whether RocksDB left its

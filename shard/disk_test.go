@@ -171,3 +171,46 @@ func TestIsLogFailure_OnlyTheWriteAheadLog(t *testing.T) {
 		}
 	}
 }
+
+// The low mark keeps room for a compaction of what was flushed (1.1 times the table files)
+// besides the floor (a flush's room) and the reserve; the automatic reserve is the smaller of
+// 64 MB and a sixteenth of the volume.
+func TestDisk_LowMark_FloorPlusCompactionsPlusReserve(t *testing.T) {
+	mnt := mountSmallFS(t, "64m")
+	s, err := Open(Options{Dir: filepath.Join(mnt, "data"), Shards: 2, Databases: 16, DiskReserve: func() int64 { return -1 }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if got, want := s.reserve(), int64(64<<20)/autoReserveFraction; got != want {
+		t.Errorf("automatic reserve on a 64 MB volume = %d, want %d", got, want)
+	}
+	if got, want := s.dbWriteBuffer(), int64(8<<20); got != want {
+		t.Errorf("memtable budget on a 64 MB volume = %d, want an eighth of it, %d", got, want)
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	v := make([]byte, 1000) // under blob-min-size: in the table files; incompressible
+	for i := range 4000 {
+		for j := range v {
+			v[j] = byte(rng.Uint32())
+		}
+		if err := s.Do(0, func(tx *Tx) { tx.putRaw(0, []byte{'k', byte(i), byte(i >> 8)}, v) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.FlushMemtables(); err != nil {
+		t.Fatal(err)
+	}
+	s.lookAtDisk()
+	g := &s.disk
+	sst := propertyInt(s.db.GetPropertyCF("rocksdb.total-sst-files-size", s.shards[0].cf))
+	if sst < 1<<20 {
+		t.Fatalf("only %d bytes of table files after flushing 4 MB", sst)
+	}
+	if comp := g.need.Load() - g.floor.Load() - s.reserve(); comp < sst*11/10 {
+		t.Errorf("the low mark keeps %d for compactions, want at least 1.1 times the %d of table files", comp, sst)
+	}
+	if g.floor.Load() < s.walPrealloc() {
+		t.Errorf("the floor %d is under a new log file's preallocation %d", g.floor.Load(), s.walPrealloc())
+	}
+}
