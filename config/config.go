@@ -232,6 +232,14 @@ func (l *loader) apply(name string, args []string) string {
 	if !p.multiArg && len(args) != 1 {
 		return errWrongArgs
 	}
+	if p.multiArg && len(args) == 1 && args[0] != "" {
+		// As redis-server: the one argument of a multi-argument directive is split like a
+		// config line, so `--save "900 1 300 10"` and `client-output-buffer-limit "normal
+		// 256mb 64mb 60"` work (an empty one stays: save "" clears).
+		if parts, ok := splitArgs(args[0]); ok {
+			args = parts
+		}
+	}
 	if p.name == "save" && l.saveSeen && len(args) > 0 && !(len(args) == 1 && args[0] == "") {
 		// Successive save lines add save points; save "" clears them.
 		args = append(strings.Fields(getSave(l.v)), args...)
@@ -607,8 +615,21 @@ func (c *Config) BlockCacheSize() int64 { return c.cur.Load().blockCacheSize }
 func (c *Config) KeyCacheSize() int64 { return c.cur.Load().keyCacheSize }
 
 // DiskReserve returns the free space in bytes that writes must leave on the data
-// directory's disk (disk-reserve).
-func (c *Config) DiskReserve() int64 { return c.cur.Load().diskReserve }
+// directory's disk (disk-reserve), or AutoDiskReserve while it is the default, 64mb: the
+// store then takes the smaller of that and a sixteenth of the volume, so that a small volume
+// is usable.
+func (c *Config) DiskReserve() int64 {
+	if v := c.cur.Load().diskReserve; v != defaultDiskReserve {
+		return v
+	}
+	return AutoDiskReserve
+}
+
+// AutoDiskReserve is DiskReserve's answer for the default: shard.Options.DiskReserve's
+// "the smaller of 64 MB and a sixteenth of the volume".
+const AutoDiskReserve = -1
+
+const defaultDiskReserve = 64 * mb
 
 // WriteBufferSize returns the total memtable budget in bytes shared by all
 // shards (write-buffer-size).

@@ -982,3 +982,70 @@ func TestLoad_Include(t *testing.T) {
 		t.Fatalf("a missing include: %v", err)
 	}
 }
+
+// TestLoad_MultiArgParamOneQuotedArgument_SplitLikeRedis: redis-server splits the one
+// non-empty argument of a multi-argument directive like a config line, on its command line
+// (as init scripts write it) and in a config file alike.
+func TestLoad_MultiArgParamOneQuotedArgument_SplitLikeRedis(t *testing.T) {
+	want := map[string]string{
+		"client-output-buffer-limit":        "normal 268435456 67108864 60 slave 268435456 67108864 60 pubsub 33554432 8388608 60",
+		"save":                              "900 1 300 10",
+		"oom-score-adj-values":              "0 100 900",
+		"latency-tracking-info-percentiles": "50 99",
+	}
+	check := func(t *testing.T, c *Config) {
+		t.Helper()
+		for k, v := range want {
+			if got := c.Value(k); got != v {
+				t.Errorf("%s = %q, want %q", k, got, v)
+			}
+		}
+	}
+	t.Run("command line", func(t *testing.T) {
+		c, err := Load([]string{"--client-output-buffer-limit", "normal 256mb 64mb 60",
+			"--save", "900 1 300 10", "--oom-score-adj-values", "0 100 900",
+			"--latency-tracking-info-percentiles", "50 99"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		check(t, c)
+	})
+	t.Run("config file", func(t *testing.T) {
+		c, err := Load([]string{writeConf(t, "client-output-buffer-limit \"normal 256mb 64mb 60\"\n"+
+			"save \"900 1 300 10\"\noom-score-adj-values \"0 100 900\"\nlatency-tracking-info-percentiles \"50 99\"\n")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		check(t, c)
+	})
+	t.Run("save empty", func(t *testing.T) {
+		c, err := Load([]string{"--save", "900 1", "--save", ""})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := all(c)["save"]; got != "" {
+			t.Errorf("save = %q after --save \"\", want empty", got)
+		}
+	})
+	t.Run("single-value parameter stays one argument", func(t *testing.T) {
+		if _, err := Load([]string{"--port", "0 1"}); err == nil {
+			t.Fatal("--port \"0 1\" was accepted; redis-server refuses it")
+		}
+	})
+}
+
+func TestDiskReserve_DefaultIsAutomatic_GivenValueTakenAsIs(t *testing.T) {
+	if got := Default().DiskReserve(); got != AutoDiskReserve {
+		t.Errorf("default DiskReserve = %d, want AutoDiskReserve", got)
+	}
+	c, err := Load([]string{"--disk-reserve", "8mb"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.DiskReserve(); got != 8<<20 {
+		t.Errorf("--disk-reserve 8mb: DiskReserve = %d", got)
+	}
+	if got := Default().Value("disk-reserve"); got != "67108864" {
+		t.Errorf("CONFIG GET disk-reserve by default = %q, want 67108864", got)
+	}
+}

@@ -207,8 +207,9 @@ var paramList = []*param{
 
 	intParam("databases", false, 16, 1, intMax, func(v *values) *int64 { return &v.databases }),
 	// disk-reserve: free space on the data directory's disk that writes must leave (besides
-	// what the memtables will take when flushed); below it write commands get MISCONF.
-	memParam("disk-reserve", true, 64*mb, 0, llMax, func(v *values) *int64 { return &v.diskReserve }),
+	// what RocksDB's flushes and compactions may take); below it commands that add data get
+	// MISCONF. The default is capped at a sixteenth of the volume (DiskReserve).
+	memParam("disk-reserve", true, defaultDiskReserve, 0, llMax, func(v *values) *int64 { return &v.diskReserve }),
 
 	withProtected(strParam("dir", false, "./data", func(v *values) *string { return &v.dir }, func(s string) string {
 		if s == "" {

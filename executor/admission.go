@@ -120,7 +120,8 @@ func (e *Executor) admitQueued(req *cmds.AdmitRequest) string {
 }
 
 // admitScripted is scriptCall's checks: the command, the ACL of the client running the
-// script (logged with context lua), then, for a write, a read-only script and the disk. Its
+// script (logged with context lua), then, for a write, a read-only script and, for one that
+// may add data (denyoom), the disk. Its
 // errors carry their code (ERR, MISCONF), as luaPushError makes them.
 func (e *Executor) admitScripted(req *cmds.AdmitRequest) string {
 	cmd := req.Cmd
@@ -148,7 +149,7 @@ func (e *Executor) admitScripted(req *cmds.AdmitRequest) string {
 		if req.ReadOnly {
 			return cmds.ErrScriptReadOnly
 		}
-		if e.srv.Admission()&server.AdmitDiskError != 0 {
+		if cmd.Has(cmds.FlagDenyOOM) && e.srv.Admission()&server.AdmitDiskError != 0 {
 			return server.DiskError
 		}
 	}
@@ -183,11 +184,23 @@ func aclCheck(req *cmds.AdmitRequest) (acl.Reason, int) {
 }
 
 // deniedOnDiskError reports whether cmd is refused while the disk guard turns writes away:
-// what Redis refuses when it cannot write its AOF, write commands, EXEC of a transaction
-// that writes, and PING (TraitDeniedOnDiskError).
+// as Redis's OOM check refuses only what may add data, the commands flagged denyoom, EXEC
+// of a transaction holding one, and PING (TraitDeniedOnDiskError: Redis's MISCONF refuses
+// it). What frees space (DEL, UNLINK, FLUSHDB, FLUSHALL, …) runs, so an operator can make
+// room through the server; the store keeps RocksDB's own room from it (shard/disk.go).
 func deniedOnDiskError(cmd *cmds.Command, cl *server.Client) bool {
-	return cmd.HasAny(cmds.FlagWrite|cmds.TraitDeniedOnDiskError) ||
-		cmd.Has(cmds.TraitRunsQueue) && cl.Multi != nil && cl.Multi.MayWrite
+	if cmd.HasAny(cmds.FlagDenyOOM | cmds.TraitDeniedOnDiskError) {
+		return true
+	}
+	if !cmd.Has(cmds.TraitRunsQueue) || cl.Multi == nil || !cl.Multi.MayWrite {
+		return false
+	}
+	for _, args := range cl.Multi.Commands {
+		if q := cmds.Lookup(args); q != nil && q.Has(cmds.FlagDenyOOM) {
+			return true
+		}
+	}
+	return false
 }
 
 // busyError returns the BUSY error when a shard cmd needs with args is held by a script past

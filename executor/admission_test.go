@@ -153,8 +153,23 @@ func TestAdmit_EveryPathRefusesTheSameWay(t *testing.T) {
 			if got := f.admit(from, cl, "get", "k"); got != "" {
 				t.Errorf("path %d, a read: %q", from, got)
 			}
+			// What frees space runs: Redis's OOM check refuses denyoom commands only.
+			for _, freeing := range [][]string{{"del", "k"}, {"unlink", "k"}, {"flushdb"}, {"flushall"}} {
+				if from == cmds.FromScript && freeing[0][0] == 'f' {
+					continue // not allowed in scripts anyway
+				}
+				if got := f.admit(from, cl, freeing...); got != "" {
+					t.Errorf("path %d, %s while the disk is low: %q; it frees space", from, freeing[0], got)
+				}
+			}
 		}
-		// A transaction that writes is refused at EXEC, by the client's path.
+		// A transaction that only frees space runs.
+		cl.Multi = &server.Multi{}
+		cl.Multi.Queue([][]byte{[]byte("del"), []byte("k")}, true, false)
+		if got := f.admit(cmds.FromClient, cl, "exec"); got != "" {
+			t.Errorf("EXEC of a transaction of DEL: %q", got)
+		}
+		// A transaction that adds data is refused at EXEC, by the client's path.
 		cl.Multi = &server.Multi{}
 		cl.Multi.Queue([][]byte{[]byte("set"), []byte("k"), []byte("v")}, true, false)
 		if got := f.admit(cmds.FromClient, cl, "exec"); !strings.HasPrefix(got, "EXECABORT") || !strings.Contains(got, "MISCONF") {

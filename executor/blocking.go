@@ -1,6 +1,7 @@
 package executor
 
 import (
+	"errors"
 	"time"
 
 	"shardis/cmds"
@@ -101,7 +102,11 @@ func (b *Blocked) StoreClosed() {
 func (b *Blocked) Served(err error) {
 	if err != nil {
 		w := codec.Writer{Buf: b.reply[:0], RESP3: b.resp3}
-		w.Error("ERR " + err.Error())
+		if errors.Is(err, shard.ErrNoSpace) || errors.Is(err, shard.ErrWriteFailed) {
+			w.Error(server.DiskError) // the disk guard refused the commit, as FailReply answers
+		} else {
+			w.Error("ERR " + err.Error())
+		}
 		b.reply = w.Buf
 	}
 	b.finish(b.reply)

@@ -1,6 +1,7 @@
 package executor
 
 import (
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -200,5 +201,27 @@ func TestBlocking_TimeoutAndUnblock(t *testing.T) {
 	}
 	if n, k := store.Blocked(); n != 0 || k != 0 {
 		t.Fatalf("Blocked() = %d, %d", n, k)
+	}
+}
+
+type replyHost struct{ reply []byte }
+
+func (h *replyHost) Blocking()              {}
+func (h *replyHost) Unblocked(reply []byte) { h.reply = reply }
+
+// A blocked command whose serving commit the disk guard refused gets Redis's MISCONF, as any
+// other refused commit, never the store's error text.
+func TestBlocking_ServedCommitRefusedForDisk_MISCONF(t *testing.T) {
+	for _, err := range []error{
+		fmt.Errorf("commit: %w", shard.ErrNoSpace),
+		fmt.Errorf("commit: %w (IO error: No space left on device: While appending to file: 000295.blob)", shard.ErrNoSpace),
+		fmt.Errorf("commit: %w", shard.ErrWriteFailed),
+	} {
+		h := &replyHost{}
+		b := &Blocked{host: h}
+		b.Served(err)
+		if got, want := string(h.reply), "-"+server.DiskError+"\r\n"; got != want {
+			t.Errorf("Served(%v) replied %q, want %q", err, got, want)
+		}
 	}
 }

@@ -54,9 +54,10 @@ type Options struct {
 	Binlog binlog.Limits
 	// Hz returns how many times a second background workers run.
 	Hz func() int
-	// DiskReserve returns the free space (bytes) writes must leave on the data directory's
-	// disk, besides what the memtables and a new log file will take (see disk.go); nil: no
-	// more than those, and Open does not check the room first.
+	// DiskReserve returns the free space (bytes) writes that add data must leave on the data
+	// directory's disk, besides what RocksDB's flushes and compactions may take (see
+	// disk.go); a negative value: the smaller of 64 MB and a sixteenth of the volume; nil: no
+	// more than RocksDB's room, and Open does not check the room first.
 	DiskReserve func() int64
 }
 
@@ -94,6 +95,9 @@ type Store struct {
 	wo              *grocksdb.WriteOptions
 	woSync          *grocksdb.WriteOptions
 	shards          []*Shard
+	// writeBuffer is the memtable budget: WriteBufferSize, at most an eighth of the volume
+	// when the disk guard is on (see dbWriteBuffer, cfWriteBuffer).
+	writeBuffer int64
 
 	cancel  context.CancelFunc
 	workers sync.WaitGroup // TTL, binlog retention and WAL sync workers
@@ -195,8 +199,14 @@ func New(opts Options) (*Store, error) {
 	s.dbOpts.SetCreateIfMissing(true)
 	s.dbOpts.SetCreateIfMissingColumnFamilies(true)
 	s.dbOpts.SetBlockBasedTableFactory(s.bbto)
-	s.dbOpts.SetDbWriteBufferSize(uint64(max(opts.WriteBufferSize, 8<<20)))
-	s.dbOpts.SetWriteBufferSize(uint64(max(opts.WriteBufferSize/int64(opts.Shards), 4<<20)))
+	s.writeBuffer = opts.WriteBufferSize
+	if _, total, err := statDisk(opts.Dir); err == nil && opts.DiskReserve != nil && total > 0 {
+		// A flush writes what the memtables hold, and the disk guard keeps that room free:
+		// memtables bigger than an eighth of the volume would leave little of a small one.
+		s.writeBuffer = min(s.writeBuffer, total/8)
+	}
+	s.dbOpts.SetDbWriteBufferSize(uint64(s.dbWriteBuffer()))
+	s.dbOpts.SetWriteBufferSize(uint64(s.cfWriteBuffer()))
 	s.dbOpts.SetMaxBackgroundJobs(4)
 	s.dbOpts.SetCompression(grocksdb.LZ4Compression)
 	// A bloom filter over each memtable's keys: the existence checks of SET, HSET, SADD, ZADD
@@ -231,6 +241,12 @@ func New(opts Options) (*Store, error) {
 	s.snapshotLogs()
 	return s, nil
 }
+
+// dbWriteBuffer is RocksDB's db_write_buffer_size: every memtable together.
+func (s *Store) dbWriteBuffer() int64 { return max(s.writeBuffer, 8<<20) }
+
+// cfWriteBuffer is RocksDB's write_buffer_size: one column family's memtable.
+func (s *Store) cfWriteBuffer() int64 { return max(s.writeBuffer/int64(s.opts.Shards), 4<<20) }
 
 // Open opens RocksDB (replaying its write-ahead log: the part that takes long after a crash
 // with many keys), reads every shard's bookkeeping and starts the shards and their workers
@@ -429,9 +445,9 @@ func (s *Store) syncLoop(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
-			if s.opts.Fsync() == "everysec" && !s.disk.low.Load() {
+			if s.opts.Fsync() == "everysec" && s.roomForRocksDB() {
 				if err := s.db.FlushWAL(true); err != nil {
-					s.writeFailed(err)
+					_ = s.writeFailed(err)
 				}
 			}
 		}
@@ -589,7 +605,7 @@ func (s *Store) Close() error {
 	for _, sh := range s.shards {
 		sh.access.Store(nil) // its memory goes now, even while something still holds the store
 	}
-	if s.lookAtDisk(); s.disk.low.Load() {
+	if s.lookAtDisk(); !s.roomForRocksDB() || s.disk.stalled.Load() {
 		// A full disk (or a failed log write): flushing the memtables, syncing the log or
 		// even closing RocksDB writes, and Debian's build aborts when that fails (disk.go).
 		// RocksDB is left as after a crash, which it is made to survive: what was

@@ -609,9 +609,10 @@ func (tx *Tx) commitWrites() error {
 	}
 	err := tx.store.db.Write(tx.store.writeOptions(), tx.wb)
 	if err != nil {
-		tx.store.writeFailed(err)
+		err = tx.store.writeFailed(err)
 	}
 	if err == nil {
+		tx.store.wrote(tx)
 		tx.writeThrough()
 		// Inside the commit window: a read answered in an event loop while the tracker runs
 		// is retried in the shard, after it.

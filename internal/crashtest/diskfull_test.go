@@ -3,6 +3,8 @@ package crashtest
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -142,6 +144,146 @@ func TestDiskFull_WritesRefusedReadsGoOnNoAbort(t *testing.T) {
 		t.Fatal(err)
 	}
 	if code := p.stop(t, 30*time.Second); code != 0 {
+		t.Fatalf("SIGTERM: exit code %d; output:\n%s", code, p.out)
+	}
+}
+
+// freeMB returns the free space of dir's filesystem in MB.
+func freeMB(t *testing.T, dir string) float64 {
+	t.Helper()
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(dir, &st); err != nil {
+		t.Fatal(err)
+	}
+	return float64(st.Bavail) * float64(st.Bsize) / (1 << 20)
+}
+
+// TestDiskFull_ServerFillsDiskWithBlobs_MisconfThenDeletesFreeAndWritesResume has the server
+// fill a small disk itself with values big enough for blob files (the flushes then write blob
+// files, which RocksDB must never meet a full disk with): every refused write gets MISCONF,
+// never RocksDB's error; DEL and FLUSHALL run while the disk is low and give the space back;
+// then writes resume by themselves, with no restart.
+func TestDiskFull_ServerFillsDiskWithBlobs_MisconfThenDeletesFreeAndWritesResume(t *testing.T) {
+	mnt := mountSmallFS(t, "64m")
+	dir := filepath.Join(mnt, "data")
+	p, _ := startShardis(t, dir, "--shards", "2", "--write-buffer-size", "16mb", "--disk-reserve", "8mb")
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("server output:\n%s", p.out)
+		}
+	})
+	c := p.client(t)
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(1, 2))
+	value := func() string { // incompressible, so it takes its size in the blob files
+		b := make([]byte, 16<<10)
+		for i := range b {
+			b[i] = byte(rng.Uint32())
+		}
+		return string(b)
+	}
+	writeUntilRefused := func(prefix string) int {
+		for i := range 8192 { // 128 MB: twice the disk
+			err := c.Set(ctx, prefix+strconv.Itoa(i), value(), 0).Err()
+			if err == nil {
+				continue
+			}
+			if err.Error() != misconf {
+				t.Fatalf("write %d on a filling disk got %q, want %q; output:\n%s", i, err, misconf, p.out)
+			}
+			return i
+		}
+		t.Fatalf("8192 writes of 16 KB on a 64 MB disk were all accepted")
+		return 0
+	}
+	free0 := freeMB(t, mnt)
+	n := writeUntilRefused("k")
+	lowMB := freeMB(t, mnt)
+	t.Logf("%.1f MB free at start; %d writes of 16 KB (%.1f MB) accepted before MISCONF; %.1f MB free then",
+		free0, n, float64(n)/64, lowMB)
+	// A full disk keeps refusing, with MISCONF, and stays up.
+	for i := range 20 {
+		if err := c.Set(ctx, "more"+strconv.Itoa(i), value(), 0).Err(); err == nil || err.Error() != misconf {
+			t.Fatalf("a write on the full disk got %v, want %q", err, misconf)
+		}
+	}
+	if v, err := c.Exists(ctx, "k0").Result(); err != nil || v != 1 {
+		t.Fatalf("EXISTS k0 on a full disk = %d, %v", v, err)
+	}
+
+	// DEL, UNLINK and FLUSHALL (no denyoom flag) run while the disk is low. The store may
+	// still refuse one for a moment, while RocksDB works in the room kept for it (a flush or
+	// compaction in progress), with MISCONF too.
+	freeing := func(what string, f func() error) {
+		waitFor(t, what+" on a low disk", func() bool {
+			err := f()
+			if err != nil && err.Error() != misconf {
+				t.Fatalf("%s on a low disk: %v", what, err)
+			}
+			return err == nil
+		})
+	}
+	freeing("DEL", func() error { return c.Del(ctx, "k0", "k1", "k2").Err() })
+	if got, err := c.Exists(ctx, "k0", "k1", "k2").Result(); err != nil || got != 0 {
+		t.Fatalf("EXISTS after DEL = %d, %v", got, err)
+	}
+	freeing("UNLINK", func() error { return c.Unlink(ctx, "k3").Err() })
+	freeing("FLUSHALL", func() error { return c.FlushAll(ctx).Err() })
+	// The space comes back (the values' blob files; the binlog keeps its records) and writes
+	// resume, with no restart.
+	want := float64(n) / 64 / 2
+	waitFor(t, fmt.Sprintf("FLUSHALL of %.1f MB of values giving %.1f MB back", float64(n)/64, want), func() bool {
+		return freeMB(t, mnt)-lowMB >= want
+	})
+	waitFor(t, "writes accepted once FLUSHALL freed the disk", func() bool {
+		return c.Set(ctx, "after", "1", 0).Err() == nil
+	})
+	t.Logf("after FLUSHALL: %.1f MB free, writes accepted", freeMB(t, mnt))
+	m := writeUntilRefused("again")
+	t.Logf("%d writes of 16 KB (%.1f MB) accepted after FLUSHALL before MISCONF again", m, float64(m)/64)
+	if m == 0 {
+		t.Fatal("no write was accepted after FLUSHALL")
+	}
+	if code := p.stop(t, 30*time.Second); code != 0 || strings.Contains(p.out.String(), "Assertion") {
+		t.Fatalf("SIGTERM: exit code %d; output:\n%s", code, p.out)
+	}
+}
+
+// TestDiskFull_DefaultSettingsOnSmallVolume_Usable: with the default disk-reserve and
+// write-buffer-size, a 64 MB volume opens and takes a fair share of its size in writes
+// before MISCONF (the default reserve is at most a sixteenth of the volume, and the memtables
+// at most an eighth).
+func TestDiskFull_DefaultSettingsOnSmallVolume_Usable(t *testing.T) {
+	mnt := mountSmallFS(t, "64m")
+	p, _ := startShardis(t, filepath.Join(mnt, "data"), "--shards", "2")
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("server output:\n%s", p.out)
+		}
+	})
+	c := p.client(t)
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(3, 4))
+	b := make([]byte, 16<<10)
+	n := 0
+	for ; n < 8192; n++ {
+		for i := range b {
+			b[i] = byte(rng.Uint32())
+		}
+		err := c.Set(ctx, "k"+strconv.Itoa(n), string(b), 0).Err()
+		if err == nil {
+			continue
+		}
+		if err.Error() != misconf {
+			t.Fatalf("write %d: %v, want %q", n, err, misconf)
+		}
+		break
+	}
+	t.Logf("defaults on a 64 MB volume: %d writes of 16 KB (%.1f MB) accepted before MISCONF", n, float64(n)/64)
+	if n < 8*64 {
+		t.Fatalf("only %.1f MB were written on a 64 MB volume with the default settings; want at least 8", float64(n)/64)
+	}
+	if code := p.stop(t, 30*time.Second); code != 0 || strings.Contains(p.out.String(), "Assertion") {
 		t.Fatalf("SIGTERM: exit code %d; output:\n%s", code, p.out)
 	}
 }
