@@ -6,6 +6,7 @@ import (
 	"net"
 	"runtime"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -170,5 +171,81 @@ func TestPartial_CompletedWhilePausedRunsAtUnpause(t *testing.T) {
 	}
 	if got := ask("GET", "k"); got != "$1\r\nv\r\n" {
 		t.Fatalf("GET k = %q", got)
+	}
+}
+
+// heapInUse returns the bytes of live objects on the Go heap after a collection.
+func heapInUse() int64 {
+	var m runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&m)
+	return int64(m.HeapAlloc)
+}
+
+// TestMemory_AnnouncedBulkLengthNotAllocatedUpFront: connections that announce 512 MB bulks
+// and send a few KB cost memory for what they sent, not for what they announced; a big value
+// announced the same way and sent whole is received right; and closing the connections lets
+// their memory go.
+func TestMemory_AnnouncedBulkLengthNotAllocatedUpFront(t *testing.T) {
+	if raceDetector {
+		t.Skip("the race detector's own allocations would be measured")
+	}
+	s := testserver.Start(t)
+	admin, ar := dialReader(t, s.Addr)
+	ask := func(args ...string) string {
+		t.Helper()
+		if _, err := admin.Write(rtCommand(args...)); err != nil {
+			t.Fatal(err)
+		}
+		reply, err := rtReadReply(ar)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(reply)
+	}
+	base := heapInUse()
+	const announced = 512 << 20
+	head := "*2\r\n$3\r\nGET\r\n$" + strconv.Itoa(announced) + "\r\n"
+	payload := bytes.Repeat([]byte("x"), 4<<10)
+	var conns []net.Conn
+	for range 3 {
+		c, r := dialReader(t, s.Addr)
+		id := clientID(t, c, r)
+		if _, err := c.Write(append([]byte(head), payload...)); err != nil {
+			t.Fatal(err)
+		}
+		waitQbuf(t, ask, id, len(head)+len(payload))
+		conns = append(conns, c)
+	}
+	held := heapInUse() - base
+	t.Logf("3 connections announcing %d MiB, %d KiB sent each: heap grew %d KiB", announced>>20, len(payload)>>10, held>>10)
+	if held > 64<<20 {
+		t.Fatalf("3 connections that sent 4 KiB each hold %d MiB; want memory for what arrived", held>>20)
+	}
+
+	// A value announced and sent in pieces grows its buffer as it arrives, and arrives whole.
+	c, r := dialReader(t, s.Addr)
+	const size = 8 << 20
+	val := bytes.Repeat([]byte("0123456789abcdef"), size/16)
+	req := append([]byte("*3\r\n$3\r\nSET\r\n$3\r\nbig\r\n$"+strconv.Itoa(size)+"\r\n"), val...)
+	writeInPieces(t, c, append(req, "\r\n"...), 16<<10)
+	if got, err := rtReadReply(r); err != nil || string(got) != "+OK\r\n" {
+		t.Fatalf("SET: %q, %v", got, err)
+	}
+	if _, err := c.Write(rtCommand("GET", "big")); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := rtReadReply(r); err != nil || !bytes.Equal(got, append(append([]byte("$"+strconv.Itoa(size)+"\r\n"), val...), "\r\n"...)) {
+		t.Fatalf("GET returned %d bytes, %v: not the value", len(got), err)
+	}
+
+	for _, c := range conns {
+		_ = c.Close()
+	}
+	waitFor(t, "the closed connections gone", func() bool {
+		return strings.Contains(ask("INFO", "clients"), "connected_clients:2\r\n")
+	})
+	if left := heapInUse() - base; left > 32<<20 {
+		t.Fatalf("%d MiB still held after the connections closed", left>>20)
 	}
 }
