@@ -249,3 +249,47 @@ func TestMemory_AnnouncedBulkLengthNotAllocatedUpFront(t *testing.T) {
 		t.Fatalf("%d MiB still held after the connections closed", left>>20)
 	}
 }
+
+// TestMemory_BigValueNotHeldAfterItsReply: once a 64 MiB SET is answered, nothing the
+// connection keeps between commands (routing scratch, the executor's frames, the input
+// buffer) holds the value's input: a slice of it, the key, would keep all of it in memory.
+func TestMemory_BigValueNotHeldAfterItsReply(t *testing.T) {
+	if raceDetector {
+		t.Skip("the race detector's own allocations would be measured")
+	}
+	s := testserver.Start(t)
+	c, r := dialReader(t, s.Addr)
+	const size = 64 << 20
+	req := []byte("*3\r\n$3\r\nSET\r\n$3\r\nbig\r\n$" + strconv.Itoa(size) + "\r\n")
+	req = append(append(req, bytes.Repeat([]byte("v"), size)...), "\r\n"...)
+	base := heapInUse()
+	writeInPieces(t, c, req, 64<<10)
+	if got, err := rtReadReply(r); err != nil || string(got) != "+OK\r\n" {
+		t.Fatalf("SET: %q, %v", got, err)
+	}
+	req = nil
+	base -= size
+	// The batch lets go of its input once its replies are written, just after the reply left.
+	heldAfter := func(what string) {
+		t.Helper()
+		var held int64
+		for range 100 {
+			if held = heapInUse() - base; held < size/4 {
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		t.Logf("after %s was answered, the server holds %d MiB", what, held>>20)
+		if held >= size/4 {
+			t.Fatalf("%d MiB held after %s was answered", held>>20, what)
+		}
+	}
+	heldAfter("a 64 MiB SET")
+	if _, err := c.Write(rtCommand("GET", "big")); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := r.Discard(len("$67108864\r\n") + size + 2); err != nil {
+		t.Fatalf("GET: %d bytes, %v", got, err)
+	}
+	heldAfter("a GET of it")
+}
