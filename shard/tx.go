@@ -12,6 +12,7 @@ import (
 
 	"shardis/binlog"
 	"shardis/codec"
+	"shardis/internal/memfree"
 	"shardis/ttl"
 )
 
@@ -89,7 +90,10 @@ type Tx struct {
 
 // entry is the transaction's latest knowledge of one raw key.
 type entry struct {
-	val    []byte
+	val []byte
+	// tail, when not nil, is the rest of the value after val: a big string's bytes, referenced
+	// from the caller (SetMeta), which go into the WriteBatch at commit without a Go copy.
+	tail   []byte
 	exists bool
 	dirty  bool // written by this transaction (false: cached read)
 }
@@ -213,6 +217,9 @@ func (tx *Tx) getMetaHead(p int, raw []byte) ([]byte, bool) { return tx.read(p, 
 func (tx *Tx) read(p int, raw []byte, headOK bool) ([]byte, bool) {
 	ok := tx.overlayKey(p, raw)
 	if e, found := tx.overlay[string(ok)]; found {
+		if e.tail != nil && !headOK {
+			return tx.joinTail(string(ok), e), e.exists
+		}
 		return e.val, e.exists
 	}
 	if tx.inRangeDel(p, raw) {
@@ -246,6 +253,19 @@ func (tx *Tx) read(p int, raw []byte, headOK bool) ([]byte, bool) {
 	return val, true
 }
 
+// joinTail makes overlay entry e (under overlay key k) of a referenced big value one slice,
+// for a read of the whole value within the transaction that wrote it: rare, and copied once.
+func (tx *Tx) joinTail(k string, e entry) []byte {
+	if e.tail == nil {
+		return e.val
+	}
+	v := make([]byte, 0, len(e.val)+len(e.tail))
+	v = append(append(v, e.val...), e.tail...)
+	e.val, e.tail = v, nil
+	tx.overlay[k] = e
+	return v
+}
+
 func (tx *Tx) inRangeDel(p int, raw []byte) bool {
 	for _, r := range tx.ranges {
 		if r.part == p && bytes.Compare(raw, r.lower) >= 0 && bytes.Compare(raw, r.upper) < 0 {
@@ -268,7 +288,11 @@ func (tx *Tx) putRaw(p int, raw, val []byte) {
 }
 
 // putArena is putRaw of the value the caller appended to tx.arena from start on.
-func (tx *Tx) putArena(p int, raw []byte, start int) {
+func (tx *Tx) putArena(p int, raw []byte, start int) { tx.putArenaTail(p, raw, start, nil) }
+
+// putArenaTail is putArena of a value that goes on with tail, which is referenced: it must not
+// change until the transaction commits.
+func (tx *Tx) putArenaTail(p int, raw []byte, start int, tail []byte) {
 	if tx.needsShard() {
 		tx.arena = tx.arena[:start]
 		return
@@ -277,7 +301,7 @@ func (tx *Tx) putArena(p int, raw []byte, start int) {
 	if tx.saving {
 		tx.noteUndo(k)
 	}
-	tx.overlay[k] = entry{val: tx.arena[start:len(tx.arena):len(tx.arena)], exists: true, dirty: true}
+	tx.overlay[k] = entry{val: tx.arena[start:len(tx.arena):len(tx.arena)], tail: tail, exists: true, dirty: true}
 	tx.noteWrite(p, raw, false)
 }
 
@@ -442,9 +466,17 @@ func (tx *Tx) SetMeta(db int, key []byte, m *codec.Meta) {
 		}
 		part.countsDirty = true
 	}
-	// Encoded straight into the arena the overlay points into: a big value is copied once
-	// here (and once more by RocksDB into the WriteBatch at commit).
+	// Encoded straight into the arena the overlay points into. A big string's value is not
+	// copied here: the overlay references it after the header, and RocksDB copies it into the
+	// WriteBatch at commit.
 	start := len(tx.arena)
+	if m.Type == codec.TypeString && len(m.Value) >= refValueMin && !tx.view {
+		head := *m
+		head.Value = nil
+		tx.arena = codec.AppendMeta(tx.arena, &head)
+		tx.putArenaTail(p, mk, start, m.Value)
+		return
+	}
 	tx.arena = codec.AppendMeta(tx.arena, m)
 	tx.putArena(p, mk, start)
 }
@@ -527,6 +559,19 @@ func (tx *Tx) logArgs(p, db int, args [][]byte) {
 	k := binlog.AppendKey(nil, part.nextSeq)
 	part.nextSeq++
 	part.logMaxMs = max(part.logMaxMs, tx.nowMs)
+	if len(tx.shards) == 1 && hasBigArg(args) {
+		// The big argument goes into the WriteBatch from the command's bytes, not through a
+		// Go copy of the whole record.
+		var parts [][]byte
+		tx.scratch, parts = binlog.AppendRecordParts(tx.scratch[:0], tx.nowMs, db, args, refValueMin, nil)
+		putV(tx.wb, tx.shards[p].logCF, k, parts...)
+		for _, part := range parts {
+			tx.wbBytes += int64(len(part))
+		}
+		tx.wbBytes += int64(len(k))
+		tx.store.Dirty.Add(1)
+		return
+	}
 	tx.scratch = binlog.AppendRecord(tx.scratch[:0], tx.nowMs, db, args)
 	if len(tx.shards) > 1 {
 		tx.holdForUnit(p, k, tx.scratch)
@@ -535,6 +580,15 @@ func (tx *Tx) logArgs(p, db int, args [][]byte) {
 	}
 	tx.wbBytes += int64(len(k) + len(tx.scratch))
 	tx.store.Dirty.Add(1)
+}
+
+func hasBigArg(args [][]byte) bool {
+	for _, a := range args {
+		if len(a) >= refValueMin {
+			return true
+		}
+	}
+	return false
 }
 
 // ---- commit ----
@@ -564,10 +618,13 @@ func (tx *Tx) commitWrites() error {
 		}
 		cf := tx.shards[int(k[0])<<8|int(k[1])].cf
 		raw := unsafe.Slice(unsafe.StringData(k[2:]), len(k)-2) // read-only; RocksDB copies it
-		tx.wbBytes += int64(len(raw) + len(e.val))
-		if e.exists {
+		tx.wbBytes += int64(len(raw) + len(e.val) + len(e.tail))
+		switch {
+		case e.exists && e.tail != nil:
+			putV(tx.wb, cf, raw, e.val, e.tail)
+		case e.exists:
 			tx.wb.PutCF(cf, raw, e.val)
-		} else {
+		default:
 			tx.wb.DeleteCF(cf, raw)
 		}
 	}
@@ -668,6 +725,10 @@ func (tx *Tx) writeThrough() {
 		}
 		p := int(k[0])<<8 | int(k[1])
 		raw := unsafe.Slice(unsafe.StringData(k[2:]), len(k)-2) // read-only; the cache copies it
+		if e.tail != nil {
+			tx.shards[p].cache.putBigLocked(raw, e.val, e.tail)
+			continue
+		}
 		tx.shards[p].cache.putLocked(raw, e.val, e.exists, raw[0] == codec.PrefixMeta)
 	}
 	for _, sh := range tx.shards {
@@ -686,6 +747,9 @@ func (tx *Tx) reset() {
 		// pinned in C memory for the shard's life.
 		tx.wb.Destroy()
 		tx.wb = grocksdb.NewWriteBatch()
+		// The Go memory of a big value (the command's input) is let go once its reply is
+		// written: have it given back to the system soon after.
+		memfree.Released(int(tx.wbBytes))
 	default:
 		tx.wb.Clear()
 	}
@@ -706,8 +770,9 @@ func (tx *Tx) reset() {
 	tx.undo = tx.undo[:0]
 	tx.resetTracked()
 	tx.readyNext = 0
-	if cap(tx.arena) > 1<<20 {
-		tx.arena = nil // do not pin one huge value's memory forever
+	if n := cap(tx.arena); n > 1<<20 {
+		tx.arena = nil      // do not pin one huge value's memory forever
+		memfree.Released(n) // a big value read: its reply is written soon
 	}
 	if cap(tx.scratch) > 1<<20 {
 		tx.scratch = nil // nor the binlog record of one
