@@ -3,6 +3,7 @@ package shard
 import (
 	"bytes"
 	"testing"
+	"time"
 
 	"shardis/codec"
 )
@@ -55,4 +56,34 @@ func TestTx_BigValueReferencedNotCopied_ReadsAndCommitsWhole(t *testing.T) {
 	if a := recs[0].Args; len(a) != 3 || string(a[0]) != "SET" || string(a[1]) != "big" || !bytes.Equal(a[2], val) {
 		t.Fatalf("binlog record: %d args", len(a))
 	}
+}
+
+// A commit of a big value leaves the memtables (where it is twice: the key's value and its
+// binlog record) for table files soon, not at the shard's next write.
+func TestCommit_BigWriteFlushesItsMemtablesSoon(t *testing.T) {
+	s := openTestStore(t, t.TempDir(), 1)
+	val := bytes.Repeat([]byte("v"), flushAfterBytes)
+	key := []byte("big")
+	if err := s.Do(0, func(tx *Tx) {
+		tx.SetMeta(0, key, &codec.Meta{Type: codec.TypeString, Value: val})
+		tx.Log(0, key, []byte("SET"), key, val)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		n := s.IntProperty("rocksdb.cur-size-all-mem-tables")
+		if n < flushAfterBytes/4 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the memtables still hold %d MiB 30 s after a %d MiB commit", n>>20, len(val)>>20)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	_ = s.Do(0, func(tx *Tx) {
+		if m, ok := tx.Meta(0, key); !ok || !bytes.Equal(m.Value, val) {
+			t.Errorf("after the flush: %v, %d bytes", ok, len(m.Value))
+		}
+	})
 }

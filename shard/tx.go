@@ -34,6 +34,7 @@ type Tx struct {
 	overlay map[string]entry // holder-shard index (2 bytes) | raw key -> latest state
 	ranges  []rangeDel       // DeleteRange tombstones written by this transaction
 	arena   []byte           // copies of values read from RocksDB, reset at commit
+	tails   [][]byte         // big values the overlay references (entry.tail)
 	scratch []byte
 	wbBytes int64 // about what the WriteBatch holds (the disk guard's estimate)
 	nowMs   int64
@@ -91,9 +92,10 @@ type Tx struct {
 // entry is the transaction's latest knowledge of one raw key.
 type entry struct {
 	val []byte
-	// tail, when not nil, is the rest of the value after val: a big string's bytes, referenced
-	// from the caller (SetMeta), which go into the WriteBatch at commit without a Go copy.
-	tail   []byte
+	// tail, when not 0, says the value goes on after val with tx.tails[tail-1]: a big string's
+	// bytes, referenced from the caller (SetMeta), which go into the WriteBatch at commit
+	// without a Go copy. An index, not a slice, keeps the overlay's entries small.
+	tail   int32
 	exists bool
 	dirty  bool // written by this transaction (false: cached read)
 }
@@ -217,7 +219,7 @@ func (tx *Tx) getMetaHead(p int, raw []byte) ([]byte, bool) { return tx.read(p, 
 func (tx *Tx) read(p int, raw []byte, headOK bool) ([]byte, bool) {
 	ok := tx.overlayKey(p, raw)
 	if e, found := tx.overlay[string(ok)]; found {
-		if e.tail != nil && !headOK {
+		if e.tail != 0 && !headOK {
 			return tx.joinTail(string(ok), e), e.exists
 		}
 		return e.val, e.exists
@@ -256,14 +258,23 @@ func (tx *Tx) read(p int, raw []byte, headOK bool) ([]byte, bool) {
 // joinTail makes overlay entry e (under overlay key k) of a referenced big value one slice,
 // for a read of the whole value within the transaction that wrote it: rare, and copied once.
 func (tx *Tx) joinTail(k string, e entry) []byte {
-	if e.tail == nil {
+	if e.tail == 0 {
 		return e.val
 	}
-	v := make([]byte, 0, len(e.val)+len(e.tail))
-	v = append(append(v, e.val...), e.tail...)
-	e.val, e.tail = v, nil
+	tail := tx.tailOf(e)
+	v := make([]byte, 0, len(e.val)+len(tail))
+	v = append(append(v, e.val...), tail...)
+	e.val, e.tail = v, 0
 	tx.overlay[k] = e
 	return v
+}
+
+// tailOf returns the referenced rest of e's value (nil for none).
+func (tx *Tx) tailOf(e entry) []byte {
+	if e.tail == 0 {
+		return nil
+	}
+	return tx.tails[e.tail-1]
 }
 
 func (tx *Tx) inRangeDel(p int, raw []byte) bool {
@@ -301,7 +312,12 @@ func (tx *Tx) putArenaTail(p int, raw []byte, start int, tail []byte) {
 	if tx.saving {
 		tx.noteUndo(k)
 	}
-	tx.overlay[k] = entry{val: tx.arena[start:len(tx.arena):len(tx.arena)], tail: tail, exists: true, dirty: true}
+	e := entry{val: tx.arena[start:len(tx.arena):len(tx.arena)], exists: true, dirty: true}
+	if tail != nil {
+		tx.tails = append(tx.tails, tail)
+		e.tail = int32(len(tx.tails))
+	}
+	tx.overlay[k] = e
 	tx.noteWrite(p, raw, false)
 }
 
@@ -618,10 +634,12 @@ func (tx *Tx) commitWrites() error {
 		}
 		cf := tx.shards[int(k[0])<<8|int(k[1])].cf
 		raw := unsafe.Slice(unsafe.StringData(k[2:]), len(k)-2) // read-only; RocksDB copies it
-		tx.wbBytes += int64(len(raw) + len(e.val) + len(e.tail))
+		tx.wbBytes += int64(len(raw) + len(e.val))
 		switch {
-		case e.exists && e.tail != nil:
-			putV(tx.wb, cf, raw, e.val, e.tail)
+		case e.exists && e.tail != 0:
+			tail := tx.tailOf(e)
+			tx.wbBytes += int64(len(tail))
+			putV(tx.wb, cf, raw, e.val, tail)
 		case e.exists:
 			tx.wb.PutCF(cf, raw, e.val)
 		default:
@@ -680,6 +698,11 @@ func (tx *Tx) commitWrites() error {
 	if err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
+	if tx.wbBytes >= flushAfterBytes {
+		for _, sh := range tx.shards {
+			tx.store.flushSoon(sh)
+		}
+	}
 	for i, sh := range tx.shards {
 		p := &tx.parts[i]
 		for pdb := range p.keys {
@@ -725,8 +748,8 @@ func (tx *Tx) writeThrough() {
 		}
 		p := int(k[0])<<8 | int(k[1])
 		raw := unsafe.Slice(unsafe.StringData(k[2:]), len(k)-2) // read-only; the cache copies it
-		if e.tail != nil {
-			tx.shards[p].cache.putBigLocked(raw, e.val, e.tail)
+		if e.tail != 0 {
+			tx.shards[p].cache.putBigLocked(raw, e.val, tx.tailOf(e))
 			continue
 		}
 		tx.shards[p].cache.putLocked(raw, e.val, e.exists, raw[0] == codec.PrefixMeta)
@@ -762,6 +785,8 @@ func (tx *Tx) reset() {
 		clear(tx.overlay)
 	}
 	tx.ranges = tx.ranges[:0]
+	clear(tx.tails) // the callers' values
+	tx.tails = tx.tails[:0]
 	tx.resetUnit()
 	clear(tx.touched)
 	tx.touched = tx.touched[:0]
