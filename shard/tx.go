@@ -435,7 +435,8 @@ func (tx *Tx) Exists(db int, key []byte) bool {
 
 // SetMeta creates or replaces key in logical db with m, keeping the key count and the TTL
 // index in step. Replacing a collection with a new version makes its old data keys
-// invisible; they are reclaimed in the background.
+// invisible; they are reclaimed in the background. A string value of at least refValueMin
+// bytes is referenced, not copied: it must not change until the transaction commits.
 func (tx *Tx) SetMeta(db int, key []byte, m *codec.Meta) {
 	p := tx.part(key)
 	if p < 0 {
