@@ -57,6 +57,38 @@ func AppendRecord(b []byte, timeMs int64, db int, args [][]byte) []byte {
 	return b
 }
 
+// AppendRecordParts is AppendRecord for a writer that can store a value in parts: arguments
+// of at least big bytes are referenced, not copied. It appends the rest of the record to b and
+// returns b and the record as parts (appended to parts[:0]) whose concatenation is what
+// AppendRecord would have appended, the big arguments between pieces of b.
+func AppendRecordParts(b []byte, timeMs int64, db int, args [][]byte, big int, parts [][]byte) ([]byte, [][]byte) {
+	start := len(b)
+	b = AppendRecord(b, timeMs, db, nil)
+	b = b[:len(b)-1] // argc is written below
+	b = binary.AppendUvarint(b, uint64(len(args)))
+	// cuts[i] is where piece i of b ends; the big argument i follows it.
+	type cut struct {
+		end int
+		arg []byte
+	}
+	var cuts []cut
+	for _, a := range args {
+		b = binary.AppendUvarint(b, uint64(len(a)))
+		if len(a) >= big {
+			cuts = append(cuts, cut{len(b), a})
+			continue
+		}
+		b = append(b, a...)
+	}
+	parts = parts[:0]
+	from := start
+	for _, c := range cuts {
+		parts = append(parts, b[from:c.end], c.arg)
+		from = c.end
+	}
+	return b, append(parts, b[from:])
+}
+
 // AppendUnitRecord appends the value of record rec (an AppendRecord value) as a record of unit
 // u: its time with the top bit set | db (1) | unit id (8, big-endian) | shards (uvarint) |
 // count (uvarint) | argc and args as in rec. A writer that learns only at commit that its

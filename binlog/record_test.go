@@ -105,3 +105,27 @@ func TestDecodeRecord_CorruptUnit(t *testing.T) {
 		}
 	}
 }
+
+func TestAppendRecordParts_JoinedIsTheRecord(t *testing.T) {
+	big := bytes.Repeat([]byte("v"), 300)
+	for _, args := range [][][]byte{
+		{[]byte("SET"), []byte("k"), big},
+		{[]byte("SET"), big, big, []byte("PXAT"), []byte("123")},
+		{[]byte("DEL"), []byte("k")},
+		{},
+	} {
+		want := AppendRecord([]byte("prefix"), 1234, 3, args)
+		b, parts := AppendRecordParts([]byte("prefix"), 1234, 3, args, 100, nil)
+		if got := bytes.Join(parts, nil); !bytes.Equal(got, want[len("prefix"):]) {
+			t.Fatalf("%q: parts join to %q, want %q", args, got, want[len("prefix"):])
+		}
+		if string(b[:len("prefix")]) != "prefix" || len(b) > len(want) {
+			t.Fatalf("%q: b = %q", args, b)
+		}
+		for _, p := range parts {
+			if len(p) >= 100 && &p[0] != &big[0] {
+				t.Fatalf("%q: a big argument was copied", args)
+			}
+		}
+	}
+}

@@ -414,6 +414,9 @@ func debugPopulate(c *Ctx, _ *server.Server) {
 		if _, exists := c.Tx.Meta(c.DB, key); exists {
 			continue
 		}
+		if size > 0 {
+			val = nil // a big value is referenced until the commit (SetString): not reused
+		}
 		val = strconv.AppendInt(append(val[:0], "value:"...), j, 10)
 		if size > 0 {
 			val = append(val[:min(int64(len(val)), size)], make([]byte, max(0, size-int64(len(val))))...)

@@ -328,3 +328,23 @@ func TestDebug_DigestMatchesRedis(t *testing.T) {
 		}
 	}
 }
+
+// POPULATE with values of megabytes gives each key its own value: a big value is referenced
+// by the transaction until the commit, so the buffer of one key must not be reused for the
+// next.
+func TestDebug_PopulateBigValuesEachKeyItsOwn(t *testing.T) {
+	s := testserver.Start(t, debugOn...)
+	c := s.Client(t)
+	if err := c.Do(testCtx, "DEBUG", "POPULATE", "3", "big", strconv.Itoa(2<<20)).Err(); err != nil {
+		t.Fatal(err)
+	}
+	for j := range 3 {
+		key := "big:" + strconv.Itoa(j)
+		if got := c.GetRange(testCtx, key, 0, 7).Val(); got != "value:"+strconv.Itoa(j)+"\x00" {
+			t.Errorf("%s starts with %q", key, got)
+		}
+		if n := c.StrLen(testCtx, key).Val(); n != 2<<20 {
+			t.Errorf("%s is %d bytes long", key, n)
+		}
+	}
+}

@@ -48,7 +48,8 @@ func StringFromMeta(tx *shard.Tx, db int, key []byte, m codec.Meta, exists bool)
 }
 
 // SetString stores val as the value of key in logical db, with expire (unix ms; 0: none),
-// replacing whatever key holds, of any type. val is copied.
+// replacing whatever key holds, of any type. val must not change until the transaction
+// commits (a big one is referenced, not copied: Tx.SetMeta).
 func SetString(tx *shard.Tx, db int, key, val []byte, expire int64) {
 	tx.SetMeta(db, key, &codec.Meta{Type: codec.TypeString, Value: val, Expire: expire})
 }
@@ -72,7 +73,7 @@ func (s *String) put(val []byte, raw bool) {
 	s.exists = true
 }
 
-// Replace sets the value to val (copied),
+// Replace sets the value to val (unchanged until the commit: see SetString),
 // keeping the expire time; a missing key is created without one.
 func (s *String) Replace(val []byte) { s.put(val, false) }
 

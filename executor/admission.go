@@ -247,7 +247,16 @@ func (e *Executor) OneShard(cmd *cmds.Command, args [][]byte, scratch *[][]byte)
 		return -1
 	}
 	keys := cmd.AppendKeyArgs((*scratch)[:0], args)
-	*scratch = keys
+	id := e.shardOfAll(keys)
+	// The scratch outlives the command: holding a key (a slice of the input) would keep the
+	// whole input in memory, a 512 MB SET's value with it.
+	clear(keys)
+	*scratch = keys[:0]
+	return id
+}
+
+// shardOfAll returns the shard all keys live in (0 for none), or -1 when they live in several.
+func (e *Executor) shardOfAll(keys [][]byte) int {
 	if len(keys) == 0 {
 		return 0
 	}

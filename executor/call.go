@@ -7,6 +7,7 @@ import (
 
 	"shardis/cmds"
 	"shardis/codec"
+	"shardis/internal/memfree"
 	"shardis/pubsub"
 	"shardis/server"
 	"shardis/shard"
@@ -323,6 +324,20 @@ func (f *Frame) prepare(c *Call, cl *server.Client, tx *shard.Tx) *cmds.Ctx {
 	return ctx
 }
 
+// maxKeptPeekBuf is the largest value read buffer a frame keeps for the next Peek.
+const maxKeptPeekBuf = 64 << 10
+
+// done lets go of what the context points into once a call ran: a frame lives as long as its
+// connection, and the arguments it kept (one slice of a 512 MB SET's input is enough) or a
+// big reply would stay in memory until the next command.
+func (f *Frame) done() {
+	f.ctx.Args, f.ctx.W.Buf, f.ctx.PeekBuf, f.ctx.Stream = nil, nil, nil, nil
+	if n := cap(f.peekBuf); n > maxKeptPeekBuf {
+		f.peekBuf = nil
+		memfree.Released(n) // and the reply made from it, once written
+	}
+}
+
 // run runs c against tx (nil: a command that holds no shard) and reports whether it strayed
 // (cmds.Ctx.Strayed): its reply is to be dropped, it runs again holding every shard.
 func (e *Executor) run(f *Frame, c *Call, cl *server.Client, tx *shard.Tx) (strayed bool) {
@@ -337,7 +352,9 @@ func (e *Executor) run(f *Frame, c *Call, cl *server.Client, tx *shard.Tx) (stra
 	}
 	c.Reply = ctx.W.Buf
 	c.setStream(ctx.Stream)
-	return ctx.Strayed
+	strayed = ctx.Strayed
+	f.done()
+	return strayed
 }
 
 // RunInLoop runs c, a command that holds no shard, in the calling goroutine.
@@ -352,11 +369,11 @@ func (e *Executor) Peek(f *Frame, c *Call, cl *server.Client, start time.Time, l
 	ctx.PeekBuf, ctx.NowMs, ctx.LatePeek = f.peekBuf, start.UnixMilli(), late
 	ok := e.peek(ctx, start)
 	f.peekBuf = ctx.PeekBuf
-	if !ok {
-		return false
+	if ok {
+		c.Reply = ctx.W.Buf
 	}
-	c.Reply = ctx.W.Buf
-	return true
+	f.done()
+	return ok
 }
 
 // View answers c in the calling event loop through a read-only view of shard id's committed
@@ -365,13 +382,15 @@ func (e *Executor) Peek(f *Frame, c *Call, cl *server.Client, start time.Time, l
 func (e *Executor) View(f *Frame, c *Call, cl *server.Client, id int) bool {
 	ctx := f.prepare(c, cl, nil)
 	ctx.Streamable = !c.Suppress
-	if !e.view(ctx, id) {
+	ok := e.view(ctx, id)
+	if ok {
+		c.Reply = ctx.W.Buf
+		c.setStream(ctx.Stream)
+	} else {
 		c.Reply = ctx.W.Buf[:0]
-		return false
 	}
-	c.Reply = ctx.W.Buf
-	c.setStream(ctx.Stream)
-	return true
+	f.done()
+	return ok
 }
 
 // Job is the part of a pipeline step that runs in one shard: its calls, in order, in the

@@ -12,6 +12,7 @@ import (
 
 	"shardis/codec"
 	"shardis/executor"
+	"shardis/internal/memfree"
 	"shardis/pubsub"
 	"shardis/server"
 )
@@ -386,6 +387,7 @@ func (cn *conn) keepPartialTail(off int) {
 	switch rest := cn.partial[off:]; {
 	case off == 0:
 	case len(rest) == 0:
+		memfree.Released(cap(cn.partial)) // the batch holds it until its replies are written
 		cn.partial = nil
 	case len(rest) < 64<<10:
 		cn.partial = append(growFor(nil, len(rest), cn.need), rest...)
@@ -394,21 +396,31 @@ func (cn *conn) keepPartialTail(off int) {
 	}
 }
 
-// growFor returns p with room for n more bytes. When the parser knows the command needs more
-// (a big argument being received), the room is made for all of it at once, so the argument is
-// received into its final place; otherwise the capacity doubles.
+// growFor returns p with room for n more bytes. The capacity doubles from what arrived, and
+// never passes need, the size the parser knows the command has (a big argument being
+// received): the memory follows the bytes that came, never the length a bulk header
+// announced, so a client that announces 512 MB and sends a few KB costs a few KB. A big
+// argument is copied a logarithmic number of times, amortised O(n), as it grows.
 func growFor(p []byte, n, need int) []byte {
 	want := len(p) + n
 	if want <= cap(p) {
 		return p
 	}
 	c := max(want, 2*cap(p), 512)
-	if need > c {
-		c = need
+	if need > want && 2*c > need {
+		c = need // the next doubling would pass it: this one is the last
 	}
 	grown := make([]byte, len(p), c)
 	copy(grown, p)
 	return grown
+}
+
+// releaseInput lets go of the connection's partial buffer (the connection closed), and has
+// a big one given back to the system (see memfree).
+func (cn *conn) releaseInput() {
+	n := cap(cn.partial)
+	cn.partial, cn.need = nil, 0
+	memfree.Released(n)
 }
 
 // adopt copies the consumed input into the batch arena and points every argument that

@@ -256,6 +256,7 @@ func (s *Server) OnClose(c gnet.Conn, _ error) gnet.Action {
 			u.Unblock(server.UnblockGone) // its waiters leave every shard's table
 		}
 		cn.stopStreams()
+		cn.releaseInput()
 	}
 	return gnet.None
 }

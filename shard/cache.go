@@ -170,6 +170,23 @@ func (c *keyCache) putLocked(key, val []byte, exists, insert bool) ([]byte, bool
 	return slot.val, ok
 }
 
+// putBigLocked is putLocked of a written meta key whose value is head followed by tail (see
+// entry.tail). A value too big to keep is not joined only to be dropped: the cache forgets
+// the key.
+func (c *keyCache) putBigLocked(key, head, tail []byte) {
+	if c.budget <= 0 {
+		return
+	}
+	if int64(len(key)+len(head)+len(tail))+cacheEntryOverhead > c.budget/8 {
+		if i, ok := c.index[string(key)]; ok {
+			c.drop(i)
+		}
+		return
+	}
+	v := make([]byte, 0, len(head)+len(tail))
+	c.putLocked(key, append(append(v, head...), tail...), true, true)
+}
+
 // drop removes slot i.
 func (c *keyCache) drop(i int32) {
 	s := &c.slots[i]

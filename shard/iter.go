@@ -77,7 +77,7 @@ func (tx *Tx) iterCF(p int, cf *grocksdb.ColumnFamilyHandle, lower, upper []byte
 		if raw < string(lower) || (upper != nil && raw >= string(upper)) {
 			continue
 		}
-		x.pending = append(x.pending, pendingKV{key: []byte(raw), val: e.val, exists: e.exists})
+		x.pending = append(x.pending, pendingKV{key: []byte(raw), val: tx.joinTail(k, e), exists: e.exists})
 	}
 	slices.SortFunc(x.pending, func(a, b pendingKV) int {
 		if reverse {

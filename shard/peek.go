@@ -2,6 +2,7 @@ package shard
 
 import (
 	"shardis/codec"
+	"shardis/internal/memfree"
 )
 
 // PeekMeta reads the committed meta of key in logical db from outside the shard goroutine,
@@ -26,6 +27,7 @@ func (s *Store) PeekMeta(db int, key []byte, nowMs int64, buf []byte) (m codec.M
 		found = v.Exists()
 		val = clip(v.Data())
 		v.Destroy()
+		memfree.Released(len(val)) // a big value read is garbage once its reply is written
 		sh.cache.putIfEpoch(buf, val, found, epoch)
 	}
 	if sh.dbmapPub[db].Load() != pdb {

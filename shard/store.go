@@ -644,6 +644,29 @@ func (s *Store) flushMemtables() error {
 	return errors.Join(errs...)
 }
 
+// flushAfterBytes is the size of a commit after which its shards' memtables are flushed at
+// once (flushSoon).
+const flushAfterBytes = 64 << 20
+
+// flushSoon asks RocksDB to write sh's memtables to table files, without waiting for it. A
+// big commit (a 512 MB value is in the memtables twice, as the key's value and in its binlog
+// record) fills them past their budget, but RocksDB schedules that flush only at the shard's
+// next write: until then the memory stays taken. The disk guard counts what the memtables
+// hold as room a flush needs, so flushing early asks for no more.
+func (s *Store) flushSoon(sh *Shard) {
+	if s.disk.low.Load() {
+		return
+	}
+	fo := grocksdb.NewDefaultFlushOptions()
+	defer fo.Destroy()
+	fo.SetWait(false)
+	for _, cf := range []*grocksdb.ColumnFamilyHandle{sh.cf, sh.logCF} {
+		if err := s.db.FlushCF(cf, fo); err != nil {
+			log.Printf("shard %d: flush after a big write: %v", sh.id, err)
+		}
+	}
+}
+
 func (s *Store) closeDB() {
 	for _, sh := range s.shards {
 		sh.destroy()

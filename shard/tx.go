@@ -12,6 +12,7 @@ import (
 
 	"shardis/binlog"
 	"shardis/codec"
+	"shardis/internal/memfree"
 	"shardis/ttl"
 )
 
@@ -33,6 +34,7 @@ type Tx struct {
 	overlay map[string]entry // holder-shard index (2 bytes) | raw key -> latest state
 	ranges  []rangeDel       // DeleteRange tombstones written by this transaction
 	arena   []byte           // copies of values read from RocksDB, reset at commit
+	tails   [][]byte         // big values the overlay references (entry.tail)
 	scratch []byte
 	wbBytes int64 // about what the WriteBatch holds (the disk guard's estimate)
 	nowMs   int64
@@ -89,7 +91,11 @@ type Tx struct {
 
 // entry is the transaction's latest knowledge of one raw key.
 type entry struct {
-	val    []byte
+	val []byte
+	// tail, when not 0, says the value goes on after val with tx.tails[tail-1]: a big string's
+	// bytes, referenced from the caller (SetMeta), which go into the WriteBatch at commit
+	// without a Go copy. An index, not a slice, keeps the overlay's entries small.
+	tail   int32
 	exists bool
 	dirty  bool // written by this transaction (false: cached read)
 }
@@ -213,6 +219,9 @@ func (tx *Tx) getMetaHead(p int, raw []byte) ([]byte, bool) { return tx.read(p, 
 func (tx *Tx) read(p int, raw []byte, headOK bool) ([]byte, bool) {
 	ok := tx.overlayKey(p, raw)
 	if e, found := tx.overlay[string(ok)]; found {
+		if e.tail != 0 && !headOK {
+			return tx.joinTail(string(ok), e), e.exists
+		}
 		return e.val, e.exists
 	}
 	if tx.inRangeDel(p, raw) {
@@ -246,6 +255,28 @@ func (tx *Tx) read(p int, raw []byte, headOK bool) ([]byte, bool) {
 	return val, true
 }
 
+// joinTail makes overlay entry e (under overlay key k) of a referenced big value one slice,
+// for a read of the whole value within the transaction that wrote it: rare, and copied once.
+func (tx *Tx) joinTail(k string, e entry) []byte {
+	if e.tail == 0 {
+		return e.val
+	}
+	tail := tx.tailOf(e)
+	v := make([]byte, 0, len(e.val)+len(tail))
+	v = append(append(v, e.val...), tail...)
+	e.val, e.tail = v, 0
+	tx.overlay[k] = e
+	return v
+}
+
+// tailOf returns the referenced rest of e's value (nil for none).
+func (tx *Tx) tailOf(e entry) []byte {
+	if e.tail == 0 {
+		return nil
+	}
+	return tx.tails[e.tail-1]
+}
+
 func (tx *Tx) inRangeDel(p int, raw []byte) bool {
 	for _, r := range tx.ranges {
 		if r.part == p && bytes.Compare(raw, r.lower) >= 0 && bytes.Compare(raw, r.upper) < 0 {
@@ -268,7 +299,11 @@ func (tx *Tx) putRaw(p int, raw, val []byte) {
 }
 
 // putArena is putRaw of the value the caller appended to tx.arena from start on.
-func (tx *Tx) putArena(p int, raw []byte, start int) {
+func (tx *Tx) putArena(p int, raw []byte, start int) { tx.putArenaTail(p, raw, start, nil) }
+
+// putArenaTail is putArena of a value that goes on with tail, which is referenced: it must not
+// change until the transaction commits.
+func (tx *Tx) putArenaTail(p int, raw []byte, start int, tail []byte) {
 	if tx.needsShard() {
 		tx.arena = tx.arena[:start]
 		return
@@ -277,7 +312,12 @@ func (tx *Tx) putArena(p int, raw []byte, start int) {
 	if tx.saving {
 		tx.noteUndo(k)
 	}
-	tx.overlay[k] = entry{val: tx.arena[start:len(tx.arena):len(tx.arena)], exists: true, dirty: true}
+	e := entry{val: tx.arena[start:len(tx.arena):len(tx.arena)], exists: true, dirty: true}
+	if tail != nil {
+		tx.tails = append(tx.tails, tail)
+		e.tail = int32(len(tx.tails))
+	}
+	tx.overlay[k] = e
 	tx.noteWrite(p, raw, false)
 }
 
@@ -395,7 +435,8 @@ func (tx *Tx) Exists(db int, key []byte) bool {
 
 // SetMeta creates or replaces key in logical db with m, keeping the key count and the TTL
 // index in step. Replacing a collection with a new version makes its old data keys
-// invisible; they are reclaimed in the background.
+// invisible; they are reclaimed in the background. A string value of at least refValueMin
+// bytes is referenced, not copied: it must not change until the transaction commits.
 func (tx *Tx) SetMeta(db int, key []byte, m *codec.Meta) {
 	p := tx.part(key)
 	if p < 0 {
@@ -442,9 +483,17 @@ func (tx *Tx) SetMeta(db int, key []byte, m *codec.Meta) {
 		}
 		part.countsDirty = true
 	}
-	// Encoded straight into the arena the overlay points into: a big value is copied once
-	// here (and once more by RocksDB into the WriteBatch at commit).
+	// Encoded straight into the arena the overlay points into. A big string's value is not
+	// copied here: the overlay references it after the header, and RocksDB copies it into the
+	// WriteBatch at commit.
 	start := len(tx.arena)
+	if m.Type == codec.TypeString && len(m.Value) >= refValueMin && !tx.view {
+		head := *m
+		head.Value = nil
+		tx.arena = codec.AppendMeta(tx.arena, &head)
+		tx.putArenaTail(p, mk, start, m.Value)
+		return
+	}
 	tx.arena = codec.AppendMeta(tx.arena, m)
 	tx.putArena(p, mk, start)
 }
@@ -527,6 +576,19 @@ func (tx *Tx) logArgs(p, db int, args [][]byte) {
 	k := binlog.AppendKey(nil, part.nextSeq)
 	part.nextSeq++
 	part.logMaxMs = max(part.logMaxMs, tx.nowMs)
+	if len(tx.shards) == 1 && hasBigArg(args) {
+		// The big argument goes into the WriteBatch from the command's bytes, not through a
+		// Go copy of the whole record.
+		var parts [][]byte
+		tx.scratch, parts = binlog.AppendRecordParts(tx.scratch[:0], tx.nowMs, db, args, refValueMin, nil)
+		putV(tx.wb, tx.shards[p].logCF, k, parts...)
+		for _, part := range parts {
+			tx.wbBytes += int64(len(part))
+		}
+		tx.wbBytes += int64(len(k))
+		tx.store.Dirty.Add(1)
+		return
+	}
 	tx.scratch = binlog.AppendRecord(tx.scratch[:0], tx.nowMs, db, args)
 	if len(tx.shards) > 1 {
 		tx.holdForUnit(p, k, tx.scratch)
@@ -535,6 +597,15 @@ func (tx *Tx) logArgs(p, db int, args [][]byte) {
 	}
 	tx.wbBytes += int64(len(k) + len(tx.scratch))
 	tx.store.Dirty.Add(1)
+}
+
+func hasBigArg(args [][]byte) bool {
+	for _, a := range args {
+		if len(a) >= refValueMin {
+			return true
+		}
+	}
+	return false
 }
 
 // ---- commit ----
@@ -565,9 +636,14 @@ func (tx *Tx) commitWrites() error {
 		cf := tx.shards[int(k[0])<<8|int(k[1])].cf
 		raw := unsafe.Slice(unsafe.StringData(k[2:]), len(k)-2) // read-only; RocksDB copies it
 		tx.wbBytes += int64(len(raw) + len(e.val))
-		if e.exists {
+		switch {
+		case e.exists && e.tail != 0:
+			tail := tx.tailOf(e)
+			tx.wbBytes += int64(len(tail))
+			putV(tx.wb, cf, raw, e.val, tail)
+		case e.exists:
 			tx.wb.PutCF(cf, raw, e.val)
-		} else {
+		default:
 			tx.wb.DeleteCF(cf, raw)
 		}
 	}
@@ -624,6 +700,11 @@ func (tx *Tx) commitWrites() error {
 	if err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
+	if tx.wbBytes >= flushAfterBytes {
+		for _, sh := range tx.shards {
+			tx.store.flushSoon(sh)
+		}
+	}
 	for i, sh := range tx.shards {
 		p := &tx.parts[i]
 		for pdb := range p.keys {
@@ -669,6 +750,10 @@ func (tx *Tx) writeThrough() {
 		}
 		p := int(k[0])<<8 | int(k[1])
 		raw := unsafe.Slice(unsafe.StringData(k[2:]), len(k)-2) // read-only; the cache copies it
+		if e.tail != 0 {
+			tx.shards[p].cache.putBigLocked(raw, e.val, tx.tailOf(e))
+			continue
+		}
 		tx.shards[p].cache.putLocked(raw, e.val, e.exists, raw[0] == codec.PrefixMeta)
 	}
 	for _, sh := range tx.shards {
@@ -687,6 +772,9 @@ func (tx *Tx) reset() {
 		// pinned in C memory for the shard's life.
 		tx.wb.Destroy()
 		tx.wb = grocksdb.NewWriteBatch()
+		// The Go memory of a big value (the command's input) is let go once its reply is
+		// written: have it given back to the system soon after.
+		memfree.Released(int(tx.wbBytes))
 	default:
 		tx.wb.Clear()
 	}
@@ -699,6 +787,8 @@ func (tx *Tx) reset() {
 		clear(tx.overlay)
 	}
 	tx.ranges = tx.ranges[:0]
+	clear(tx.tails) // the callers' values
+	tx.tails = tx.tails[:0]
 	tx.resetUnit()
 	clear(tx.touched)
 	tx.touched = tx.touched[:0]
@@ -707,8 +797,9 @@ func (tx *Tx) reset() {
 	tx.undo = tx.undo[:0]
 	tx.resetTracked()
 	tx.readyNext = 0
-	if cap(tx.arena) > 1<<20 {
-		tx.arena = nil // do not pin one huge value's memory forever
+	if n := cap(tx.arena); n > 1<<20 {
+		tx.arena = nil      // do not pin one huge value's memory forever
+		memfree.Released(n) // a big value read: its reply is written soon
 	}
 	if cap(tx.scratch) > 1<<20 {
 		tx.scratch = nil // nor the binlog record of one
