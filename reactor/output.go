@@ -3,13 +3,12 @@ package reactor
 import (
 	"bytes"
 	"log"
-	"runtime/debug"
-	"sync/atomic"
 	"time"
 
 	"github.com/panjf2000/gnet/v2"
 
 	"shardis/executor"
+	"shardis/internal/memfree"
 )
 
 // client-output-buffer-limit. What a connection holds for a client is counted by bytes as
@@ -28,7 +27,7 @@ import (
 //     again while the socket is slow (the soft limit's time).
 //
 // A connection over its limit is dropped at once, nothing more written, its replies let go
-// and the memory handed back to the system (returnMemory). Redis does the same: a client
+// and the memory handed back to the system (memfree.Released). Redis does the same: a client
 // flagged CLOSE_ASAP has no more of its input processed and no more output written.
 
 // outputLimit is one connection class's client-output-buffer-limit (0: none).
@@ -198,36 +197,6 @@ func (cn *conn) dropForOutput() gnet.Action {
 	b.reset()
 	cn.busy = false
 	cn.unsentOut.Store(0)
-	returnMemory(held)
+	memfree.Released(int(held)) // its replies are garbage once the loop lets go of them
 	return gnet.Close
-}
-
-// Handing memory back to the system. Go's scavenger returns freed heap pages slowly (a few
-// percent a second), so after a connection that held hundreds of MB of replies is dropped
-// the process would keep that much resident for minutes; Redis's allocator returns it at
-// once. A drop of at least returnAfter bytes asks for debug.FreeOSMemory (a full collection,
-// then every free page back) in a goroutine of its own, at most once per returnEvery: drops
-// meanwhile are covered by the next one.
-const (
-	returnAfter = 32 << 20
-	returnEvery = time.Second
-)
-
-var (
-	returnPending atomic.Bool
-	returnedAt    atomic.Int64 // unix ns of the last FreeOSMemory
-)
-
-func returnMemory(released int64) {
-	if released < returnAfter || !returnPending.CompareAndSwap(false, true) {
-		return
-	}
-	go func() {
-		// The dropped connection's buffers become garbage once the loop lets go of it.
-		wait := time.Until(time.Unix(0, returnedAt.Load()).Add(returnEvery))
-		time.Sleep(max(wait, 10*time.Millisecond))
-		returnedAt.Store(time.Now().UnixNano())
-		returnPending.Store(false)
-		debug.FreeOSMemory()
-	}()
 }
