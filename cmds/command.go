@@ -196,6 +196,12 @@ type Ctx struct {
 	// the rest of its reply after W.Buf; the caller sends it and closes it.
 	Streamable bool
 	Stream     *shard.Stream
+	// ReplyLimit, when positive, is the size past which the reply would get the client
+	// dropped for client-output-buffer-limit. A command whose reply size a client's count sets
+	// rather than the data (SRANDMEMBER, HRANDFIELD, ZRANDMEMBER with a negative count) stops
+	// making it there (ReplyOverLimit), as Redis stops adding to a client it is to close: the
+	// cut reply is never sent.
+	ReplyLimit int
 
 	// PeekBuf is scratch space a Peek may use, kept by the caller between commands; NowMs is
 	// the command's clock (unix ms) for a Peek. LatePeek says the Peek runs after the rest of
@@ -245,6 +251,9 @@ type Ctx struct {
 	// nothing for it.
 	Strayed bool
 }
+
+// ReplyOverLimit reports whether the reply made so far passed ReplyLimit (see there).
+func (c *Ctx) ReplyOverLimit() bool { return c.ReplyLimit > 0 && len(c.W.Buf) > c.ReplyLimit }
 
 // BlockHost receives the outcome of a command that blocked. The reactor's slot implements it.
 type BlockHost interface {

@@ -561,16 +561,37 @@ func hrandfield(c *Ctx) {
 }
 
 // hashRandomRepeat replies n fields drawn with repetition, in random order (HRANDFIELD with a
-// negative count, or a count of 1): the walk collects only the fields drawn.
+// negative count, or a count of 1). n is the client's number, not the hash's size: when it
+// reaches the size the hash is read once and drawn from, otherwise the walk collects only the
+// fields drawn; either way what is held is bounded by the hash, and the reply stops where it
+// would get the client dropped (Ctx.ReplyOverLimit).
 func hashRandomRepeat(c *Ctx, h *datatype.Hash, n uint64, withValues bool) {
+	type fv struct{ f, v []byte }
+	size := uint64(h.Len())
+	if n >= size {
+		all := make([]fv, 0, size)
+		it := h.Iter(nil)
+		for ; it.Valid(); it.Next() {
+			all = append(all, fv{bytes.Clone(it.Field()), bytes.Clone(it.Value())})
+		}
+		it.Close()
+		hashRandReplyLen(c, int(n), withValues)
+		for i := range n {
+			if i%randCheckEvery == 0 && c.ReplyOverLimit() {
+				return
+			}
+			e := all[rand.IntN(len(all))]
+			hashRandItem(c, e.f, e.v, withValues)
+		}
+		return
+	}
 	draws := make([]uint64, n)
 	for i := range draws {
-		draws[i] = rand.Uint64N(uint64(h.Len()))
+		draws[i] = rand.Uint64N(size)
 	}
 	wanted := slices.Clone(draws)
 	slices.Sort(wanted)
 	wanted = slices.Compact(wanted)
-	type fv struct{ f, v []byte }
 	got := make(map[uint64]fv, len(wanted))
 	h.At(wanted, func(i int, field, val []byte) {
 		got[wanted[i]] = fv{bytes.Clone(field), bytes.Clone(val)}

@@ -306,7 +306,10 @@ func setRepeatSample(c *Ctx, s *datatype.Set, k uint64) {
 	if k >= uint64(s.Len()) {
 		all := s.Members()
 		c.W.ArrayLen(int(k))
-		for range k {
+		for i := range k {
+			if i%randCheckEvery == 0 && c.ReplyOverLimit() {
+				return // k is the client's number: the reply stops where it gets it dropped
+			}
 			c.W.Bulk(all[rand.IntN(len(all))])
 		}
 		return

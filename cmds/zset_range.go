@@ -478,6 +478,10 @@ func zmpopFrom(c *Ctx, keys [][]byte, max bool, count int64) (popped, ok bool) {
 
 // ---- ZRANDMEMBER ----
 
+// randCheckEvery is how often a reply whose size is a client's count looks at
+// Ctx.ReplyOverLimit.
+const randCheckEvery = 4096
+
 // zsetRandChunk bounds the random draws of ZRANDMEMBER with a negative count resolved in one
 // walk of the set.
 const zsetRandChunk = 1 << 20
@@ -538,7 +542,7 @@ func zsetRandCount(c *Ctx, l int64, withScores bool) {
 			count = 1
 		}
 		zsetReplyLen(c, int(count), withScores)
-		for count > 0 {
+		for count > 0 { // count is the client's: the reply stops at Ctx.ReplyLimit
 			k := min(count, zsetRandChunk)
 			draws := make([]uint64, k)
 			for i := range draws {
@@ -548,7 +552,10 @@ func zsetRandCount(c *Ctx, l int64, withScores bool) {
 			slices.Sort(idx)
 			idx = slices.Compact(idx)
 			elems := z.MembersAt(idx)
-			for _, d := range draws {
+			for n, d := range draws {
+				if n%randCheckEvery == 0 && c.ReplyOverLimit() {
+					return
+				}
 				i, _ := slices.BinarySearch(idx, d)
 				zsetReplyElem(c, elems[i].Member, elems[i].Score, withScores)
 			}

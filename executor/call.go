@@ -260,7 +260,15 @@ type Frame struct {
 	budget     *OutputBudget
 	unreported int64
 	slice      int64
+	// replyLimit, without a budget, is the Ctx.ReplyLimit of the calls run with this frame
+	// (LimitReplies).
+	replyLimit int64
 }
+
+// LimitReplies sets the size past which a reply made with f would get its client dropped
+// (Ctx.ReplyLimit; 0: none), for a frame without a budget: the loop's, whose caller checks
+// each reply once made.
+func (f *Frame) LimitReplies(n int64) { f.replyLimit = n }
 
 // OutputBudget bounds the reply bytes a connection's commands may produce before they are
 // sent: client-output-buffer-limit's hard limit, less what the connection already holds. The
@@ -320,6 +328,11 @@ func (f *Frame) prepare(c *Call, cl *server.Client, tx *shard.Tx) *cmds.Ctx {
 		Multi:   c.Multi,
 		Caching: c.Caching,
 		Origin:  c.Origin,
+	}
+	if b := f.budget; b != nil {
+		ctx.ReplyLimit = int(max(1, b.limit-b.used.Load()-f.unreported))
+	} else {
+		ctx.ReplyLimit = int(f.replyLimit)
 	}
 	return ctx
 }

@@ -66,12 +66,17 @@ const outputSlice = 16 << 10
 // is to be dropped once the commands dispatched before it ran: the rest of the input is not
 // parsed (closeAfterFlush).
 func (cn *conn) dispatch(start int) bool {
+	b := &cn.b
+	if len(b.slots) == 0 { // a new batch: the limit it is held to
+		b.lim, b.held = cn.outputLimit(), 0
+	}
+	if b.lim.hard > 0 { // what a reply made in the loop may take (Ctx.ReplyLimit)
+		b.loop.LimitReplies(max(1, b.lim.hard-int64(cn.gc.OutboundBuffered())-b.held))
+	} else {
+		b.loop.LimitReplies(0)
+	}
 	if !cn.dispatchCommand(start) {
 		return false
-	}
-	b := &cn.b
-	if len(b.slots) == 1 { // a new batch: the limit it is held to
-		b.lim, b.held = cn.outputLimit(), 0
 	}
 	if !b.lim.active() {
 		return true

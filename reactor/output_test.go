@@ -195,3 +195,41 @@ func TestOutputLimit_First16KiBNotCounted(t *testing.T) {
 	}
 	waitGone(t, ask, id)
 }
+
+// A reply whose size the client's count sets, not the data (SRANDMEMBER, HRANDFIELD and
+// ZRANDMEMBER with a negative count), stops being made where it passes the hard limit, as
+// Redis stops adding to a client it is to close: one such command cannot make gigabytes.
+func TestOutputLimit_CountSizedReply_StopsAtHardLimit(t *testing.T) {
+	s := testserver.Start(t)
+	ask := outputAdmin(t, s, "normal 4mb 0 0")
+	for _, setup := range [][]string{{"SADD", "s", "a", "b"}, {"HSET", "h", "f", "v"}, {"ZADD", "z", "1", "m"}} {
+		if got := ask(setup...); got != ":1\r\n" && got != ":2\r\n" {
+			t.Fatalf("%v = %q", setup, got)
+		}
+	}
+	// 20 million draws: about 140 MB of reply each (280 MB with values or scores).
+	for _, cmd := range []string{"SRANDMEMBER s -20000000", "HRANDFIELD h -20000000 WITHVALUES",
+		"ZRANDMEMBER z -20000000 WITHSCORES"} {
+		t.Run(strings.Fields(cmd)[0], func(t *testing.T) {
+			lazy, lr := dialReader(t, s.Addr)
+			id := clientID(t, lazy, lr)
+			alloc := allocatedDuring(func() {
+				if _, err := lazy.Write([]byte(cmd + "\r\nSET after 1\r\n")); err != nil {
+					t.Fatal(err)
+				}
+				waitGone(t, ask, id)
+			})
+			t.Logf("%s: %d MiB allocated, limit 4 MiB", cmd, alloc>>20)
+			if alloc > 64<<20 && !raceDetector {
+				t.Fatalf("%s: %d MiB allocated with a 4 MiB limit: the reply was made whole", cmd, alloc>>20)
+			}
+			_ = lazy.SetReadDeadline(time.Now().Add(120 * time.Second))
+			if n, _ := io.Copy(io.Discard, lr); n >= 4<<20 {
+				t.Fatalf("%s: %d bytes arrived past a 4 MiB limit", cmd, n)
+			}
+			if got := ask("EXISTS", "after"); got != ":0\r\n" {
+				t.Fatalf("the SET after the cut reply ran: EXISTS = %q", got)
+			}
+		})
+	}
+}
