@@ -30,7 +30,9 @@ type batch struct {
 	adopted int      // argv[:adopted] point into arena (see conn.adopt)
 	slots   []slot
 	steps   []step
-	jobs    []shardJob // one per shard, reused; a job's slots are the ones of the current step
+	// jobs has one job per shard, made when the connection first needs that shard (job) and
+	// reused; a job's slots are the ones of the current step.
+	jobs    []*shardJob
 	step    int
 	flushed int // slots whose replies the loop has written (see conn.flush)
 	// queued: a slot of this batch waits for a shard, so later commands must wait too (a
@@ -38,10 +40,11 @@ type batch struct {
 	queued bool
 	// loop is the executor's scratch for the commands the loop answers itself (peek, view,
 	// connection commands); coord is the coordinator's, and coordCalls its list of calls.
-	loop, coord executor.Frame
-	coordCalls  []*executor.Call
-	coordAt     []int    // the slot of each of coordCalls
-	keyBuf      [][]byte // scratch for the key arguments when routing (executor.OneShard)
+	loop       executor.Frame
+	coord      *executor.Frame // made by the first coordinated step: most connections have none
+	coordCalls []*executor.Call
+	coordAt    []int    // the slot of each of coordCalls
+	keyBuf     [][]byte // scratch for the key arguments when routing (executor.OneShard)
 	// hasLate: some slot is a late read (slot.late); laterWrite is plan's scratch for them.
 	hasLate    bool
 	laterWrite []bool
@@ -325,9 +328,11 @@ func (b *batch) run(from origin) {
 
 // postFanout posts the step's jobs and reports whether any was posted.
 func (b *batch) postFanout(st *step, fromShard bool) bool {
-	for i := range b.jobs {
-		b.jobs[i].slots = b.jobs[i].slots[:0]
-		b.jobs[i].Reset()
+	for _, j := range b.jobs {
+		if j != nil {
+			j.slots = j.slots[:0]
+			j.Reset()
+		}
 	}
 	var posted int32
 	for i := st.from; i < st.to; i++ {
@@ -335,7 +340,7 @@ func (b *batch) postFanout(st *step, fromShard bool) bool {
 		if s.finished {
 			continue
 		}
-		j := &b.jobs[s.shard]
+		j := b.job(s.shard)
 		if len(j.slots) == 0 {
 			posted++
 		}
@@ -347,17 +352,16 @@ func (b *batch) postFanout(st *step, fromShard bool) bool {
 		return false
 	}
 	budget, slice := b.budgetFor(int(posted))
-	for i := range b.jobs {
-		if j := &b.jobs[i]; len(j.slots) > 0 {
+	for _, j := range b.jobs {
+		if j != nil && len(j.slots) > 0 {
 			j.SetBudget(budget, slice)
 		}
 	}
 	b.pending.Store(posted)
 	// Once the last job is posted the step may finish at any moment and the next step reuse
 	// b.jobs, so nothing of b is read after the last post.
-	for i := range b.jobs {
-		j := &b.jobs[i]
-		if len(j.slots) == 0 {
+	for _, j := range b.jobs {
+		if j == nil || len(j.slots) == 0 {
 			continue
 		}
 		posted--
@@ -368,6 +372,19 @@ func (b *batch) postFanout(st *step, fromShard bool) bool {
 		}
 	}
 	return true
+}
+
+// job returns the batch's job for shard id, made the first time the connection needs that
+// shard: a connection that never reaches a shard (idle in a pool, or answered by the loop)
+// holds no job, a few hundred bytes each.
+func (b *batch) job(id int) *shardJob {
+	j := b.jobs[id]
+	if j == nil {
+		j = &shardJob{b: b}
+		j.Job = b.conn.srv.exec.NewJob(id, b.conn.client, j)
+		b.jobs[id] = j
+	}
+	return j
 }
 
 // JobDone is called after the group holding the job committed (executor.JobOwner). A call
@@ -460,8 +477,11 @@ func (b *batch) runCoordinated(st *step) {
 		}
 	}
 	b.coordCalls, b.coordAt = calls, at
+	if b.coord == nil {
+		b.coord = new(executor.Frame)
+	}
 	b.coord.SetBudget(b.budgetFor(1))
-	strayed, err := b.conn.srv.exec.RunHolding(&b.coord, st.shards, calls, b.conn.client)
+	strayed, err := b.conn.srv.exec.RunHolding(b.coord, st.shards, calls, b.conn.client)
 	if strayed >= 0 {
 		b.strayedAt = at[strayed]
 	}

@@ -348,3 +348,39 @@ func TestMemory_BigSetPeakHeapSmallMultipleOfValue(t *testing.T) {
 		t.Fatalf("the heap grew by %d MiB for a %d MiB value; want at most 2.25 times", peak>>20, size>>20)
 	}
 }
+
+// An idle connection holds little: what runs a command in a shard is made the first time the
+// connection sends one there, not when it connects (Redis: about 1.9 KB per idle client). The
+// heap held per connection counts both ends here, the test's client sockets too.
+func TestMemory_IdleConnectionsHoldLittle(t *testing.T) {
+	s := testserver.Start(t, "--shards", "16")
+	const conns = 1000
+	heap := func() uint64 {
+		var m runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	before := heap()
+	open := make([]net.Conn, 0, conns)
+	defer func() {
+		for _, c := range open {
+			c.Close()
+		}
+	}()
+	for range conns {
+		c, r := dialReader(t, s.Addr)
+		open = append(open, c)
+		if _, err := c.Write([]byte("PING\r\n")); err != nil {
+			t.Fatal(err)
+		}
+		if line, err := r.ReadString('\n'); err != nil || line != "+PONG\r\n" {
+			t.Fatalf("PING = %q, %v", line, err)
+		}
+	}
+	per := (int64(heap()) - int64(before)) / conns
+	t.Logf("%d bytes of heap per idle connection (both ends), 16 shards", per)
+	if per > 6<<10 {
+		t.Fatalf("%d bytes of heap per idle connection, want under 6 KiB", per)
+	}
+}

@@ -214,12 +214,7 @@ func (s *Server) OnOpen(c gnet.Conn) ([]byte, gnet.Action) {
 	cn := &conn{srv: s, gc: c, client: cl}
 	cn.b.conn = cn
 	cn.b.strayedAt = -1
-	cn.b.jobs = make([]shardJob, s.exec.NumShards())
-	for i := range cn.b.jobs {
-		j := &cn.b.jobs[i]
-		j.b = &cn.b
-		j.Job = s.exec.NewJob(i, cl, j)
-	}
+	cn.b.jobs = make([]*shardJob, s.exec.NumShards())
 	cl.Kill = func() { _ = c.Close() }
 	cl.Write = func(p []byte) error {
 		return c.AsyncWrite(append([]byte(nil), p...), nil)
