@@ -46,7 +46,38 @@ func openCjson(L *lua.LState) *lua.LTable {
 		L.Push(v)
 		return 1
 	}))
+	keepBuffer := true
+	t.RawSetString("encode_keep_buffer", L.NewFunction(func(L *lua.LState) int {
+		cjsonBoolOption(L, "encode_keep_buffer", &keepBuffer)
+		return 1
+	}))
+	t.RawSetString("_NAME", lua.LString("cjson"))
+	t.RawSetString("_VERSION", lua.LString("2.1.0"))
 	return t
+}
+
+// cjsonBoolOption is lua-cjson 2.1.0's json_enum_option for an on/off setting: an optional
+// boolean or "off"/"on" sets it (its setting has no effect on shardis's encoder, which keeps
+// no buffer between calls); the setting is returned as a boolean.
+func cjsonBoolOption(L *lua.LState, name string, setting *bool) {
+	if L.GetTop() > 1 {
+		L.RaiseError("bad argument #2 to '%s' (found too many arguments)", name)
+	}
+	switch v := L.Get(1).(type) {
+	case *lua.LNilType:
+	case lua.LBool:
+		*setting = bool(v)
+	default:
+		switch opt := checkString(L, 1); opt {
+		case "off":
+			*setting = false
+		case "on":
+			*setting = true
+		default:
+			L.RaiseError("bad argument #1 to '%s' (invalid option '%s')", name, opt)
+		}
+	}
+	L.Push(lua.LBool(*setting))
 }
 
 func cjsonEncode(b *strings.Builder, v lua.LValue, null *lua.LUserData, depth int) string {

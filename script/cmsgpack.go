@@ -17,6 +17,25 @@ func openMsgpack(L *lua.LState) *lua.LTable {
 	t := L.NewTable()
 	t.RawSetString("pack", L.NewFunction(msgpackPack))
 	t.RawSetString("unpack", L.NewFunction(msgpackUnpack))
+	t.RawSetString("unpack_one", L.NewFunction(func(L *lua.LState) int {
+		offset := 0.0
+		if L.Get(2) != lua.LNil {
+			offset = checkNumber(L, 2)
+		}
+		return msgpackUnpackFull(L, 1, int64(offset))
+	}))
+	t.RawSetString("unpack_limit", L.NewFunction(func(L *lua.LState) int {
+		limit := checkNumber(L, 2)
+		offset := 0.0
+		if L.Get(3) != lua.LNil {
+			offset = checkNumber(L, 3)
+		}
+		return msgpackUnpackFull(L, int64(limit), int64(offset))
+	}))
+	t.RawSetString("_NAME", lua.LString("cmsgpack"))
+	t.RawSetString("_VERSION", lua.LString("lua-cmsgpack 0.4.0"))
+	t.RawSetString("_COPYRIGHT", lua.LString("Copyright (C) 2012, Salvatore Sanfilippo"))
+	t.RawSetString("_DESCRIPTION", lua.LString("MessagePack C implementation for Lua"))
 	return t
 }
 
@@ -99,10 +118,12 @@ func msgpackEncode(b []byte, v lua.LValue, level int) []byte {
 			b = append(b, 0xdf)
 			b = binary.BigEndian.AppendUint32(b, uint32(n))
 		}
-		v.ForEach(func(k, val lua.LValue) {
+		// In the table's insertion order (gopher-lua's next), not ForEach's Go map order,
+		// so that a table packs the same bytes every time.
+		for k, val := v.Next(lua.LNil); k != lua.LNil; k, val = v.Next(k) {
 			b = msgpackEncode(b, k, level+1)
 			b = msgpackEncode(b, val, level+1)
-		})
+		}
 		return b
 	}
 	return append(b, 0xc0)
@@ -160,21 +181,45 @@ type msgpackDecoder struct {
 	err string
 }
 
-func msgpackUnpack(L *lua.LState) int {
-	s := L.CheckString(1)
-	d := &msgpackDecoder{L: L, s: s}
+func msgpackUnpack(L *lua.LState) int { return msgpackUnpackFull(L, 0, 0) }
+
+// msgpackUnpackFull is lua-cmsgpack's mp_unpack_full: it decodes up to limit objects from
+// offset (every object when both are 0) and, unless decoding every object, returns first the
+// offset of the next one (-1 at the end of the input). Its error for a negative offset or
+// limit shows the input's length as the limit, as Redis's does.
+func msgpackUnpackFull(L *lua.LState, limit, offset int64) int {
+	s := checkString(L, 1)
+	decodeAll := limit == 0 && offset == 0
+	if offset < 0 || limit < 0 {
+		L.RaiseError("Invalid request to unpack with offset of %d and limit of %d.", int32(offset), int32(len(s)))
+	} else if offset > int64(len(s)) {
+		L.RaiseError("Start offset %d greater than input length %d.", int32(offset), int32(len(s)))
+	}
+	if decodeAll {
+		limit = math.MaxInt32
+	}
+	d := &msgpackDecoder{L: L, s: s, pos: int(offset)}
 	var out []lua.LValue
-	for d.pos < len(d.s) {
+	for d.pos < len(d.s) && int64(len(out)) < limit {
 		v := d.decode()
 		if d.err != "" {
 			L.RaiseError("%s", d.err)
 		}
 		out = append(out, v)
 	}
+	n := len(out)
+	if !decodeAll {
+		next := d.pos
+		if next == len(d.s) {
+			next = -1
+		}
+		L.Push(lua.LNumber(next))
+		n++
+	}
 	for _, v := range out {
 		L.Push(v)
 	}
-	return len(out)
+	return n
 }
 
 // need reports whether n more bytes are there, noting the error when not.

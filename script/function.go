@@ -11,6 +11,8 @@ import (
 	"time"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"shardis/codec"
 )
 
 // Function libraries (FUNCTION LOAD, FCALL), as Redis 7.0 has them.
@@ -333,8 +335,10 @@ func parseLibraryMeta(code string) (libraryMeta, string) {
 	if end < 0 {
 		return libraryMeta{}, "Invalid library metadata"
 	}
-	parts := strings.Fields(code[:end])
-	if len(parts) == 0 {
+	// Redis splits the shebang with sdssplitargs: name="foo" is name=foo, an unbalanced
+	// quote makes it invalid.
+	parts, ok := codec.SplitArgs(code[:end])
+	if !ok || len(parts) == 0 {
 		return libraryMeta{}, "Invalid library metadata"
 	}
 	md := libraryMeta{engine: parts[0][2:], body: code[end:]}

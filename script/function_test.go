@@ -172,3 +172,23 @@ func TestFunctions_RunnersFollowTheCurrentSet(t *testing.T) {
 		t.Fatal("runner of an older set reused")
 	}
 }
+
+// The shebang is split as Redis splits it (sdssplitargs): a quoted name is the name, an
+// unbalanced quote is invalid metadata; texts from redis-server 7.0.15.
+func TestParseLibraryMeta_QuotedShebang_AsRedis(t *testing.T) {
+	body := "\nredis.register_function('f', function() return 1 end)"
+	cases := []struct{ shebang, name, err string }{
+		{`#!lua name="bar"`, "bar", ""},
+		{`#!"lua" name='q'`, "q", ""},
+		{`#!lua "name=x"`, "x", ""},
+		{`#!lua name="bar`, "", "Invalid library metadata"},
+		{`#!lua name="b"x`, "", "Invalid library metadata"},
+		{`#!lua name=a\x41`, `a\x41`, ""},
+	}
+	for _, tc := range cases {
+		md, err := parseLibraryMeta(tc.shebang + body)
+		if md.name != tc.name || err != tc.err || (err == "" && md.engine != "lua") {
+			t.Errorf("%s: name %q engine %q err %q, want name %q err %q", tc.shebang, md.name, md.engine, err, tc.name, tc.err)
+		}
+	}
+}

@@ -64,6 +64,31 @@ func TestScriptLibs_MatchRedis(t *testing.T) {
 		{"return cmsgpack.pack(1, -1, 128, 'abc', {1, 2}, true)", "$12 \x01\xff\xcc\x80\xa3abc\x92\x01\x02\xc3 "},
 		{"return {cmsgpack.unpack('\\147\\1\\2\\3')}", "*1 *3 :1 :2 :3 "},
 		{"return cmsgpack.unpack('\\193')", "ERR user_script:1: Bad data format in input. @1"},
+		{"return {cmsgpack.unpack_one(cmsgpack.pack(1, 2, 3))}", "*2 :1 :1 "},
+		{"return {cmsgpack.unpack_one(cmsgpack.pack(1, 2, 3), '1')}", "*2 :2 :2 "},
+		{"return {cmsgpack.unpack_one(cmsgpack.pack(1, 2, 3), 3)}", "*1 :-1 "},
+		{"return {cmsgpack.unpack_limit(cmsgpack.pack(1, 2, 3), 2)}", "*3 :2 :1 :2 "},
+		{"return {cmsgpack.unpack_limit(cmsgpack.pack(1, 2, 3), 5, 1)}", "*3 :-1 :2 :3 "},
+		{"return {cmsgpack.unpack_limit(cmsgpack.pack(1, 2, 3), 0)}", "*3 :1 :2 :3 "},
+		{"return cmsgpack.unpack_one(cmsgpack.pack(1, 2, 3), 4)", "ERR user_script:1: Start offset 4 greater than input length 3. @1"},
+		{"return cmsgpack.unpack_limit(cmsgpack.pack(1, 2, 3), -1)", "ERR user_script:1: Invalid request to unpack with offset of 0 and limit of 3. @1"},
+		{"return cmsgpack.unpack_one(cmsgpack.pack(1, 2, 3), 'x')", "ERR user_script:1: bad argument #2 to 'unpack_one' (number expected, got string) @1"},
+		{"return cmsgpack.unpack_limit(cmsgpack.pack(1, 2, 3))", "ERR user_script:1: bad argument #2 to 'unpack_limit' (number expected, got no value) @1"},
+		{"return cmsgpack.unpack_one('\\146\\1')", "ERR user_script:1: Missing bytes in input. @1"},
+		{"return {cmsgpack._NAME, cmsgpack._VERSION, cjson._NAME, cjson._VERSION}", "*4 $8 cmsgpack $18 lua-cmsgpack 0.4.0 $5 cjson $5 2.1.0 "},
+		// cjson.encode_keep_buffer: a setting, on by default
+		{"return {cjson.encode_keep_buffer(), cjson.encode_keep_buffer('off'), cjson.encode_keep_buffer(), cjson.encode_keep_buffer(true)}", "*4 :1 $-1 $-1 :1 "},
+		{"return cjson.encode_keep_buffer({1})", "ERR user_script:1: bad argument #1 to 'encode_keep_buffer' (string expected, got table) @1"},
+		{"return cjson.encode_keep_buffer('x')", "ERR user_script:1: bad argument #1 to 'encode_keep_buffer' (invalid option 'x') @1"},
+		{"return cjson.encode_keep_buffer(1, 2)", "ERR user_script:1: bad argument #2 to 'encode_keep_buffer' (found too many arguments) @1"},
+		// numeric strings where Lua 5.1 reads a number (luaL_checknumber, luaL_checkint)
+		{"math.randomseed('42') return {math.random('100'), math.random('1', '10'), math.max('3', 10), string.rep('ab', '2'), string.sub('hello', '2', '3'), string.byte('abc', '2'), string.char('72', '105'), select('2', 'a', 'b'), unpack({1,2,3}, '2'), table.concat({1,2,3}, ',', '2', '3'), string.find('abcabc', 'b', '3'), tonumber('ff', '16')}",
+			"*12 :75 :4 :10 $4 abab $2 el :98 $2 Hi $1 b :2 $3 2,3 :5 :255 "},
+		{"local t = {} table.insert(t, '2') table.insert(t, '1', 'x') return t", "*2 $1 x $1 2 "},
+		{"return math.floor('x')", "ERR user_script:1: bad argument #1 to 'floor' (number expected, got string) @1"},
+		// collectgarbage: Lua 5.1's options and replies
+		{"return {type(collectgarbage('count')), collectgarbage(), collectgarbage('step'), collectgarbage('setpause', 100), collectgarbage('setpause', 200)}", "*5 $6 number :0 $-1 :200 :100 "},
+		{"return collectgarbage('bogus')", "ERR user_script:1: bad argument #1 to 'collectgarbage' (invalid option 'bogus') @1"},
 	}
 	for _, tc := range cases {
 		if got := evalLua(t, tc.code); got != tc.want {
@@ -131,6 +156,18 @@ func TestSandbox_Refusals(t *testing.T) {
 	} {
 		if got := evalLua(t, code); !strings.Contains(got, want) {
 			t.Errorf("%s: %q, want %q in it", code, got, want)
+		}
+	}
+}
+
+// A table's map packs the same bytes on every run (gopher-lua's Go maps iterate in random
+// order).
+func TestCmsgpackPack_MapKeys_SameBytesEveryRun(t *testing.T) {
+	code := "local t = {} for i = 1, 20 do t['k' .. i] = i end t[2.5] = 'x' t[true] = 1 return cmsgpack.pack(t)"
+	first := evalLua(t, code)
+	for i := 0; i < 20; i++ {
+		if got := evalLua(t, code); got != first {
+			t.Fatalf("run %d packed %q, first run %q", i, got, first)
 		}
 	}
 }

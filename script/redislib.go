@@ -246,3 +246,108 @@ func (vm *VM) call(L *lua.LState, raise bool) int {
 	L.Push(v)
 	return 1
 }
+
+// numericArgs lists, per library function, the arguments Lua 5.1 reads with luaL_checknumber,
+// luaL_checkint or luaL_optint, which take a numeric string as its number
+// (math.randomseed("10")); gopher-lua's CheckInt and OptInt refuse one. first..last are
+// 1-based positions, last 0 meaning every argument from first on; minTop is how many
+// arguments the call must have for them to be numbers (table.insert(t, "2") inserts the
+// string).
+var numericArgs = []struct {
+	lib, name           string
+	first, last, minTop int
+}{
+	{"math", "random", 1, 0, 0}, {"math", "randomseed", 1, 1, 0},
+	{"math", "max", 1, 0, 0}, {"math", "min", 1, 0, 0}, {"math", "ldexp", 1, 2, 0},
+	{"math", "atan2", 1, 2, 0}, {"math", "fmod", 1, 2, 0}, {"math", "pow", 1, 2, 0},
+	{"string", "byte", 2, 3, 0}, {"string", "sub", 2, 3, 0}, {"string", "rep", 2, 2, 0},
+	{"string", "char", 1, 0, 0}, {"string", "find", 3, 3, 0}, {"string", "match", 3, 3, 0},
+	{"string", "gsub", 4, 4, 0},
+	{"table", "insert", 2, 2, 3}, {"table", "remove", 2, 2, 0}, {"table", "concat", 3, 4, 0},
+	{"", "unpack", 2, 3, 0}, {"", "select", 1, 1, 0}, {"", "tonumber", 2, 2, 0},
+}
+
+// acceptNumericStrings wraps the functions of numericArgs (in the globals g and the library
+// tables of full, before they are proxied) so that a numeric string argument reaches them as
+// its number, as Lua 5.1 converts it (luaO_str2d: strtod).
+func acceptNumericStrings(L *lua.LState, g, full *lua.LTable) {
+	for _, a := range numericArgs {
+		t := g
+		if a.lib != "" {
+			t, _ = full.RawGetString(a.lib).(*lua.LTable)
+		}
+		if t == nil {
+			continue
+		}
+		orig, ok := t.RawGetString(a.name).(*lua.LFunction)
+		if !ok || !orig.IsG {
+			continue
+		}
+		inner, first, last, minTop := orig.GFunction, a.first, a.last, a.minTop
+		t.RawSetString(a.name, L.NewFunction(func(L *lua.LState) int {
+			top := L.GetTop()
+			if top >= minTop {
+				end := last
+				if end == 0 || end > top {
+					end = top
+				}
+				for i := first; i <= end; i++ {
+					if s, ok := L.Get(i).(lua.LString); ok {
+						if f, ok := strtod(string(s)); ok {
+							L.Replace(i, lua.LNumber(f))
+						}
+					}
+				}
+			}
+			return inner(L)
+		}))
+	}
+}
+
+// luaHeapEstimateKB is what collectgarbage("count") answers: gopher-lua's objects live in Go's
+// heap, not in a per-state allocator, so there is no per-state figure; this is about what a
+// fresh Redis 7.0 Lua state reports (37 KB).
+const luaHeapEstimateKB = 37.0
+
+// newCollectGarbage is Lua 5.1's collectgarbage over gopher-lua: the options and their
+// replies as Redis's Lua gives them (0 for collect, stop and restart; the previous value for
+// setpause and setstepmul, 200 at first), without running Go's collector (gopher-lua's
+// collectgarbage runs a full runtime.GC on every call, which a script's loop would make a
+// denial of service).
+func newCollectGarbage(L *lua.LState) *lua.LFunction {
+	pause, stepmul := 200, 200
+	return L.NewFunction(func(L *lua.LState) int {
+		opt := "collect"
+		if L.GetTop() >= 1 && L.Get(1) != lua.LNil {
+			opt = checkString(L, 1)
+		}
+		ex := 0
+		if L.GetTop() >= 2 && L.Get(2) != lua.LNil {
+			ex = int(checkNumber(L, 2))
+		}
+		switch opt {
+		case "count":
+			L.Push(lua.LNumber(luaHeapEstimateKB))
+		case "step":
+			L.Push(lua.LFalse)
+		case "setpause":
+			L.Push(lua.LNumber(pause))
+			pause = ex
+		case "setstepmul":
+			L.Push(lua.LNumber(stepmul))
+			stepmul = ex
+		case "stop", "restart", "collect":
+			L.Push(lua.LNumber(0))
+		default:
+			L.ArgError(1, "invalid option '"+opt+"'")
+		}
+		return 1
+	})
+}
+
+// patchLibs applies what Lua 5.1 does that gopher-lua does not to the base functions (g) and
+// the library tables (full) before they are proxied.
+func patchLibs(L *lua.LState, g, full *lua.LTable) {
+	g.RawSetString("collectgarbage", newCollectGarbage(L))
+	acceptNumericStrings(L, g, full)
+}

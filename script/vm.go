@@ -134,6 +134,7 @@ func newVM() *VM {
 		L.Call(L.GetTop()-1, 1)
 		return 1
 	}))
+	patchLibs(L, g, full)
 	vm.rand.seed(0)
 
 	libs := map[string]*lua.LTable{
