@@ -347,12 +347,26 @@ func infoPersistence(c *cmds.Ctx, srv *server.Server, w *infoWriter) {
 	w.int("rdb_last_load_keys_expired", 0)
 	w.int("rdb_last_load_keys_loaded", 0)
 	w.int("aof_enabled", 1)
-	w.int("aof_rewrite_in_progress", 0)
-	w.int("aof_rewrite_scheduled", 0)
-	w.int("aof_last_rewrite_time_sec", -1)
-	w.int("aof_current_rewrite_time_sec", -1)
-	w.str("aof_last_bgrewrite_status", "ok")
-	w.int("aof_rewrites", 0)
+	rw := &srv.Saves.Rewrite
+	rewriting := rw.Running.Load()
+	w.int("aof_rewrite_in_progress", infoBool(rewriting))
+	w.int("aof_rewrite_scheduled", infoBool(rw.Scheduled.Load()))
+	if rw.Ever.Load() {
+		w.int("aof_last_rewrite_time_sec", rw.LastSecs.Load())
+	} else {
+		w.int("aof_last_rewrite_time_sec", -1)
+	}
+	if rewriting {
+		w.int("aof_current_rewrite_time_sec", (time.Now().UnixMilli()-rw.Started.Load())/1000)
+	} else {
+		w.int("aof_current_rewrite_time_sec", -1)
+	}
+	if rw.Failed.Load() {
+		w.str("aof_last_bgrewrite_status", "err")
+	} else {
+		w.str("aof_last_bgrewrite_status", "ok")
+	}
+	w.int("aof_rewrites", rw.Count.Load())
 	w.int("aof_rewrites_consecutive_failures", 0)
 	if srv.Store.DiskLow() {
 		w.str("aof_last_write_status", "err") // the disk guard turns writes away

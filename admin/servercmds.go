@@ -67,6 +67,10 @@ func init() {
 			ACL: []string{"admin", "slow", "dangerous"}, Group: "server", Since: "1.0.0",
 			Summary: "Asynchronously save the dataset to disk", Complexity: "O(1)", Syntax: "[SCHEDULE]",
 			Exec: cmds.ExecServer, RunServer: bgsaveCommand},
+		&cmds.Command{Name: "bgrewriteaof", Arity: 1, Flags: []string{"admin", "noscript", "no_async_loading"},
+			ACL: []string{"admin", "slow", "dangerous"}, Group: "server", Since: "1.0.0",
+			Summary: "Asynchronously rewrite the append-only file", Complexity: "O(1)",
+			Exec: cmds.ExecServer, RunServer: bgrewriteaofCommand},
 		&cmds.Command{Name: "shutdown", Arity: -1,
 			Flags: []string{"admin", "noscript", "loading", "stale", "no_multi", "allow_busy"},
 			ACL:   []string{"admin", "slow", "dangerous"}, Group: "server", Since: "1.0.0",
@@ -217,6 +221,11 @@ func bgsaveCommand(c *cmds.Ctx, srv *server.Server) {
 		return
 	}
 	if !srv.Saves.Mu.TryLock() {
+		if srv.Saves.Rewrite.Running.Load() {
+			c.Error("ERR Another child process is active (AOF?): can't BGSAVE right now. " +
+				"Use BGSAVE SCHEDULE in order to schedule a BGSAVE whenever possible.")
+			return
+		}
 		c.Error(errBgsaveRunning)
 		return
 	}
@@ -238,6 +247,54 @@ func bgsaveCommand(c *cmds.Ctx, srv *server.Server) {
 		srv.Saves.Running.Store(false)
 	}()
 	c.W.Simple("Background saving started")
+}
+
+// bgrewriteaofCommand is BGREWRITEAOF. shardis's append-only log is RocksDB's write-ahead
+// log, which RocksDB rewrites into table files by itself; what a rewrite does here is what
+// BGSAVE does, a checkpoint, which flushes the memtables first (so the log files written
+// until then are let go). Behind a running BGSAVE it is scheduled, as in Redis.
+func bgrewriteaofCommand(c *cmds.Ctx, srv *server.Server) {
+	rw := &srv.Saves.Rewrite
+	if rw.Running.Load() || rw.Scheduled.Load() {
+		c.Error("ERR Background append only file rewriting already in progress")
+		return
+	}
+	begin := func() time.Time {
+		start := time.Now()
+		rw.Started.Store(start.UnixMilli())
+		rw.Running.Store(true)
+		rw.Scheduled.Store(false)
+		return start
+	}
+	var start time.Time
+	locked := srv.Saves.Mu.TryLock()
+	if locked {
+		start = begin()
+	} else {
+		rw.Scheduled.Store(true)
+	}
+	rw.Count.Add(1)
+	dir := checkpointDir(srv)
+	go func() {
+		if !locked {
+			srv.Saves.Mu.Lock()
+			start = begin()
+		}
+		defer srv.Saves.Mu.Unlock()
+		err := srv.Store.Checkpoint(dir)
+		if err != nil {
+			log.Printf("BGREWRITEAOF: checkpoint failed: %v", err)
+		}
+		rw.Failed.Store(err != nil)
+		rw.LastSecs.Store(int64(time.Since(start) / time.Second))
+		rw.Ever.Store(true)
+		rw.Running.Store(false)
+	}()
+	if locked {
+		c.W.Simple("Background append only file rewriting started")
+	} else {
+		c.W.Simple("Background append only file rewriting scheduled")
+	}
 }
 
 // ---- SHUTDOWN ----

@@ -283,6 +283,44 @@ func TestBgsave_Errors(t *testing.T) {
 	bgsaveWait(t, s.Client(t))
 }
 
+// BGREWRITEAOF answers as Redis does and takes BGSAVE's checkpoint; INFO persistence counts
+// it in aof_rewrites and shows it running, then done.
+func TestBgrewriteaof_StartsAndCounts(t *testing.T) {
+	s := testserver.Start(t)
+	c := s.Client(t)
+	if err := c.Set(connCtx, "k", "v", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	r := connDial(t, s.Addr)
+	r.do("+Background append only file rewriting started\r\n", "BGREWRITEAOF")
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		info, err := c.Info(connCtx, "persistence").Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(info, "\r\naof_rewrite_in_progress:0\r\n") {
+			for _, want := range []string{"aof_rewrites:1", "aof_last_bgrewrite_status:ok", "aof_rewrite_scheduled:0",
+				"aof_current_rewrite_time_sec:-1"} {
+				if !strings.Contains(info, "\r\n"+want+"\r\n") {
+					t.Fatalf("INFO persistence lacks %s:\n%s", want, info)
+				}
+			}
+			if strings.Contains(info, "aof_last_rewrite_time_sec:-1") {
+				t.Fatalf("no last rewrite time:\n%s", info)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("BGREWRITEAOF did not finish in 10s")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if _, err := os.Stat(filepath.Join(s.Dir, "checkpoint", "CURRENT")); err != nil {
+		t.Fatalf("checkpoint not written: %v", err)
+	}
+}
+
 func TestShutdown_StopsServer(t *testing.T) {
 	s := testserver.Start(t)
 	r := connDial(t, s.Addr)

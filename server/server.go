@@ -84,6 +84,20 @@ type Saves struct {
 	Ever     atomic.Bool  // a BGSAVE finished (else rdb_last_bgsave_time_sec is -1)
 	Failed   atomic.Bool  // the last BGSAVE failed
 	Count    atomic.Int64 // successful SAVE/BGSAVE count
+
+	// BGREWRITEAOF (INFO's aof_* fields): it takes the same checkpoint, under Mu.
+	Rewrite Rewrite
+}
+
+// Rewrite is BGREWRITEAOF's state.
+type Rewrite struct {
+	Running   atomic.Bool  // a rewrite is running
+	Scheduled atomic.Bool  // a rewrite waits for the running BGSAVE
+	Started   atomic.Int64 // unix ms the running rewrite started
+	LastSecs  atomic.Int64 // duration of the last rewrite, seconds
+	Ever      atomic.Bool  // a rewrite finished (else aof_last_rewrite_time_sec is -1)
+	Failed    atomic.Bool  // the last rewrite failed
+	Count     atomic.Int64 // rewrites started (aof_rewrites)
 }
 
 // ReplID returns the server's replication id, made once (as Redis does at startup).
