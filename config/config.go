@@ -347,11 +347,14 @@ func getFrom(v *values, pattern string) [][2]string {
 	return out
 }
 
-// allNames is every parameter name and alias, sorted: what CONFIG GET * lists, as Redis
-// lists aliases too.
+// allNames is every parameter name and alias but the hidden ones, sorted: what CONFIG GET *
+// lists, as Redis lists aliases too.
 var allNames = func() []string {
 	var names []string
 	for _, p := range allParams {
+		if p.hidden {
+			continue
+		}
 		names = append(names, p.name)
 		if p.alias != "" {
 			names = append(names, p.alias)

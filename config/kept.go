@@ -202,7 +202,38 @@ var keptParams = []*param{
 	keptBool("tls-session-caching", "", true, true, nil),
 	keptNum("zset-max-listpack-entries", "zset-max-ziplist-entries", true, 128, uSpec(0, longMax)),
 	keptNum("zset-max-listpack-value", "zset-max-ziplist-value", true, 64, uMemSpec(0, longMax)),
+
+	// Redis's hidden parameters (HIDDEN_CONFIG): CONFIG GET shows them by their exact name
+	// only, not to a pattern. Those that would change what the server does are refused at any
+	// value but their default, since shardis does not do it.
+	withHidden(keptNum("loading-process-events-interval-bytes", "", true, 2*mb, iSpec(1024, intMax))),
+	withHidden(notBuiltNum("key-load-delay", 0, iSpec(intMin, intMax),
+		"shardis loads no dataset key by key (its loading is RocksDB's recovery)")),
+	withHidden(keptBool("lua-enable-deprecated-api", "", false, false, func(b bool) string {
+		if b {
+			return "lua-enable-deprecated-api yes is not supported: shardis's Lua has no deprecated API to enable"
+		}
+		return ""
+	})),
+	withHidden(notBuiltNum("rdb-key-save-delay", 0, iSpec(intMin, intMax),
+		"shardis saves a RocksDB checkpoint, not key by key")),
+	withHidden(keptBool("use-exit-on-panic", "", true, false, nil)),
+	withHidden(notBuiltNum("watchdog-period", 0, iSpec(0, intMax), "shardis has no software watchdog")),
 }
+
+// notBuiltNum is a kept numeric parameter whose non-default values ask for something shardis
+// does not do: any value but def is refused ("<name> <value> is not supported: <why>") after
+// Redis's own checks, rather than accepted and silently ignored.
+func notBuiltNum(name string, def int64, sp numSpec, why string) *param {
+	return withCheck(keptNum(name, "", true, def, sp), func(args []string) string {
+		if n, ok := parseInt(args[0]); ok && n != def {
+			return name + " " + args[0] + " is not supported: " + why
+		}
+		return ""
+	})
+}
+
+func withHidden(p *param) *param { p.hidden = true; return p }
 
 const errTLS = "Unable to update TLS configuration. Check server logs."
 

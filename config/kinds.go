@@ -15,6 +15,7 @@ type param struct {
 	protected bool   // CONFIG SET needs enable-protected-configs (dir, dbfilename), as in Redis 7
 	multiArg  bool   // takes any number of arguments (bind, save)
 	noEffect  bool   // accepted, validated and kept, but shardis does not act on it
+	hidden    bool   // Redis's HIDDEN_CONFIG: CONFIG GET shows it by its exact name only
 	quoted    bool   // a string: CONFIG REWRITE writes it quoted
 	memory    bool   // a byte count: CONFIG REWRITE writes it with a unit (64mb)
 	def       []string

@@ -158,3 +158,48 @@ func TestSet_ProtectedConfigs(t *testing.T) {
 		}
 	}
 }
+
+// Redis 7.0's hidden parameters: CONFIG GET gives each by its exact name with Redis's default
+// and lists none for a pattern; CONFIG SET checks values with redis-server 7.0.15's texts;
+// one asking for what shardis does not do is refused at any other value than its default.
+func TestRedis7_HiddenParameters_ByExactNameOnly(t *testing.T) {
+	c := Default()
+	for name, def := range map[string]string{
+		"key-load-delay": "0", "rdb-key-save-delay": "0", "loading-process-events-interval-bytes": "2097152",
+		"watchdog-period": "0", "use-exit-on-panic": "no", "lua-enable-deprecated-api": "no",
+	} {
+		if got := c.Get(name); len(got) != 1 || got[0][1] != def {
+			t.Errorf("CONFIG GET %s = %v, want %s", name, got, def)
+		}
+		if got := c.Get(name[:len(name)-1] + "*"); len(got) != 0 {
+			t.Errorf("CONFIG GET %s* = %v, want nothing (hidden)", name[:len(name)-1], got)
+		}
+	}
+	prefix := "ERR CONFIG SET failed (possibly related to argument "
+	for _, tc := range []struct{ name, value, want string }{
+		{"key-load-delay", "0", "OK"},
+		{"key-load-delay", "abc", prefix + "'key-load-delay') - argument couldn't be parsed into an integer"},
+		{"key-load-delay", "2147483648", prefix + "'key-load-delay') - argument must be between -2147483648 and 2147483647 inclusive"},
+		{"key-load-delay", "10", prefix + "'key-load-delay') - key-load-delay 10 is not supported: shardis loads no dataset key by key (its loading is RocksDB's recovery)"},
+		{"rdb-key-save-delay", "-1", prefix + "'rdb-key-save-delay') - rdb-key-save-delay -1 is not supported: shardis saves a RocksDB checkpoint, not key by key"},
+		{"rdb-key-save-delay", "-2147483649", prefix + "'rdb-key-save-delay') - argument must be between -2147483648 and 2147483647 inclusive"},
+		{"loading-process-events-interval-bytes", "1024", "OK"},
+		{"loading-process-events-interval-bytes", "1023", prefix + "'loading-process-events-interval-bytes') - argument must be between 1024 and 2147483647 inclusive"},
+		{"watchdog-period", "-1", prefix + "'watchdog-period') - argument must be between 0 and 2147483647 inclusive"},
+		{"watchdog-period", "100", prefix + "'watchdog-period') - watchdog-period 100 is not supported: shardis has no software watchdog"},
+		{"use-exit-on-panic", "yes", "OK"},
+		{"use-exit-on-panic", "1", prefix + "'use-exit-on-panic') - argument must be 'yes' or 'no'"},
+		{"lua-enable-deprecated-api", "yes", prefix + "'lua-enable-deprecated-api') - can't set immutable config"},
+	} {
+		got := "OK"
+		if err := Default().Set([][2]string{{tc.name, tc.value}}); err != nil {
+			got = err.Error()
+		}
+		if got != tc.want {
+			t.Errorf("CONFIG SET %s %s:\n got %s\nwant %s", tc.name, tc.value, got, tc.want)
+		}
+	}
+	if _, err := Load([]string{"--lua-enable-deprecated-api", "yes"}); err == nil {
+		t.Error("--lua-enable-deprecated-api yes was accepted")
+	}
+}
