@@ -129,9 +129,18 @@ func cjsonEncode(b *strings.Builder, v lua.LValue, null *lua.LUserData, depth in
 		b.WriteByte('{')
 		first := true
 		var errText2 string
-		v.ForEach(func(k, val lua.LValue) {
+		// Keys in Lua 5.1's order where known (luaorder.go), else in insertion order.
+		keys, ok := luaOrder(v)
+		if !ok {
+			keys = keys[:0]
+			for k := range tableKeys(v) {
+				keys = append(keys, k)
+			}
+		}
+		for _, k := range keys {
+			val := v.RawGet(k)
 			if errText2 != "" {
-				return
+				break
 			}
 			if !first {
 				b.WriteByte(',')
@@ -143,12 +152,12 @@ func cjsonEncode(b *strings.Builder, v lua.LValue, null *lua.LUserData, depth in
 			case lua.LNumber:
 				cjsonString(b, formatG14(float64(k)))
 			default:
-				errText2 = "Cannot serialise table: table key must be a number or string"
-				return
+				errText2 = "Cannot serialise " + k.Type().String() + ": table key must be a number or string"
+				continue
 			}
 			b.WriteByte(':')
 			errText2 = cjsonEncode(b, val, null, depth)
-		})
+		}
 		if errText2 != "" {
 			return errText2
 		}

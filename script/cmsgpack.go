@@ -118,11 +118,19 @@ func msgpackEncode(b []byte, v lua.LValue, level int) []byte {
 			b = append(b, 0xdf)
 			b = binary.BigEndian.AppendUint32(b, uint32(n))
 		}
-		// In the table's insertion order (gopher-lua's next), not ForEach's Go map order,
-		// so that a table packs the same bytes every time.
-		for k, val := v.Next(lua.LNil); k != lua.LNil; k, val = v.Next(k) {
+		// In Lua 5.1's order where the model knows it (luaorder.go), else in insertion order
+		// (gopher-lua's next): never ForEach's Go map order, so a table packs the same bytes
+		// every time.
+		if keys, ok := luaOrder(v); ok {
+			for _, k := range keys {
+				b = msgpackEncode(b, k, level+1)
+				b = msgpackEncode(b, v.RawGet(k), level+1)
+			}
+			return b
+		}
+		for k := range tableKeys(v) {
 			b = msgpackEncode(b, k, level+1)
-			b = msgpackEncode(b, val, level+1)
+			b = msgpackEncode(b, v.RawGet(k), level+1)
 		}
 		return b
 	}

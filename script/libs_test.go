@@ -171,3 +171,24 @@ func TestCmsgpackPack_MapKeys_SameBytesEveryRun(t *testing.T) {
 		}
 	}
 }
+
+// Map keys come out of cmsgpack.pack and cjson.encode in Lua 5.1's order (its hash and table
+// growth), as redis-server 7.0.15 wrote them for the same tables.
+func TestLuaOrder_MapKeys_AsRedis(t *testing.T) {
+	hex := "local s = cmsgpack.pack(t) local r = {} for i = 1, #s do r[#r+1] = string.format('%02x', s:byte(i)) end return table.concat(r)"
+	cases := []struct{ code, want string }{
+		{"local t = {a=1, b=2, c=3} " + hex, "$20 83a16101a16303a16202 "},
+		{"local t = {} for i = 1, 10 do t['k' .. i] = i end " + hex, "$84 8aa26b3909a26b3808a26b3101a26b3303a26b3202a36b31300aa26b3606a26b3707a26b3404a26b3505 "},
+		{"local t = {} t[true] = 1 t[false] = 0 t[2.5] = 'f' t[-1] = 1 t.s = 's' " + hex, "$36 85c200c301ca40200000a166ff01a173a173 "},
+		{"local t = {} for i = 1, 10 do t['k' .. i] = i end return cjson.encode(t)",
+			`$73 {"k9":9,"k8":8,"k1":1,"k3":3,"k2":2,"k10":10,"k6":6,"k7":7,"k4":4,"k5":5} `},
+		{"local t = {} t[1] = 1 t[3] = 3 t[10] = 10 t.y = 2 return cjson.encode(t)", `$27 {"1":1,"3":3,"10":10,"y":2} `},
+		{"return cjson.encode({x=1, y=2, z=3, w=4})", `$25 {"y":2,"x":1,"w":4,"z":3} `},
+		{"return cjson.encode({[true]=1})", "ERR user_script:1: Cannot serialise boolean: table key must be a number or string @1"},
+	}
+	for _, tc := range cases {
+		if got := evalLua(t, tc.code); got != tc.want {
+			t.Errorf("%s\n got  %q\n want %q", tc.code, got, tc.want)
+		}
+	}
+}
