@@ -87,6 +87,9 @@ type Command struct {
 	Channels ChannelArgs
 	// Traits are shardis's own flags (the Trait* bits), which COMMAND does not show.
 	Traits Flag
+	// ProtectedBy is the setting that lets clients run a protected command (TraitProtected):
+	// enable-debug-command when empty, as for DEBUG.
+	ProtectedBy string
 
 	parent *Command
 	acl    *acl.Command // the command in ACL's table (see aclCommand)

@@ -100,8 +100,9 @@ const (
 	TraitNoTouch
 	// TraitAlwaysTouches: records its accesses even for a CLIENT NO-TOUCH client (TOUCH).
 	TraitAlwaysTouches
-	// TraitProtected: refused unless enable-debug-command allows the client (Redis's
-	// CMD_PROTECTED: DEBUG).
+	// TraitProtected: refused unless the setting the command names (Command.ProtectedBy:
+	// enable-debug-command, enable-module-command) allows the client (Redis's CMD_PROTECTED:
+	// DEBUG, MODULE LOAD/LOADEX/UNLOAD).
 	TraitProtected
 )
 
@@ -153,8 +154,16 @@ func (cmd *Command) Touches(clientNoTouch bool) bool {
 	return !cmd.Has(TraitNoTouch) && (!clientNoTouch || cmd.Has(TraitAlwaysTouches))
 }
 
+// ProtectedSetting returns the setting that allows the protected command (TraitProtected).
+func (cmd *Command) ProtectedSetting() string {
+	if cmd.ProtectedBy != "" {
+		return cmd.ProtectedBy
+	}
+	return "enable-debug-command"
+}
+
 // ProtectedAllowed reports whether a protected command (TraitProtected) may run for a client
-// under enable-debug-command's setting: "yes" for every client, "local" for one on the unix
+// under its setting (Command.ProtectedSetting): "yes" for every client, "local" for one on the unix
 // socket or on 127.0.0.1 / ::1 (Redis's islocalClient), "no" for none.
 func ProtectedAllowed(setting string, unix bool, addr string) bool {
 	switch setting {
@@ -169,7 +178,11 @@ func ProtectedAllowed(setting string, unix bool, addr string) bool {
 
 // ProtectedError is Redis's refusal of a protected command.
 func ProtectedError(cmd *Command) string {
-	return "ERR " + strings.ToUpper(cmd.Name) + " command not allowed. If the enable-debug-command option is set to \"local\", " +
+	name := cmd.Name
+	if cmd.parent != nil {
+		name = cmd.parent.Name // "MODULE command not allowed", for MODULE LOAD
+	}
+	return "ERR " + strings.ToUpper(name) + " command not allowed. If the " + cmd.ProtectedSetting() + " option is set to \"local\", " +
 		"you can run it from a local connection, otherwise you need to set this option in the configuration file, " +
 		"and then restart the server."
 }

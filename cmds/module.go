@@ -7,18 +7,19 @@ import (
 // MODULE: shardis loads no modules, so it answers as a Redis 7.0 with none loaded that cannot
 // load one: LIST is empty, LOAD and LOADEX fail as a module that does not load fails (Redis
 // logs why; shardis logs nothing), UNLOAD finds no module of that name. LOAD, LOADEX and UNLOAD
-// are protected by enable-module-command (Redis's CMD_PROTECTED), checked here with Redis's
-// text, after the NOAUTH and ACL checks where Redis checks it before them.
+// are protected by enable-module-command (Redis's CMD_PROTECTED), which admission checks.
 
 func init() {
 	sub := func(arity int, since, summary, complexity, syntax string, run func(*Ctx, *server.Server)) *Command {
 		return &Command{Arity: arity, Flags: []string{"admin", "noscript", "no_async_loading"},
 			ACL: []string{"admin", "slow", "dangerous"}, Since: since, Summary: summary,
-			Complexity: complexity, Syntax: syntax, Exec: ExecServer, RunServer: run}
+			Complexity: complexity, Syntax: syntax, Exec: ExecServer, RunServer: run,
+			Traits: TraitProtected, ProtectedBy: "enable-module-command"}
 	}
 	list := sub(2, "4.0.0", "List all modules loaded by the server",
 		"O(N) where N is the number of loaded modules.", "", moduleList)
 	list.Flags = []string{"admin", "noscript"}
+	list.Traits, list.ProtectedBy = 0, ""
 	list.Tips = []string{"nondeterministic_output_order"}
 	Register(
 		&Command{Name: "module", Arity: -2, ACL: []string{"slow"}, Group: "server", Since: "4.0.0",
@@ -51,30 +52,10 @@ func moduleHelp(c *Ctx) {
 
 func moduleList(c *Ctx, _ *server.Server) { c.W.ArrayLen(0) }
 
-// moduleAllowed answers Redis's refusal of a protected MODULE subcommand when
-// enable-module-command does not allow the client.
-func moduleAllowed(c *Ctx, srv *server.Server) bool {
-	unix, addr := false, ""
-	if c.Client != nil {
-		unix, addr = c.Client.Unix, c.Client.Addr
-	}
-	if c.Client == nil || ProtectedAllowed(srv.Config.Value("enable-module-command"), unix, addr) {
-		return true
-	}
-	c.Error("ERR MODULE command not allowed. If the enable-module-command option is set to \"local\", " +
-		"you can run it from a local connection, otherwise you need to set this option in the configuration file, " +
-		"and then restart the server.")
-	return false
+func moduleLoad(c *Ctx, _ *server.Server) {
+	c.Error("ERR Error loading the extension. Please check the server logs.")
 }
 
-func moduleLoad(c *Ctx, srv *server.Server) {
-	if moduleAllowed(c, srv) {
-		c.Error("ERR Error loading the extension. Please check the server logs.")
-	}
-}
-
-func moduleUnload(c *Ctx, srv *server.Server) {
-	if moduleAllowed(c, srv) {
-		c.Error("ERR Error unloading module: no such module with that name")
-	}
+func moduleUnload(c *Ctx, _ *server.Server) {
+	c.Error("ERR Error unloading module: no such module with that name")
 }

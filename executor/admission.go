@@ -56,7 +56,7 @@ func (e *Executor) admitClient(req *cmds.AdmitRequest) string {
 		return cmds.ArityError(cmd)
 	case !cmd.Runs(): // a container command with an unknown subcommand
 		return cmds.UnknownSubcommandError(args)
-	case cmd.Has(cmds.TraitProtected) && !cmds.ProtectedAllowed(srv.Config.Value("enable-debug-command"), cl.Unix, cl.Addr):
+	case cmd.Has(cmds.TraitProtected) && !cmds.ProtectedAllowed(srv.Config.Value(cmd.ProtectedSetting()), cl.Unix, cl.Addr):
 		return cmds.ProtectedError(cmd)
 	case !cl.Authed && !cmd.Has(cmds.FlagNoAuth) && srv.ACL.AuthRequired():
 		return "NOAUTH Authentication required."
