@@ -483,3 +483,13 @@ func TestClientList_QbufAndOmemAreWhatTheServerHolds(t *testing.T) {
 		}
 	}
 }
+
+// Under CLIENT REPLY OFF or SKIP, Redis still sends what is pushed: the (un)subscribe
+// confirmations and the messages; errors and other replies stay silent (testdata/replyoff).
+func TestClient_Reply_OffSendsPubSubConfirmations(t *testing.T) {
+	replayRecorded(t, "testdata/replyoff")
+}
+
+func TestClient_Reply_OffSendsPubSubConfirmationsRESP3(t *testing.T) {
+	replayRecordedRESP3(t, "testdata/replyoff/resp3")
+}

@@ -103,6 +103,10 @@ const (
 	// TraitProtected: refused unless enable-debug-command allows the client (Redis's
 	// CMD_PROTECTED: DEBUG).
 	TraitProtected
+	// TraitRepliesWithPushes: its reply is push messages ((P|S)SUBSCRIBE's and
+	// (P|S)UNSUBSCRIBE's confirmations), which Redis sends whatever CLIENT REPLY says; its
+	// refusals stay silent under OFF or SKIP, and it uses up a SKIP.
+	TraitRepliesWithPushes
 )
 
 // flagNames maps Redis's flag names to bits.

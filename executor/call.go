@@ -68,6 +68,10 @@ func (c Command) AfterPending() bool { return c.c != nil && c.c.Has(cmds.TraitAf
 // AlwaysReplies: it answers even under CLIENT REPLY OFF or SKIP.
 func (c Command) AlwaysReplies() bool { return c.c != nil && c.c.Has(cmds.TraitAlwaysReplies) }
 
+// RepliesWithPushes: its reply is pushes, sent even under CLIENT REPLY OFF or SKIP (its
+// refusals are not).
+func (c Command) RepliesWithPushes() bool { return c.c != nil && c.c.Has(cmds.TraitRepliesWithPushes) }
+
 // TxControl: it runs at once inside MULTI instead of being queued.
 func (c Command) TxControl() bool { return c.c.Has(cmds.TraitTxControl) }
 

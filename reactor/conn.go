@@ -474,17 +474,21 @@ func (cn *conn) dispatchCommand(start int) bool {
 	}
 	s := b.addSlot(start)
 	s.DB, s.RESP3 = cl.DB, cl.RESP3
-	// CLIENT REPLY ON and RESET always answer (OFF and SKIP silence themselves).
+	// CLIENT REPLY ON and RESET always answer (OFF and SKIP silence themselves). Pushes go
+	// out whatever the mode, as Redis sends them: a (un)subscribe's confirmations too.
+	quiet := false
 	if !cmd.AlwaysReplies() {
 		switch cl.ReplyMode {
 		case server.ReplyOff:
-			s.Suppress = true
+			quiet = true
 		case server.ReplySkip:
-			s.Suppress = true
+			quiet = true
 			cl.ReplyMode = server.ReplyOn
 		}
 	}
+	s.Suppress = quiet && !cmd.RepliesWithPushes()
 	if msg := exec.AdmitClient(cmd, args, cl); msg != "" {
+		s.Suppress = quiet
 		w := codec.Writer{Buf: s.Reply[:0], RESP3: s.RESP3}
 		w.Error(msg)
 		s.Reply, s.finished = w.Buf, true
