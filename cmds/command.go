@@ -87,6 +87,10 @@ type Command struct {
 	Channels ChannelArgs
 	// Traits are shardis's own flags (the Trait* bits), which COMMAND does not show.
 	Traits Flag
+	// CallFlagsOf, when set, returns the flags a call runs with when they depend on its
+	// arguments (c.Args, c.Keyspace; c.Cmd is the command): a script's or function's declared
+	// flags replace write and may_replicate (see CallFlags).
+	CallFlagsOf func(c *Ctx) Flag
 
 	parent *Command
 	acl    *acl.Command // the command in ACL's table (see aclCommand)

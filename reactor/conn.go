@@ -466,7 +466,7 @@ func (cn *conn) dispatchCommand(start int) bool {
 	if len(b.slots) == 0 {
 		wake = cn.wake // nothing of this batch runs to read the input again: wake when it may
 	}
-	if held, until := exec.Hold(cmd, cl, b.queued, now, wake); held {
+	if held, until := exec.Hold(cmd, args, cl, b.queued, now, wake); held {
 		if until > 0 && wake != nil {
 			cn.wakeAt(until)
 		}
