@@ -183,9 +183,9 @@ func (e *Executor) Queue(cmd Command, args [][]byte, cl *server.Client) {
 
 // Monitors reports whether MONITOR clients are to see cl's command as it is dispatched: there
 // are some, and it is not one they never see (admin commands) or see later (EXEC, shown after
-// the commands it ran).
+// the commands it ran; a script, shown as it starts running).
 func (e *Executor) Monitors(cmd Command) bool {
-	return e.srv.Clients.HasMonitors() && Monitored(cmd.c) && !cmd.c.Has(cmds.TraitRunsQueue)
+	return e.srv.Clients.HasMonitors() && Monitored(cmd.c) && !cmd.c.HasAny(cmds.TraitRunsQueue|cmds.FlagSkipMonitor)
 }
 
 // Monitor shows cl's command to MONITOR clients (secret arguments redacted).
@@ -261,6 +261,10 @@ type Call struct {
 	// the holder sends and closes.
 	Reply  []byte
 	Stream ReplyStream
+
+	// monitored: MONITOR was shown the command as it first started (a script command, which
+	// Redis shows before the commands it runs; not again when it runs a second time).
+	monitored bool
 }
 
 // setStream sets c.Stream to st, nil when st is (a nil *shard.Stream is not a nil interface).
@@ -382,6 +386,10 @@ func (e *Executor) run(f *Frame, c *Call, cl *server.Client, tx *shard.Tx) (stra
 	ctx.Streamable = tx != nil && !c.Suppress
 	if tx != nil && c.Host != nil {
 		ctx.Host = c.Host // a command of the connection's own may block
+	}
+	if !c.monitored && ctx.Cmd.Has(cmds.FlagSkipMonitor) && e.srv.Clients.HasMonitors() && Monitored(ctx.Cmd) {
+		c.monitored = true
+		e.FeedMonitors(cl, c.DB, ctx.Cmd.LoggedArgs(c.Args))
 	}
 	e.Run(ctx)
 	if ctx.Block != nil {
