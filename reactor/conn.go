@@ -476,17 +476,17 @@ func (cn *conn) dispatchCommand(start int) bool {
 	s.DB, s.RESP3 = cl.DB, cl.RESP3
 	// CLIENT REPLY ON and RESET always answer (OFF and SKIP silence themselves). Pushes go
 	// out whatever the mode, as Redis sends them: a (un)subscribe's confirmations too.
+	// A refusal is silenced whatever the command, and any command uses up a SKIP (CLIENT
+	// REPLY sets the mode again).
 	quiet := false
-	if !cmd.AlwaysReplies() {
-		switch cl.ReplyMode {
-		case server.ReplyOff:
-			quiet = true
-		case server.ReplySkip:
-			quiet = true
-			cl.ReplyMode = server.ReplyOn
-		}
+	switch cl.ReplyMode {
+	case server.ReplyOff:
+		quiet = true
+	case server.ReplySkip:
+		quiet = true
+		cl.ReplyMode = server.ReplyOn
 	}
-	s.Suppress = quiet && !cmd.RepliesWithPushes()
+	s.Suppress = quiet && !cmd.AlwaysReplies() && !cmd.RepliesWithPushes()
 	if msg := exec.AdmitClient(cmd, args, cl); msg != "" {
 		s.Suppress = quiet
 		w := codec.Writer{Buf: s.Reply[:0], RESP3: s.RESP3}
