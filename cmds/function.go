@@ -154,8 +154,8 @@ func fcallRoute(c *Ctx, nShards int) []int {
 // fcallCallFlags is the flags a call of FCALL or FCALL_RO runs with, as Redis 7.0's
 // fcallGetCommandFlags: a known function's declared flags replace the command's.
 func fcallCallFlags(c *Ctx) Flag {
-	if len(c.Args) < 2 || c.Keyspace == nil || c.Keyspace.Store == nil {
-		return c.Cmd.flags
+	if len(c.Args) < 2 || c.Keyspace == nil || c.Keyspace.Store == nil || !c.Keyspace.Store.Opened() {
+		return c.Cmd.flags // loading: the libraries are not read yet (nor cached empty)
 	}
 	f := functionsOf(c).Current().Lookup(c.Args[1])
 	if f == nil {
