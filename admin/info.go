@@ -199,8 +199,11 @@ func infoClients(c *cmds.Ctx, srv *server.Server, w *infoWriter) {
 	w.int("maxclients", int64(srv.Config.MaxClients()))
 	// The largest buffers of the clients connected now (Redis keeps the largest of the last
 	// few seconds): unread input and unsent output, pub/sub queues included.
-	var maxIn, maxOut int
+	var maxIn, maxOut, paused int
 	for _, cl := range srv.Clients.All() {
+		if cl.PauseHeld() { // held by CLIENT PAUSE: blocked, as Redis counts it
+			paused++
+		}
 		if cl.Buffers != nil {
 			in, out := cl.Buffers()
 			maxIn, maxOut = max(maxIn, in), max(maxOut, out)
@@ -209,7 +212,7 @@ func infoClients(c *cmds.Ctx, srv *server.Server, w *infoWriter) {
 	w.int("client_recent_max_input_buffer", int64(maxIn))
 	w.int("client_recent_max_output_buffer", int64(maxOut))
 	blocked, blockingKeys := srv.Store.Blocked()
-	w.int("blocked_clients", int64(blocked))
+	w.int("blocked_clients", int64(blocked+paused))
 	var trackingClients int64
 	if srv.Tracking != nil {
 		trackingClients, _, _, _ = srv.Tracking.Stats()

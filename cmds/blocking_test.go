@@ -401,3 +401,31 @@ func TestBlocking_ConsumersAndProducers(t *testing.T) {
 		t.Fatalf("%d keys still have waiters", keys)
 	}
 }
+
+// SWAPDB serves the clients blocked on a key that the database swapped in holds, as Redis 7.0
+// does; one waiting for another type (BLPOP on a string) waits on.
+func TestBlocking_SwapDBServesReadyKeys(t *testing.T) {
+	s := testserver.Start(t)
+	c := s.Client(t)
+	r := connDial(t, s.Addr)
+	for _, step := range [][]string{{"SELECT", "1"}, {"RPUSH", "swq", "x", "y"}, {"SET", "sws", "v"}, {"SELECT", "0"}} {
+		r.cmd(step...)
+		r.line()
+	}
+	list, str := s.Client(t), s.Client(t)
+	got := async(func() (any, error) { return list.BLPop(testCtx, 0, "swq").Result() })
+	waitBlocked(t, s, 1)
+	gotStr := async(func() (any, error) { return str.BLPop(testCtx, 0, "sws").Result() })
+	waitBlocked(t, s, 2)
+	expect(t, c, "OK", "SWAPDB", "0", "1")
+	if res := recv(t, got); res.err != nil || fmt.Sprint(res.v) != "[swq x]" {
+		t.Fatalf("BLPOP = %v, %v; want [swq x]", res.v, res.err)
+	}
+	expect(t, c, []any{"y"}, "LRANGE", "swq", "0", "-1")
+	waitBlocked(t, s, 1)
+	select {
+	case res := <-gotStr:
+		t.Fatalf("BLPOP on a string answered %v, %v", res.v, res.err)
+	default:
+	}
+}

@@ -483,3 +483,80 @@ func TestClientList_QbufAndOmemAreWhatTheServerHolds(t *testing.T) {
 		}
 	}
 }
+
+// Under CLIENT REPLY OFF or SKIP, Redis still sends what is pushed: the (un)subscribe
+// confirmations and the messages; errors and other replies stay silent (testdata/replyoff).
+func TestClient_Reply_OffSendsPubSubConfirmations(t *testing.T) {
+	replayRecorded(t, "testdata/replyoff")
+}
+
+func TestClient_Reply_OffSendsPubSubConfirmationsRESP3(t *testing.T) {
+	replayRecordedRESP3(t, "testdata/replyoff/resp3")
+}
+
+// CLIENT PAUSE WRITE holds what may write or be replicated by the flags a call runs with, as
+// Redis 7.0 does: a no-writes script or function runs; a script or function declaring writes
+// (even through a _RO command) and PUBLISH are held. A held client counts in INFO
+// blocked_clients and shows flag b.
+func TestClientPause_Write_HoldsByCallFlags(t *testing.T) {
+	s := testserver.Start(t)
+	admin := connDial(t, s.Addr)
+	admin.cmd("FUNCTION", "LOAD", "#!lua name=lib\n"+
+		"redis.register_function{function_name='nw', callback=function() return 1 end, flags={'no-writes'}}\n"+
+		"redis.register_function('w', function() return 2 end)")
+	admin.expect("$3\r\nlib\r\n")
+	admin.do("+OK\r\n", "CLIENT", "PAUSE", "60000", "WRITE")
+	t.Cleanup(func() { admin.do("+OK\r\n", "CLIENT", "UNPAUSE") })
+
+	run := [][]string{
+		{"EVAL", "#!lua flags=no-writes\nreturn 1", "0"},
+		{"EVAL_RO", "#!lua flags=no-writes\nreturn 1", "0"},
+		{"EVAL_RO", "return 1", "0"},
+		{"FCALL", "nw", "0"},
+		{"FCALL_RO", "nw", "0"},
+	}
+	for _, args := range run {
+		r := connDial(t, s.Addr)
+		r.cmd(args...)
+		r.expect(":1\r\n")
+	}
+	held := [][]string{
+		{"PUBLISH", "ch", "m"},
+		{"SPUBLISH", "ch", "m"},
+		{"EVAL", "return 1", "0"},
+		{"EVAL", "#!lua\nreturn 1", "0"},
+		{"EVAL_RO", "#!lua\nreturn 1", "0"},
+		{"FCALL", "w", "0"},
+		{"FCALL_RO", "w", "0"},
+	}
+	var conns []*connRaw
+	for _, args := range held {
+		r := connDial(t, s.Addr)
+		r.cmd(args...)
+		conns = append(conns, r)
+	}
+	want := "blocked_clients:" + strconv.Itoa(len(held))
+	var info string
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		admin.cmd("INFO", "clients")
+		if info = admin.bulk(); strings.Contains(info, want+"\r\n") {
+			break
+		}
+	}
+	if !strings.Contains(info, want+"\r\n") {
+		t.Fatalf("INFO clients while %d clients are held:\n%s", len(held), info)
+	}
+	admin.cmd("CLIENT", "LIST")
+	if list := admin.bulk(); strings.Count(list, " flags=b ") != len(held) {
+		t.Fatalf("CLIENT LIST shows %d clients with flag b, want %d:\n%s", strings.Count(list, " flags=b "), len(held), list)
+	}
+	for _, r := range conns {
+		r.expectSilence(10 * time.Millisecond)
+	}
+	admin.do("+OK\r\n", "CLIENT", "UNPAUSE")
+	for i, r := range conns {
+		if got := r.line(); got == "" || got[0] == '-' && held[i][0] != "FCALL_RO" && held[i][0] != "EVAL_RO" {
+			t.Fatalf("%v after UNPAUSE: %q", held[i], got)
+		}
+	}
+}

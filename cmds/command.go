@@ -90,6 +90,10 @@ type Command struct {
 	// ProtectedBy is the setting that lets clients run a protected command (TraitProtected):
 	// enable-debug-command when empty, as for DEBUG.
 	ProtectedBy string
+	// CallFlagsOf, when set, returns the flags a call runs with when they depend on its
+	// arguments (c.Args, c.Keyspace; c.Cmd is the command): a script's or function's declared
+	// flags replace write and may_replicate (see CallFlags).
+	CallFlagsOf func(c *Ctx) Flag
 
 	parent *Command
 	acl    *acl.Command // the command in ACL's table (see aclCommand)

@@ -65,10 +65,6 @@ const (
 	// nothing before it in the pipeline waits for a shard (PUBLISH): it then runs exactly
 	// where it would run in order, without a coordinator goroutine.
 	TraitLoopWhenIdle
-	// TraitRunsScript: runs a script that may write (EVAL, EVALSHA). MayWrite reports true
-	// for it, so CLIENT PAUSE WRITE holds it back (and a MULTI queueing it may write), as
-	// Redis 7.0 does; the _RO forms are read-only and do not have it.
-	TraitRunsScript
 	// TraitNotTracked: a read-only command whose own keys CLIENT TRACKING does not remember
 	// (EVAL_RO, EVALSHA_RO; the reads their script runs remember the script's keys).
 	TraitNotTracked
@@ -104,6 +100,10 @@ const (
 	// enable-debug-command, enable-module-command) allows the client (Redis's CMD_PROTECTED:
 	// DEBUG, MODULE LOAD/LOADEX/UNLOAD).
 	TraitProtected
+	// TraitRepliesWithPushes: its reply is push messages ((P|S)SUBSCRIBE's and
+	// (P|S)UNSUBSCRIBE's confirmations), which Redis sends whatever CLIENT REPLY says; its
+	// refusals stay silent under OFF or SKIP, and it uses up a SKIP.
+	TraitRepliesWithPushes
 )
 
 // flagNames maps Redis's flag names to bits.
@@ -190,8 +190,18 @@ func ProtectedError(cmd *Command) string {
 // HasAny reports whether the command declares any bit of f.
 func (cmd *Command) HasAny(f Flag) bool { return cmd.flags&f != 0 }
 
-// MayWrite reports whether the command may change data or be replicated (CLIENT PAUSE WRITE
-// holds such commands back).
-func (cmd *Command) MayWrite() bool {
-	return cmd.HasAny(FlagWrite | FlagMayReplicate | TraitRunsScript)
+// CallFlags returns the flags one call of the command runs with, c holding its arguments
+// (Args, Keyspace): the declared ones, or those its CallFlagsOf makes of them (a script's
+// shebang, a function's flags: Redis's getCommandFlags).
+func (cmd *Command) CallFlags(c *Ctx) Flag {
+	if cmd.CallFlagsOf != nil {
+		return cmd.CallFlagsOf(c)
+	}
+	return cmd.flags
+}
+
+// MayWrite reports whether the call in c may change data or be replicated (Redis's write or
+// may_replicate flag): CLIENT PAUSE WRITE holds such calls back.
+func (cmd *Command) MayWrite(c *Ctx) bool {
+	return cmd.CallFlags(c)&(FlagWrite|FlagMayReplicate) != 0
 }

@@ -26,14 +26,14 @@ import (
 func init() {
 	Register(
 		&Command{Name: "fcall", Arity: -3,
-			Flags: []string{"noscript", "stale", "skip_monitor", "no_mandatory_keys", "movablekeys"},
+			Flags: []string{"noscript", "stale", "skip_monitor", "may_replicate", "no_mandatory_keys", "movablekeys"},
 			ACL:   []string{"slow", "scripting"}, Group: "scripting", Since: "7.0.0",
 			Summary: "Invoke a function", Complexity: "Depends on the function that is executed.",
 			Syntax: "function numkeys [key [key ...]] [arg [arg ...]]",
 			KeySpecs: []cmdspec.KeySpec{{Flags: cmdspec.RW | cmdspec.Access | cmdspec.Update,
 				Notes: "We cannot tell how the keys will be used so we assume the worst, RW and UPDATE",
 				Begin: cmdspec.Index(2), Find: cmdspec.KeyNum(0, 1, 1)}},
-			Traits: TraitRunsScript | TraitNarrowRoute, Keys: fcallKeys, Route: fcallRoute,
+			Traits: TraitNarrowRoute, Keys: fcallKeys, Route: fcallRoute, CallFlagsOf: fcallCallFlags,
 			RunServer: fcallCommand},
 		&Command{Name: "fcall_ro", Arity: -3,
 			Flags: []string{"readonly", "noscript", "stale", "skip_monitor", "no_mandatory_keys", "movablekeys"},
@@ -43,7 +43,8 @@ func init() {
 			KeySpecs: []cmdspec.KeySpec{{Flags: cmdspec.RO | cmdspec.Access,
 				Notes: "We cannot tell how the keys will be used so we assume the worst, RO and ACCESS",
 				Begin: cmdspec.Index(2), Find: cmdspec.KeyNum(0, 1, 1)}},
-			Traits: TraitNarrowRoute, Keys: fcallKeys, Route: fcallRoute, RunServer: fcallCommand},
+			Traits: TraitNarrowRoute, Keys: fcallKeys, Route: fcallRoute, CallFlagsOf: fcallCallFlags,
+			RunServer: fcallCommand},
 		&Command{Name: "function", Arity: -2, ACL: []string{"slow"}, Group: "scripting", Since: "7.0.0",
 			Summary: "A container for function commands", Complexity: "Depends on subcommand.",
 			Exec: ExecServer,
@@ -148,6 +149,19 @@ func fcallRoute(c *Ctx, nShards int) []int {
 		wide = f != nil && f.Wide()
 	}
 	return narrowRoute(c, c.Args[3:3+n], nShards, wide)
+}
+
+// fcallCallFlags is the flags a call of FCALL or FCALL_RO runs with, as Redis 7.0's
+// fcallGetCommandFlags: a known function's declared flags replace the command's.
+func fcallCallFlags(c *Ctx) Flag {
+	if len(c.Args) < 2 || c.Keyspace == nil || c.Keyspace.Store == nil || !c.Keyspace.Store.Opened() {
+		return c.Cmd.flags // loading: the libraries are not read yet (nor cached empty)
+	}
+	f := functionsOf(c).Current().Lookup(c.Args[1])
+	if f == nil {
+		return c.Cmd.flags
+	}
+	return scriptFlagsToCmdFlags(c.Cmd.flags, f.Flags())
 }
 
 // fcallCommand is FCALL and FCALL_RO.

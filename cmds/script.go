@@ -23,7 +23,7 @@ import (
 func init() {
 	Register(
 		&Command{Name: "eval", Arity: -3,
-			Flags: []string{"noscript", "stale", "skip_monitor", "no_mandatory_keys", "movablekeys"},
+			Flags: []string{"noscript", "stale", "skip_monitor", "may_replicate", "no_mandatory_keys", "movablekeys"},
 			ACL:   []string{"slow", "scripting"}, Group: "scripting", Since: "2.6.0",
 			Summary:    "Execute a Lua script server side",
 			Complexity: "Depends on the script that is executed.",
@@ -31,16 +31,16 @@ func init() {
 			KeySpecs: []cmdspec.KeySpec{{Flags: cmdspec.RW | cmdspec.Access | cmdspec.Update,
 				Notes: "We cannot tell how the keys will be used so we assume the worst, RW and UPDATE",
 				Begin: cmdspec.Index(2), Find: cmdspec.KeyNum(0, 1, 1)}},
-			Traits: TraitRunsScript | TraitNarrowRoute, Keys: scriptKeys, Route: scriptRoute,
+			Traits: TraitNarrowRoute, Keys: scriptKeys, Route: scriptRoute, CallFlagsOf: scriptCallFlags,
 			RunServer: evalCommand},
 		&Command{Name: "evalsha", Arity: -3,
-			Flags: []string{"noscript", "stale", "skip_monitor", "no_mandatory_keys", "movablekeys"},
+			Flags: []string{"noscript", "stale", "skip_monitor", "may_replicate", "no_mandatory_keys", "movablekeys"},
 			ACL:   []string{"slow", "scripting"}, Group: "scripting", Since: "2.6.0",
 			Summary:    "Execute a Lua script server side",
 			Complexity: "Depends on the script that is executed.",
 			Syntax:     "sha1 numkeys [key [key ...]] [arg [arg ...]]",
 			KeySpecs:   []cmdspec.KeySpec{{Flags: cmdspec.RW | cmdspec.Access | cmdspec.Update, Begin: cmdspec.Index(2), Find: cmdspec.KeyNum(0, 1, 1)}},
-			Traits:     TraitRunsScript | TraitNarrowRoute, Keys: scriptKeys, Route: scriptRoute,
+			Traits:     TraitNarrowRoute, Keys: scriptKeys, Route: scriptRoute, CallFlagsOf: scriptCallFlags,
 			RunServer: evalCommand},
 		&Command{Name: "eval_ro", Arity: -3,
 			Flags: []string{"readonly", "noscript", "stale", "skip_monitor", "no_mandatory_keys", "movablekeys"},
@@ -51,7 +51,7 @@ func init() {
 			KeySpecs: []cmdspec.KeySpec{{Flags: cmdspec.RO | cmdspec.Access,
 				Notes: "We cannot tell how the keys will be used so we assume the worst, RO and ACCESS",
 				Begin: cmdspec.Index(2), Find: cmdspec.KeyNum(0, 1, 1)}},
-			Traits: TraitNotTracked | TraitNarrowRoute, Keys: scriptKeys, Route: scriptRoute,
+			Traits: TraitNotTracked | TraitNarrowRoute, Keys: scriptKeys, Route: scriptRoute, CallFlagsOf: scriptCallFlags,
 			RunServer: evalCommand},
 		&Command{Name: "evalsha_ro", Arity: -3,
 			Flags: []string{"readonly", "noscript", "stale", "skip_monitor", "no_mandatory_keys", "movablekeys"},
@@ -61,7 +61,7 @@ func init() {
 			Syntax:     "sha1 numkeys [key [key ...]] [arg [arg ...]]",
 			KeySpecs:   []cmdspec.KeySpec{{Flags: cmdspec.RO | cmdspec.Access, Begin: cmdspec.Index(2), Find: cmdspec.KeyNum(0, 1, 1)}},
 			Traits:     TraitNotTracked | TraitNarrowRoute, Keys: scriptKeys, Route: scriptRoute,
-			RunServer: evalCommand},
+			CallFlagsOf: scriptCallFlags, RunServer: evalCommand},
 		&Command{Name: "script", Arity: -2, ACL: []string{"slow"}, Group: "scripting", Since: "2.6.0",
 			Summary: "A container for Lua scripts management commands", Complexity: "Depends on subcommand.",
 			Exec: ExecServer,
@@ -168,6 +168,50 @@ func narrowRoute(c *Ctx, keys [][]byte, nShards int, wide bool) []int {
 	}
 	slices.Sort(ids)
 	return slices.Compact(ids)
+}
+
+// scriptCallFlags is the flags a call of EVAL, EVALSHA or their _RO forms runs with, as
+// Redis 7.0's evalGetCommandFlags: a script with a shebang (the cached one, or EVAL's body)
+// runs with the flags it declares; one without (or unknown to EVALSHA, or with a bad
+// shebang) with the command's.
+func scriptCallFlags(c *Ctx) Flag {
+	cmd := c.Cmd
+	if len(c.Args) < 2 {
+		return cmd.flags
+	}
+	var sf script.Flags
+	if strings.HasPrefix(cmd.Name, "evalsha") {
+		s := scripts.Get(c.Args[1])
+		if s == nil {
+			return cmd.flags
+		}
+		sf = s.Flags()
+	} else {
+		var ok bool
+		if sf, ok = script.ShebangFlags(c.Args[1]); !ok {
+			return cmd.flags
+		}
+	}
+	if sf&script.FlagShebang == 0 {
+		return cmd.flags
+	}
+	return scriptFlagsToCmdFlags(cmd.flags, sf)
+}
+
+// scriptFlagsToCmdFlags is Redis's: a script's declared flags replace the command's write,
+// denyoom, stale and may_replicate.
+func scriptFlagsToCmdFlags(f Flag, sf script.Flags) Flag {
+	f &^= FlagStale | FlagDenyOOM | FlagWrite | FlagMayReplicate
+	if sf&(script.FlagAllowOOM|script.FlagNoWrites) == 0 {
+		f |= FlagDenyOOM
+	}
+	if sf&script.FlagNoWrites == 0 {
+		f |= FlagWrite
+	}
+	if sf&script.FlagAllowStale != 0 {
+		f |= FlagStale
+	}
+	return f
 }
 
 // evalCommand is EVAL, EVALSHA, EVAL_RO and EVALSHA_RO.

@@ -450,6 +450,78 @@ func TestMonitor_ReceivesOtherClientsCommands(t *testing.T) {
 	t.Fatal("MONITOR did not show the SET")
 }
 
+// MONITOR shows a script command before the commands it runs, and those from "lua" with the
+// database each left; inside MULTI each queued command with the database it left, then EXEC.
+// The want lines are redis-server 7.0.15's for the same pipeline (timestamps and the
+// client's address cut).
+func TestMonitor_ScriptsAndTransactionsMatchRedis(t *testing.T) {
+	s := testserver.Start(t)
+	m := connDial(t, s.Addr)
+	m.do("+OK\r\n", "MONITOR")
+	r := connDial(t, s.Addr)
+	r.do("$2\r\nml\r\n", "FUNCTION", "LOAD", "#!lua name=ml\nredis.register_function('f', function(k, a) return redis.call('get', k[1]) end)")
+	// One at a time: in a pipeline, a connection command (SELECT, MULTI) behind a script
+	// still running in its shard is shown first (docs/COMPATIBILITY.md).
+	for _, step := range []struct {
+		lines int // reply lines
+		args  []string
+	}{
+		{1, []string{"EVAL", "redis.call('set',KEYS[1],ARGV[1]); redis.call('select','3'); return redis.call('get',KEYS[1])", "1", "k", "v"}},
+		{2, []string{"FCALL", "f", "1", "k"}},
+		{1, []string{"MULTI"}}, {1, []string{"SET", "a", "1"}}, {1, []string{"EVAL", "return redis.call('incr','a')", "0"}},
+		{1, []string{"GET", "a"}}, {5, []string{"EXEC"}},
+		{1, []string{"SELECT", "2"}},
+		{1, []string{"EVAL", "return redis.call('get','zz')", "0"}},
+		{1, []string{"EVAL_RO", "return redis.pcall('set','zz','1')", "0"}},
+		{1, []string{"EVALSHA", strings.Repeat("a", 40), "0"}},
+		{1, []string{"MULTI"}}, {1, []string{"SELECT", "4"}}, {1, []string{"SET", "b", "1"}}, {3, []string{"EXEC"}},
+		{2, []string{"ECHO", "end"}},
+	} {
+		r.cmd(step.args...)
+		for range step.lines {
+			r.line()
+		}
+	}
+	want := []string{
+		`[0 C] "FUNCTION" "LOAD" "#!lua name=ml\nredis.register_function('f', function(k, a) return redis.call('get', k[1]) end)"`,
+		`[0 C] "EVAL" "redis.call('set',KEYS[1],ARGV[1]); redis.call('select','3'); return redis.call('get',KEYS[1])" "1" "k" "v"`,
+		`[0 lua] "set" "k" "v"`,
+		`[3 lua] "select" "3"`,
+		`[3 lua] "get" "k"`,
+		`[0 C] "FCALL" "f" "1" "k"`,
+		`[0 lua] "get" "k"`,
+		`[0 C] "MULTI"`,
+		`[0 C] "SET" "a" "1"`,
+		`[0 C] "EVAL" "return redis.call('incr','a')" "0"`,
+		`[0 lua] "incr" "a"`,
+		`[0 C] "GET" "a"`,
+		`[0 C] "EXEC"`,
+		`[2 C] "SELECT" "2"`,
+		`[2 C] "EVAL" "return redis.call('get','zz')" "0"`,
+		`[2 lua] "get" "zz"`,
+		`[2 C] "EVAL_RO" "return redis.pcall('set','zz','1')" "0"`,
+		`[2 C] "EVALSHA" "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" "0"`,
+		`[2 C] "MULTI"`,
+		`[4 C] "SELECT" "4"`,
+		`[4 C] "SET" "b" "1"`,
+		`[4 C] "EXEC"`,
+		`[4 C] "ECHO" "end"`,
+	}
+	addr := r.c.LocalAddr().String()
+	var got []string
+	for len(got) < len(want) {
+		l := m.line()
+		_, rest, ok := strings.Cut(l, " ")
+		if !ok || !strings.HasPrefix(l, "+") {
+			t.Fatalf("MONITOR line %q", l)
+		}
+		got = append(got, strings.Replace(rest, " "+addr+"]", " C]", 1))
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("MONITOR showed:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
 // Through the protocol, CONFIG GET * lists every parameter and alias redis-server 7.0.15 lists
 // (config/testdata/redis7_config.txt, its own CONFIG GET *), and an alias sets its parameter.
 func TestConfig_GetAllHasEveryRedisParameter(t *testing.T) {

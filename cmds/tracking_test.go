@@ -609,3 +609,31 @@ func TestTracking_GoRedisClientSideCache(t *testing.T) {
 	}
 	waitFor(t, func() bool { return csc.Get(testCtx, "cached").Val() == "v2" })
 }
+
+// Lowering tracking-table-max-keys evicts keys past it at once, sending their invalidations
+// with no further read, as Redis's cron does.
+func TestTracking_LoweredMaxKeysEvictsWithoutARead(t *testing.T) {
+	s := testserver.Start(t)
+	a := dialResp(t, s.Addr, true)
+	admin := dialResp(t, s.Addr, false)
+	if got := a.do("CLIENT", "TRACKING", "ON"); got != "OK" {
+		t.Fatalf("CLIENT TRACKING ON = %#v", got)
+	}
+	for i := range 10 {
+		a.do("GET", "lk:"+strconv.Itoa(i))
+	}
+	if got := admin.do("CONFIG", "SET", "tracking-table-max-keys", "3"); got != "OK" {
+		t.Fatalf("CONFIG SET = %#v", got)
+	}
+	var got []any
+	for range 7 {
+		got = append(got, a.next()) // pushes only: a sends nothing meanwhile
+	}
+	if keys := invalidated(t, got); len(keys) != 7 {
+		t.Fatalf("invalidated %v, want 7 keys", keys)
+	}
+	info, _ := admin.do("INFO", "stats").(string)
+	if !strings.Contains(info, "tracking_total_keys:3\r\n") {
+		t.Fatalf("INFO stats after the eviction:\n%s", info)
+	}
+}

@@ -1,6 +1,10 @@
 package cmdspec
 
-import "shardis/codec"
+import (
+	"slices"
+
+	"shardis/codec"
+)
 
 // Desc is a command as COMMAND INFO and COMMAND DOCS describe it.
 type Desc struct {
@@ -20,9 +24,13 @@ type Desc struct {
 	Subs []*Desc // subcommands, in the order they are listed
 }
 
-// InfoFlags are the flags COMMAND INFO shows for a command declaring flags: those, plus
+// InfoFlags are the flags COMMAND INFO shows for a command declaring flags: those but
+// may_replicate (Redis 7.0 keeps it for CLIENT PAUSE WRITE and does not show it), plus
 // movablekeys when a function finds its keys (movable; Redis derives it the same way).
 func InfoFlags(flags []string, movable bool) []string {
+	if slices.Contains(flags, "may_replicate") {
+		flags = slices.DeleteFunc(slices.Clone(flags), func(f string) bool { return f == "may_replicate" })
+	}
 	if !movable {
 		return flags
 	}

@@ -68,6 +68,10 @@ func (c Command) AfterPending() bool { return c.c != nil && c.c.Has(cmds.TraitAf
 // AlwaysReplies: it answers even under CLIENT REPLY OFF or SKIP.
 func (c Command) AlwaysReplies() bool { return c.c != nil && c.c.Has(cmds.TraitAlwaysReplies) }
 
+// RepliesWithPushes: its reply is pushes, sent even under CLIENT REPLY OFF or SKIP (its
+// refusals are not).
+func (c Command) RepliesWithPushes() bool { return c.c != nil && c.c.Has(cmds.TraitRepliesWithPushes) }
+
 // TxControl: it runs at once inside MULTI instead of being queued.
 func (c Command) TxControl() bool { return c.c.Has(cmds.TraitTxControl) }
 
@@ -117,7 +121,7 @@ func (c Command) Viewable() bool {
 // input: CLIENT PAUSE holds it (until is when the pause ends, unix ms), or the store is still
 // opening and it needs a shard (wake, when not nil, is called when loading ends). queued says
 // a command before it in the pipeline waits for a shard.
-func (e *Executor) Hold(cmd Command, cl *server.Client, queued bool, nowMs int64, wake func()) (held bool, until int64) {
+func (e *Executor) Hold(cmd Command, args [][]byte, cl *server.Client, queued bool, nowMs int64, wake func()) (held bool, until int64) {
 	c := cmd.c
 	if c == nil {
 		return false, 0
@@ -128,10 +132,19 @@ func (e *Executor) Hold(cmd Command, cl *server.Client, queued bool, nowMs int64
 	if !c.Runs() {
 		return false, 0
 	}
-	mayWrite := c.MayWrite() || c.Has(cmds.TraitRunsQueue) && cl.Multi != nil && cl.Multi.MayWrite
-	if paused, until := e.srv.Paused(mayWrite, nowMs); paused {
-		return true, until
+	// A pause holds every command (ALL) or those that may write (WRITE): by the flags the
+	// call runs with (a no-writes script runs), an EXEC by its queued commands'.
+	if pausing, until := e.srv.Paused(true, nowMs); pausing {
+		all, _ := e.srv.Paused(false, nowMs)
+		if all || c.Has(cmds.TraitRunsQueue) && cl.Multi != nil && cl.Multi.MayWrite || e.mayWrite(cmd, args, cl) {
+			// A blocked client for INFO and CLIENT LIST, whose command is the one it sent,
+			// as Redis shows a postponed client.
+			cl.SetPauseHeld(true)
+			cl.Touch(&c.Name, nowMs)
+			return true, until
+		}
 	}
+	cl.SetPauseHeld(false)
 	// While the store opens, a command allowed then (the loading flag) that needs a shard
 	// (WATCH, EXEC) waits for it in the input: the shards run once it is open.
 	if c.Has(cmds.FlagLoading) && c.NeedsShard() && e.srv.Loading() &&
@@ -139,6 +152,17 @@ func (e *Executor) Hold(cmd Command, cl *server.Client, queued bool, nowMs int64
 		return true, 0
 	}
 	return false, 0
+}
+
+// mayWrite reports whether cl's call of cmd with args may write or be replicated, by the
+// flags it runs with (a script's or function's declared ones, see cmds.Command.CallFlags).
+func (e *Executor) mayWrite(cmd Command, args [][]byte, cl *server.Client) bool {
+	c := cmd.c
+	if c.CallFlagsOf == nil {
+		return c.MayWrite(nil)
+	}
+	ctx := cmds.Ctx{Args: args, DB: cl.DB, Client: cl, Keyspace: &e.keyspace, Cmd: c}
+	return c.MayWrite(&ctx)
 }
 
 // AdmitClient is Admit for a connection's own command (FromClient).
@@ -153,15 +177,15 @@ func (e *Executor) Admitted(cmd Command, cl *server.Client, nowMs int64) {
 
 // Queue queues cl's admitted command inside its MULTI.
 func (e *Executor) Queue(cmd Command, args [][]byte, cl *server.Client) {
-	cl.Multi.Queue(args, cmd.c.MayWrite(), cmd.c.Exec == cmds.ExecConn)
+	cl.Multi.Queue(args, e.mayWrite(cmd, args, cl), cmd.c.Exec == cmds.ExecConn)
 	cl.Publish()
 }
 
 // Monitors reports whether MONITOR clients are to see cl's command as it is dispatched: there
 // are some, and it is not one they never see (admin commands) or see later (EXEC, shown after
-// the commands it ran).
+// the commands it ran; a script, shown as it starts running).
 func (e *Executor) Monitors(cmd Command) bool {
-	return e.srv.Clients.HasMonitors() && Monitored(cmd.c) && !cmd.c.Has(cmds.TraitRunsQueue)
+	return e.srv.Clients.HasMonitors() && Monitored(cmd.c) && !cmd.c.HasAny(cmds.TraitRunsQueue|cmds.FlagSkipMonitor)
 }
 
 // Monitor shows cl's command to MONITOR clients (secret arguments redacted).
@@ -237,6 +261,10 @@ type Call struct {
 	// the holder sends and closes.
 	Reply  []byte
 	Stream ReplyStream
+
+	// monitored: MONITOR was shown the command as it first started (a script command, which
+	// Redis shows before the commands it runs; not again when it runs a second time).
+	monitored bool
 }
 
 // setStream sets c.Stream to st, nil when st is (a nil *shard.Stream is not a nil interface).
@@ -358,6 +386,10 @@ func (e *Executor) run(f *Frame, c *Call, cl *server.Client, tx *shard.Tx) (stra
 	ctx.Streamable = tx != nil && !c.Suppress
 	if tx != nil && c.Host != nil {
 		ctx.Host = c.Host // a command of the connection's own may block
+	}
+	if !c.monitored && ctx.Cmd.Has(cmds.FlagSkipMonitor) && e.srv.Clients.HasMonitors() && Monitored(ctx.Cmd) {
+		c.monitored = true
+		e.FeedMonitors(cl, c.DB, ctx.Cmd.LoggedArgs(c.Args))
 	}
 	e.Run(ctx)
 	if ctx.Block != nil {

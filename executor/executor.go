@@ -71,6 +71,12 @@ func (e *Executor) Run(c *cmds.Ctx) {
 		tail, _ := c.Host.(shard.ReplyTail) // the reactor's slot; nil for other callers
 		c.Tx.SetWriter(clientID(c.Client), tail)
 	}
+	// A script command (skip_monitor) inside EXEC is shown before the commands it runs, as
+	// Redis shows it; the reactor shows one of its own when it dispatches it.
+	feed := (c.InTransaction || c.Cmd.Has(cmds.TraitRunsQueue)) && e.srv.Clients.HasMonitors() && Monitored(c.Cmd)
+	if feed && c.Cmd.Has(cmds.FlagSkipMonitor) {
+		e.FeedMonitors(c.Client, c.DB, c.Cmd.LoggedArgs(c.Args))
+	}
 	e.runGuarded(c)
 	if top {
 		c.Tx.SetWriter(0, nil)
@@ -95,9 +101,18 @@ func (e *Executor) Run(c *cmds.Ctx) {
 	}
 	e.Account(c.Cmd, c.Args, d, c.W.Buf[mark:], c.Client)
 	// The reactor feeds MONITOR when it dispatches a command; the commands of a transaction
-	// are shown as EXEC runs them, then EXEC itself, as Redis shows them.
-	if (c.InTransaction || c.Cmd.Has(cmds.TraitRunsQueue)) && e.srv.Clients.HasMonitors() && Monitored(c.Cmd) {
-		e.FeedMonitors(c.Client, c.DB, c.Cmd.LoggedArgs(c.Args))
+	// are shown as EXEC runs them, then EXEC itself, and a script's as it runs them (from
+	// "lua"), each with the database it left, as Redis shows them.
+	if feed && !c.Cmd.Has(cmds.FlagSkipMonitor) {
+		db := c.DB
+		if c.Client != nil && (c.Cmd.Exec == cmds.ExecConn || c.Multi != nil && c.Multi.ChangesConn) {
+			db = c.Client.DB // SELECT moved it (EXEC's client owns it while EXEC runs)
+		}
+		if c.Caller != nil {
+			e.feedMonitors(scriptAddr, db, c.Cmd.LoggedArgs(c.Args))
+		} else {
+			e.FeedMonitors(c.Client, db, c.Cmd.LoggedArgs(c.Args))
+		}
 	}
 	// Blocked clients are served by the write that made their key ready, after the command
 	// (after the whole transaction for EXEC's commands), in its transaction.
@@ -251,21 +266,34 @@ func (e *Executor) runGuarded(c *cmds.Ctx) {
 // ---- MONITOR ----
 
 // Monitored reports whether MONITOR shows cmd at all: admin commands are never shown, as in
-// Redis (secret arguments are shown redacted: Command.LoggedArgs).
+// Redis (secret arguments are shown redacted: Command.LoggedArgs); a script command
+// (skip_monitor) is shown before it runs, where the others are shown once they ran.
 func Monitored(cmd *cmds.Command) bool {
-	return cmd != nil && !cmd.HasAny(cmds.FlagAdmin|cmds.FlagSkipMonitor)
+	return cmd != nil && !cmd.Has(cmds.FlagAdmin)
 }
+
+// scriptAddr is where MONITOR says a script's commands come from, as Redis.
+const scriptAddr = "lua"
 
 // FeedMonitors sends the command args, run by cl in db, to every MONITOR client.
 func (e *Executor) FeedMonitors(cl *server.Client, db int, args [][]byte) {
-	line := monitorLine(cl, db, args)
+	addr := ""
+	if cl != nil {
+		addr = cl.Addr
+	}
+	e.feedMonitors(addr, db, args)
+}
+
+// feedMonitors sends the command args, run from addr in db, to every MONITOR client.
+func (e *Executor) feedMonitors(addr string, db int, args [][]byte) {
+	line := monitorLine(addr, db, args)
 	for _, m := range e.srv.Clients.Monitors() {
 		_ = m.Write(line)
 	}
 }
 
 // monitorLine formats a command for MONITOR as Redis does.
-func monitorLine(cl *server.Client, db int, args [][]byte) []byte {
+func monitorLine(addr string, db int, args [][]byte) []byte {
 	now := time.Now()
 	b := []byte{'+'}
 	b = strconv.AppendInt(b, now.Unix(), 10)
@@ -278,9 +306,7 @@ func monitorLine(cl *server.Client, db int, args [][]byte) []byte {
 	b = append(b, " ["...)
 	b = strconv.AppendInt(b, int64(db), 10)
 	b = append(b, ' ')
-	if cl != nil {
-		b = append(b, cl.Addr...)
-	}
+	b = append(b, addr...)
 	b = append(b, ']')
 	for _, a := range args {
 		b = append(b, ' ')

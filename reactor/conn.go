@@ -466,7 +466,7 @@ func (cn *conn) dispatchCommand(start int) bool {
 	if len(b.slots) == 0 {
 		wake = cn.wake // nothing of this batch runs to read the input again: wake when it may
 	}
-	if held, until := exec.Hold(cmd, cl, b.queued, now, wake); held {
+	if held, until := exec.Hold(cmd, args, cl, b.queued, now, wake); held {
 		if until > 0 && wake != nil {
 			cn.wakeAt(until)
 		}
@@ -474,17 +474,21 @@ func (cn *conn) dispatchCommand(start int) bool {
 	}
 	s := b.addSlot(start)
 	s.DB, s.RESP3 = cl.DB, cl.RESP3
-	// CLIENT REPLY ON and RESET always answer (OFF and SKIP silence themselves).
-	if !cmd.AlwaysReplies() {
-		switch cl.ReplyMode {
-		case server.ReplyOff:
-			s.Suppress = true
-		case server.ReplySkip:
-			s.Suppress = true
-			cl.ReplyMode = server.ReplyOn
-		}
+	// CLIENT REPLY ON and RESET always answer (OFF and SKIP silence themselves). Pushes go
+	// out whatever the mode, as Redis sends them: a (un)subscribe's confirmations too.
+	// A refusal is silenced whatever the command, and any command uses up a SKIP (CLIENT
+	// REPLY sets the mode again).
+	quiet := false
+	switch cl.ReplyMode {
+	case server.ReplyOff:
+		quiet = true
+	case server.ReplySkip:
+		quiet = true
+		cl.ReplyMode = server.ReplyOn
 	}
+	s.Suppress = quiet && !cmd.AlwaysReplies() && !cmd.RepliesWithPushes()
 	if msg := exec.AdmitClient(cmd, args, cl); msg != "" {
+		s.Suppress = quiet
 		w := codec.Writer{Buf: s.Reply[:0], RESP3: s.RESP3}
 		w.Error(msg)
 		s.Reply, s.finished = w.Buf, true

@@ -1,6 +1,7 @@
 package script
 
 import (
+	"bytes"
 	"crypto/sha1"
 	"encoding/hex"
 	"errors"
@@ -161,6 +162,16 @@ var shebangFlagNames = map[string]Flags{
 	"allow-stale":           FlagAllowStale,
 	"no-cluster":            FlagNoCluster,
 	"allow-cross-slot-keys": FlagAllowCrossSlot,
+}
+
+// ShebangFlags returns the flags of body's shebang (0 without one); ok is false for a bad
+// shebang. Only the first line is read: what a command's flags depend on before it runs.
+func ShebangFlags(body []byte) (flags Flags, ok bool) {
+	if end := bytes.IndexByte(body, '\n'); end >= 0 {
+		body = body[:end]
+	}
+	flags, _, errText := parseShebang(string(body))
+	return flags, errText == ""
 }
 
 // parseShebang reads the "#!lua flags=a,b" first line of body as Redis 7.0 does. It returns

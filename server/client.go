@@ -71,6 +71,9 @@ type Client struct {
 	blockMu sync.Mutex
 	blocked Unblocker
 	gone    bool
+	// pauseHeld: CLIENT PAUSE holds the command the client sent (INFO blocked_clients and
+	// CLIENT LIST's flag b count it, as Redis counts a postponed client).
+	pauseHeld atomic.Bool
 
 	// Sub is the connection's pub/sub side (its subscriptions and the queue of messages
 	// published to it), made by the reactor when the connection opens; the reactor's loop
@@ -262,6 +265,16 @@ func (cl *Client) Blocked() Unblocker {
 	defer cl.blockMu.Unlock()
 	return cl.blocked
 }
+
+// SetPauseHeld records whether CLIENT PAUSE holds the client's next command.
+func (cl *Client) SetPauseHeld(held bool) {
+	if cl.pauseHeld.Load() != held {
+		cl.pauseHeld.Store(held)
+	}
+}
+
+// PauseHeld reports whether CLIENT PAUSE holds the client's next command.
+func (cl *Client) PauseHeld() bool { return cl.pauseHeld.Load() }
 
 // Gone records that the connection closed and returns the command it is blocked in, if any,
 // which the caller unblocks (UnblockGone). Nothing blocks for the client afterwards.

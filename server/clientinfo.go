@@ -53,7 +53,7 @@ func (cl *Client) AppendInfo(b []byte, self bool, now time.Time) []byte {
 	if pub&PubMulti != 0 {
 		b = append(b, 'x')
 	}
-	if cl.Blocked() != nil {
+	if cl.Blocked() != nil || cl.PauseHeld() {
 		b = append(b, 'b')
 	}
 	if cl.Track != nil {

@@ -181,6 +181,7 @@ func New(cfg *config.Config, store *shard.Store) *Server {
 		})
 		s.Tracking = tracking.NewTable(store, s.trackingTarget, cfg.TrackingTableMaxKeys)
 		store.SetTracker(s.Tracking)
+		cfg.OnChange("tracking-table-max-keys", s.Tracking.Trim)
 		setAccess := func() { store.SetAccessPolicy(AccessPolicyOf(cfg)) }
 		setAccess()
 		for _, name := range []string{"maxmemory-policy", "lfu-log-factor", "lfu-decay-time"} {

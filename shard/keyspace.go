@@ -97,4 +97,6 @@ func (tx *Tx) SwapDB(id, a, b int) {
 	tx.touchWatchedInDB(p, b, pa, pb)
 	sh.dbmap[a], sh.dbmap[b] = sh.dbmap[b], sh.dbmap[a]
 	tx.parts[p].dbmapDirty = true
+	tx.readyAfterSwap(p, a)
+	tx.readyAfterSwap(p, b)
 }

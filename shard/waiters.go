@@ -128,6 +128,29 @@ func (tx *Tx) NextReady() (ReadyKey, bool) {
 	return ReadyKey{}, false
 }
 
+// readyAfterSwap records for NextReady the keys of logical db that waiters of part p wait for
+// and that hold data in the physical database db now maps to (SWAPDB: Redis serves them).
+func (tx *Tx) readyAfterSwap(p, db int) {
+	sh := tx.shards[p]
+	if sh.nWaiters.Load() == 0 {
+		return
+	}
+	var keys []string
+	sh.waitMu.Lock()
+	for mk := range sh.waiters {
+		if mk[0] == byte(db) {
+			keys = append(keys, mk[1:])
+		}
+	}
+	sh.waitMu.Unlock()
+	pdb := sh.dbmap[db]
+	for _, k := range keys {
+		if _, ok := tx.getMetaHead(p, codec.AppendMetaKey(nil, pdb, []byte(k))); ok {
+			tx.noteReady(p, pdb, []byte(k))
+		}
+	}
+}
+
 // FirstWaiter returns the waiter that has waited longest for rk among those not yet claimed
 // that a key of type t serves, or nil.
 func (tx *Tx) FirstWaiter(rk ReadyKey, t codec.Type) *Waiter {

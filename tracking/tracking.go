@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"shardis/pubsub"
 	"shardis/shard"
@@ -81,9 +82,12 @@ type Target struct {
 // Table is the server's tracking state. It is safe for concurrent use.
 //
 // Bounds: the default-mode table holds at most MaxKeys() keys (tracking-table-max-keys; 0:
-// no limit); remembering one more evicts keys at random, sending their invalidations first,
-// as Redis does. Entries of connections that stopped tracking stay until their key is written
-// or evicted (Redis keeps them too); they are skipped when invalidating.
+// no limit); past it keys are evicted at random, their invalidations sent, as Redis's
+// trackingLimitUsedSlots does: when a read remembers one more, and, while the table stays
+// over (the limit was lowered: Trim), every 100 ms, each pass evicting at most 100 keys
+// times the passes in a row that found it over. Entries of connections that stopped
+// tracking stay until their key is written or evicted (Redis keeps them too); they are
+// skipped when invalidating.
 type Table struct {
 	writes  Writes
 	lookup  func(id int64) (Target, bool)
@@ -95,7 +99,14 @@ type Table struct {
 	items int64                         // sum of the sets' sizes
 	// prefixes of BCAST connections ("" matches every key) -> their connections.
 	prefixes map[string]map[*Conn]struct{}
+	// overPasses counts the eviction passes in a row that left the table over its bound
+	// (Redis's timeout_counter); trimming says a goroutine runs them every trimPeriod.
+	overPasses int
+	trimming   bool
 }
+
+// trimPeriod is how often an over-full table is trimmed: Redis's serverCron at hz 10.
+const trimPeriod = 100 * time.Millisecond
 
 // NewTable returns an empty table. writes is switched on while any connection tracks; lookup
 // finds a redirect target by connection id; maxKeys is tracking-table-max-keys.
@@ -249,14 +260,66 @@ func (t *Table) rememberLocked(c *Conn, key []byte) {
 		ids[c.id] = struct{}{}
 		t.items++
 	}
-	if limit := t.maxKeys(); limit > 0 {
-		for k := range t.keys { // map order is random: Redis evicts random keys too
-			if int64(len(t.keys)) <= limit {
-				break
-			}
-			t.invalidateKeyLocked([]byte(k), 0, nil)
+	if t.limitLocked() {
+		t.trimLocked()
+	}
+}
+
+// limitLocked is one eviction pass (Redis's trackingLimitUsedSlots): it evicts random keys,
+// sending their invalidations, until the table is within tracking-table-max-keys or it
+// evicted 100 keys for each pass in a row that found it over, this one included. It
+// reports whether the table is still over.
+func (t *Table) limitLocked() bool {
+	limit := t.maxKeys()
+	if limit <= 0 || int64(len(t.keys)) <= limit {
+		t.overPasses = 0
+		return false
+	}
+	effort := 100 * (t.overPasses + 1)
+	for k := range t.keys { // map order is random: Redis evicts random keys too
+		if effort == 0 {
+			break
+		}
+		effort--
+		t.invalidateKeyLocked([]byte(k), 0, nil)
+		if int64(len(t.keys)) <= limit {
+			t.overPasses = 0
+			return false
 		}
 	}
+	t.overPasses++
+	return true
+}
+
+// Trim brings the table within tracking-table-max-keys when it is over (the limit was
+// lowered: CONFIG SET), as Redis's cron does: one pass at once, then one every trimPeriod
+// until it is within.
+func (t *Table) Trim() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.limitLocked() {
+		t.trimLocked()
+	}
+}
+
+// trimLocked starts the goroutine that trims the over-full table, unless it runs.
+func (t *Table) trimLocked() {
+	if t.trimming {
+		return
+	}
+	t.trimming = true
+	go func() {
+		for {
+			time.Sleep(trimPeriod)
+			t.mu.Lock()
+			if !t.limitLocked() {
+				t.trimming = false
+				t.mu.Unlock()
+				return
+			}
+			t.mu.Unlock()
+		}
+	}()
 }
 
 // Apply takes the accesses of a commit (shard.Tracker), in order: a read by a tracking

@@ -2,7 +2,10 @@ package tracking
 
 import (
 	"errors"
+	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"shardis/pubsub"
 	"shardis/shard"
@@ -219,5 +222,35 @@ func TestTable_ApplyInOrderWithOwners(t *testing.T) {
 	}
 	if got := drained(a.sub); got != invK {
 		t.Fatalf("queue: %q", got)
+	}
+}
+
+// A lowered bound is reached in passes as Redis's trackingLimitUsedSlots: the first evicts
+// 100 keys, each later one (every trimPeriod) 100 more than the one before.
+func TestTable_TrimEvictsInGrowingPasses(t *testing.T) {
+	f := newFixture(t)
+	a := NewConn(1, newSub(true))
+	f.enable(a, Options{})
+	for i := range 500 {
+		f.table.Remember(a, [][]byte{[]byte("k" + strconv.Itoa(i))})
+	}
+	f.table.mu.Lock()
+	f.max = 1
+	f.table.mu.Unlock()
+	f.table.Trim()
+	if _, keys, _, _ := f.table.Stats(); keys != 400 {
+		t.Fatalf("%d keys after the first pass, want 400", keys)
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if _, keys, _, _ := f.table.Stats(); keys == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			_, keys, _, _ := f.table.Stats()
+			t.Fatalf("%d keys left, want 1", keys)
+		}
+	}
+	if got := drained(a.sub); strings.Count(got, "invalidate") != 499 {
+		t.Fatalf("%d invalidations, want 499", strings.Count(got, "invalidate"))
 	}
 }
