@@ -12,62 +12,66 @@ const (
 	ErrBusyFunction = "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE."
 )
 
-// ScriptBusy says which shards are held by a script running past busy-reply-threshold, for the
-// reactor to refuse the commands that would wait for them; clients of other shards go on. A
-// shard is held by one script at most (a script runs holding its shards), so each shard has
-// one mark: the running script sets its shards' marks when it starts and clears them when it
-// ends (Start, Stop, from the goroutine running it); any goroutine reads them (Error).
+// ScriptBusy says whether a script runs past busy-reply-threshold: the server is then busy,
+// and admission refuses every client's command but those flagged allow_busy, as Redis does.
+// Scripts on disjoint shards run at the same time, so each running script has a slot: it
+// takes one when it starts and frees it when it ends (Start, Stop, from the goroutine running
+// it); any goroutine reads them (Error). While no script runs, Error is one atomic load.
 type ScriptBusy struct {
-	running atomic.Int32 // scripts running now; 0 makes Running one atomic load
+	running atomic.Int32 // scripts running now
 	halted  atomic.Bool  // the server is stopping: scripts that start now end at once
-	mu      sync.Mutex   // serializes growing marks
-	marks   atomic.Pointer[[]*busyMark]
+	mu      sync.Mutex   // serializes growing slots
+	slots   atomic.Pointer[[]*BusySlot]
 }
 
-// busyMark is one shard's: when the script holding it becomes busy, and whether it is a
-// function.
-type busyMark struct {
-	at atomic.Int64 // unix ns; 0: no script holds the shard
-	fn atomic.Bool
+// BusySlot is one running script's: when it becomes busy, and whether it is a function.
+type BusySlot struct {
+	used atomic.Bool
+	at   atomic.Int64 // unix ns; 0: not set yet or stopped
+	fn   atomic.Bool
 }
 
-// mark returns shard id's mark, making room for it.
-func (b *ScriptBusy) mark(id int) *busyMark {
-	if m := b.marks.Load(); m != nil && id < len(*m) {
-		return (*m)[id]
+// take returns a free slot, marked used, making one when all are taken.
+func (b *ScriptBusy) take() *BusySlot {
+	if s := b.slots.Load(); s != nil {
+		for _, sl := range *s {
+			if sl.used.CompareAndSwap(false, true) {
+				return sl
+			}
+		}
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	var grown []*busyMark
-	if m := b.marks.Load(); m != nil {
-		if id < len(*m) {
-			return (*m)[id]
+	var grown []*BusySlot
+	if s := b.slots.Load(); s != nil {
+		for _, sl := range *s {
+			if sl.used.CompareAndSwap(false, true) {
+				return sl
+			}
 		}
-		grown = append(grown, *m...)
+		grown = append(grown, *s...)
 	}
-	for len(grown) <= id {
-		grown = append(grown, &busyMark{})
-	}
-	b.marks.Store(&grown)
-	return grown[id]
+	sl := &BusySlot{}
+	sl.used.Store(true)
+	grown = append(grown, sl)
+	b.slots.Store(&grown)
+	return sl
 }
 
-// Start records a script starting now, holding shards, that becomes busy after threshold.
-func (b *ScriptBusy) Start(shards []int, threshold time.Duration, function bool) {
-	at := time.Now().Add(max(threshold, 1)).UnixNano()
-	for _, id := range shards {
-		m := b.mark(id)
-		m.fn.Store(function)
-		m.at.Store(at)
-	}
+// Start records a script starting now that becomes busy after threshold; the caller hands
+// the slot to Stop when the script ended.
+func (b *ScriptBusy) Start(threshold time.Duration, function bool) *BusySlot {
+	sl := b.take()
+	sl.fn.Store(function)
+	sl.at.Store(time.Now().Add(max(threshold, 1)).UnixNano())
 	b.running.Add(1)
+	return sl
 }
 
-// Stop records that the script started with shards ended.
-func (b *ScriptBusy) Stop(shards []int) {
-	for _, id := range shards {
-		b.mark(id).at.Store(0)
-	}
+// Stop records that the script that took sl ended.
+func (b *ScriptBusy) Stop(sl *BusySlot) {
+	sl.at.Store(0)
+	sl.used.Store(false)
 	b.running.Add(-1)
 }
 
@@ -80,23 +84,20 @@ func (b *ScriptBusy) Halted() bool { return b.halted.Load() }
 // Running reports whether any script runs (one atomic load).
 func (b *ScriptBusy) Running() bool { return b.running.Load() > 0 }
 
-// Error returns the BUSY error when the script holding shard id runs past the threshold, else
-// "". A negative id asks about every shard.
-func (b *ScriptBusy) Error(id int) string {
+// Error returns the BUSY error of a script running past its threshold (the function's text
+// for FCALL), else "".
+func (b *ScriptBusy) Error() string {
 	if !b.Running() {
 		return ""
 	}
-	m := b.marks.Load()
-	if m == nil {
+	s := b.slots.Load()
+	if s == nil {
 		return ""
 	}
 	now := time.Now().UnixNano()
-	for i, mk := range *m {
-		if id >= 0 && i != id {
-			continue
-		}
-		if at := mk.at.Load(); at != 0 && now >= at {
-			if mk.fn.Load() {
+	for _, sl := range *s {
+		if at := sl.at.Load(); at != 0 && now >= at {
+			if sl.fn.Load() {
 				return ErrBusyFunction
 			}
 			return ErrBusyScript
