@@ -27,6 +27,12 @@ func waitBusy(t *testing.T, c *redis.Client, want string) {
 	})
 }
 
+// scriptClient returns a client for a script that runs until killed: it waits for the reply
+// longer than the bounded waits of the test.
+func scriptClient(t *testing.T, s *testserver.Server) *redis.Client {
+	return s.Client(t, func(o *redis.Options) { o.ReadTimeout = 5 * time.Minute })
+}
+
 // wantErr checks that cmd was answered the error want.
 func wantErr(t *testing.T, what string, err error, want string) {
 	t.Helper()
@@ -68,7 +74,7 @@ func TestScriptKill_BusyScript_EveryClientGetsBusyUntilKilled(t *testing.T) {
 	} {
 		// The script's own client pipelines commands behind it: they wait, and are answered
 		// after it.
-		pipe := s.Client(t).Pipeline()
+		pipe := scriptClient(t, s).Pipeline()
 		ran := tc.run(pipe)
 		ping := pipe.Ping(testCtx)
 		get := pipe.Get(testCtx, "k")
@@ -162,7 +168,7 @@ func TestScriptKill_WroteThenBusy_UnkillableUntilShutdownNosave(t *testing.T) {
 			"function(k) redis.call('SET', k[1], 'half') while true do end end)").Err(); err != nil {
 			t.Fatal(err)
 		}
-		go func() { _ = tc.run(s.Client(t)) }()
+		go func() { _ = tc.run(scriptClient(t, s)) }()
 		waitBusy(t, c, tc.busy)
 		wantErr(t, tc.name+": SCRIPT KILL", c.Do(testCtx, "SCRIPT", "KILL").Err(), unkillable)
 		wantErr(t, tc.name+": FUNCTION KILL", c.Do(testCtx, "FUNCTION", "KILL").Err(), unkillable)
@@ -180,5 +186,32 @@ func TestScriptKill_WroteThenBusy_UnkillableUntilShutdownNosave(t *testing.T) {
 			t.Fatalf("%s: the stopped script's write: %v, want none", tc.name, err)
 		}
 		s.Stop()
+	}
+}
+
+// A busy script refuses commands before CLIENT PAUSE holds them, as Redis checks BUSY first:
+// a write during a WRITE pause gets BUSY rather than waiting for the script and the pause.
+func TestScriptKill_BusyDuringPause_WritesGetBusyNotHeld(t *testing.T) {
+	s := testserver.Start(t)
+	c := s.Client(t, func(o *redis.Options) { o.ReadTimeout = 30 * time.Second })
+	if err := c.ConfigSet(testCtx, "busy-reply-threshold", "100").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Do(testCtx, "CLIENT", "PAUSE", "600000", "WRITE").Err(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- scriptClient(t, s).EvalRO(testCtx, "while true do end", []string{"k"}).Err() }()
+	waitBusy(t, c, busyScript)
+	wantErr(t, "SET during the pause", c.Set(testCtx, keyInAnotherShard(t, s, "k"), "v", 0).Err(), busyScript)
+	wantErr(t, "CLIENT UNPAUSE", c.Do(testCtx, "CLIENT", "UNPAUSE").Err(), busyScript)
+	if err := c.Do(testCtx, "SCRIPT", "KILL").Err(); err != nil {
+		t.Fatalf("SCRIPT KILL: %v", err)
+	}
+	if err := <-done; err == nil || !strings.HasPrefix(err.Error(), "ERR Script killed by user with SCRIPT KILL...") {
+		t.Fatalf("the killed script replied %v", err)
+	}
+	if err := c.Do(testCtx, "CLIENT", "UNPAUSE").Err(); err != nil {
+		t.Fatal(err)
 	}
 }
