@@ -128,12 +128,12 @@ func (e *Executor) Hold(cmd Command, cl *server.Client, queued bool, nowMs int64
 	if !c.Runs() {
 		return false, 0
 	}
-	// A busy script's refusal comes before the pause, as in Redis: admission answers BUSY.
-	if !c.Has(cmds.FlagAllowBusy) && e.srv.Busy.Error() != "" {
-		return false, 0
-	}
 	mayWrite := c.MayWrite() || c.Has(cmds.TraitRunsQueue) && cl.Multi != nil && cl.Multi.MayWrite
 	if paused, until := e.srv.Paused(mayWrite, nowMs); paused {
+		// A busy script's refusal comes before the pause, as in Redis: admission answers BUSY.
+		if !c.Has(cmds.FlagAllowBusy) && e.srv.Busy.Error() != "" {
+			return false, 0
+		}
 		return true, until
 	}
 	// While the store opens, a command allowed then (the loading flag) that needs a shard
