@@ -43,7 +43,7 @@ type Running struct {
 
 	srv     *server.Server   // nil for internal callers
 	busyAt  time.Time        // Started + busy-reply-threshold
-	busy    *server.BusySlot // its slot in srv.Busy, which makes the server busy past busyAt
+	busy    *server.BusyMark // its mark in srv.Busy, which makes the server busy past busyAt
 	done    chan struct{}    // closed when the script returned
 	wrote   atomic.Bool      // it ran a write command: the kill commands refuse
 	killed  atomic.Bool      // a kill command stopped it
@@ -97,7 +97,7 @@ func Start(srv *server.Server, name string, command [][]byte, function bool) *Ru
 	return rs
 }
 
-// Finish unregisters the run and frees its busy slot.
+// Finish unregisters the run and stops its busy mark.
 func (rs *Running) Finish() {
 	if rs.busy != nil {
 		rs.srv.Busy.Stop(rs.busy)

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -14,65 +13,52 @@ const (
 
 // ScriptBusy says whether a script runs past busy-reply-threshold: the server is then busy,
 // and admission refuses every client's command but those flagged allow_busy, as Redis does.
-// Scripts on disjoint shards run at the same time, so each running script has a slot: it
-// takes one when it starts and frees it when it ends (Start, Stop, from the goroutine running
-// it); any goroutine reads them (Error). While no script runs, Error is one atomic load.
+// Scripts on disjoint shards run at the same time: each has a BusyMark, whose timer counts it
+// busy once the threshold passed, until it stops. Error, asked for every command, is one
+// atomic load and reads no clock; the timer is paid by each script run instead.
 type ScriptBusy struct {
-	running atomic.Int32 // scripts running now
-	halted  atomic.Bool  // the server is stopping: scripts that start now end at once
-	mu      sync.Mutex   // serializes growing slots
-	slots   atomic.Pointer[[]*BusySlot]
+	busy   atomic.Int64 // busy scripts in the low 32 bits, busy functions in the high ones
+	halted atomic.Bool  // the server is stopping: scripts that start now end at once
 }
 
-// BusySlot is one running script's: when it becomes busy, and whether it is a function.
-type BusySlot struct {
-	used atomic.Bool
-	at   atomic.Int64 // unix ns; 0: not set yet or stopped
-	fn   atomic.Bool
+// BusyMark is one running script's, from Start to Stop.
+type BusyMark struct {
+	b     *ScriptBusy
+	unit  int64        // what it adds to b.busy: 1 for a script, 1<<32 for a function
+	state atomic.Int32 // markRunning, markBusy, markStopped
+	timer *time.Timer
 }
 
-// take returns a free slot, marked used, making one when all are taken.
-func (b *ScriptBusy) take() *BusySlot {
-	if s := b.slots.Load(); s != nil {
-		for _, sl := range *s {
-			if sl.used.CompareAndSwap(false, true) {
-				return sl
-			}
-		}
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	var grown []*BusySlot
-	if s := b.slots.Load(); s != nil {
-		for _, sl := range *s {
-			if sl.used.CompareAndSwap(false, true) {
-				return sl
-			}
-		}
-		grown = append(grown, *s...)
-	}
-	sl := &BusySlot{}
-	sl.used.Store(true)
-	grown = append(grown, sl)
-	b.slots.Store(&grown)
-	return sl
-}
+const (
+	markRunning = iota
+	markBusy
+	markStopped
+)
 
 // Start records a script starting now that becomes busy after threshold; the caller hands
-// the slot to Stop when the script ended.
-func (b *ScriptBusy) Start(threshold time.Duration, function bool) *BusySlot {
-	sl := b.take()
-	sl.fn.Store(function)
-	sl.at.Store(time.Now().Add(max(threshold, 1)).UnixNano())
-	b.running.Add(1)
-	return sl
+// the mark to Stop when the script ended.
+func (b *ScriptBusy) Start(threshold time.Duration, function bool) *BusyMark {
+	m := &BusyMark{b: b, unit: 1}
+	if function {
+		m.unit = 1 << 32
+	}
+	m.timer = time.AfterFunc(max(threshold, 1), m.expire)
+	return m
 }
 
-// Stop records that the script that took sl ended.
-func (b *ScriptBusy) Stop(sl *BusySlot) {
-	sl.at.Store(0)
-	sl.used.Store(false)
-	b.running.Add(-1)
+// expire counts the script busy, unless it stopped first.
+func (m *BusyMark) expire() {
+	if m.state.CompareAndSwap(markRunning, markBusy) {
+		m.b.busy.Add(m.unit)
+	}
+}
+
+// Stop records that the script that took m ended.
+func (b *ScriptBusy) Stop(m *BusyMark) {
+	m.timer.Stop()
+	if m.state.Swap(markStopped) == markBusy {
+		b.busy.Add(-m.unit)
+	}
 }
 
 // Halt records that the server is stopping (see Halted).
@@ -81,27 +67,14 @@ func (b *ScriptBusy) Halt() { b.halted.Store(true) }
 // Halted reports whether the server is stopping: a script starting now must end at once.
 func (b *ScriptBusy) Halted() bool { return b.halted.Load() }
 
-// Running reports whether any script runs (one atomic load).
-func (b *ScriptBusy) Running() bool { return b.running.Load() > 0 }
-
 // Error returns the BUSY error of a script running past its threshold (the function's text
-// for FCALL), else "".
+// when a function is), else "". One atomic load.
 func (b *ScriptBusy) Error() string {
-	if !b.Running() {
+	switch v := b.busy.Load(); {
+	case v == 0:
 		return ""
+	case v>>32 != 0:
+		return ErrBusyFunction
 	}
-	s := b.slots.Load()
-	if s == nil {
-		return ""
-	}
-	now := time.Now().UnixNano()
-	for _, sl := range *s {
-		if at := sl.at.Load(); at != 0 && now >= at {
-			if sl.fn.Load() {
-				return ErrBusyFunction
-			}
-			return ErrBusyScript
-		}
-	}
-	return ""
+	return ErrBusyScript
 }
