@@ -38,7 +38,7 @@ func runLua(c *Ctx, srv *server.Server, inv script.Invocation, readOnly bool) {
 	if c.Tx != nil {
 		shards = c.Tx.Shards()
 	}
-	running := script.Start(srv, inv.Name(), c.Args, inv.IsFunction(), shards)
+	running := script.Start(srv, inv.Name(), c.Args, inv.IsFunction())
 	run := &scriptRun{c: c, inv: inv, readOnly: readOnly, db: c.DB, client: cl, running: running,
 		held: shards}
 	if c.Tx != nil && len(shards) < c.Tx.Store().NumShards() {

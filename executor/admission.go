@@ -15,8 +15,8 @@ import (
 // other paths answer the error as the command's own reply, which records it.
 //
 // FromClient's order: unknown command, arity, unknown subcommand, protected (DEBUG), NOAUTH,
-// ACL (NOPERM), the disk (MISCONF), RESP2 subscribed mode, loading (LOADING), a script past
-// busy-reply-threshold holding a shard it needs (BUSY), and last, inside MULTI, no_multi.
+// inside MULTI no_multi, ACL (NOPERM), the disk (MISCONF), RESP2 subscribed mode, loading
+// (LOADING), and last a script past busy-reply-threshold (BUSY).
 func (e *Executor) Admit(req *cmds.AdmitRequest) string {
 	switch req.From {
 	case cmds.FromExec:
@@ -60,11 +60,12 @@ func (e *Executor) admitClient(req *cmds.AdmitRequest) string {
 		return cmds.ProtectedError(cmd)
 	case !cl.Authed && !cmd.Has(cmds.FlagNoAuth) && srv.ACL.AuthRequired():
 		return "NOAUTH Authentication required."
+	case cl.Multi != nil && !cmd.Has(cmds.TraitTxControl) && cmd.Has(cmds.FlagNoMulti):
+		cl.Touch(&cmd.Name, time.Now().UnixMilli())
+		return "ERR Command not allowed inside a transaction"
 	}
-	// ACL: one load and a bool for a user with every permission (the default user). A
-	// command refused inside MULTI for its no_multi flag is refused below without an ACL log
-	// entry, as Redis checks no_multi first.
-	if u := cl.User(); u != nil && !u.Unrestricted() && !(cl.Multi != nil && cmd.Has(cmds.FlagNoMulti)) {
+	// ACL: one load and a bool for a user with every permission (the default user).
+	if u := cl.User(); u != nil && !u.Unrestricted() {
 		ctx := acl.ContextToplevel
 		if cl.Multi != nil {
 			ctx = acl.ContextMulti
@@ -84,16 +85,13 @@ func (e *Executor) admitClient(req *cmds.AdmitRequest) string {
 	case admission&server.AdmitLoading != 0 && !cmd.Has(cmds.FlagLoading):
 		return server.LoadingError
 	}
-	// A script past busy-reply-threshold holds its shards: what needs one of them is refused,
-	// as Redis refuses all but allow_busy commands then (one atomic load when no script runs).
-	if srv.Busy.Running() && cmd.NeedsShard() && !cmd.Has(cmds.FlagAllowBusy) {
-		if msg := e.busyError(cmd, args, cl); msg != "" {
+	// A script past busy-reply-threshold makes the server busy: as in Redis, every command
+	// but those flagged allow_busy is refused, whatever shards it needs or none (one atomic
+	// load when no script runs).
+	if !cmd.Has(cmds.FlagAllowBusy) {
+		if msg := srv.Busy.Error(); msg != "" {
 			return msg
 		}
-	}
-	if cl.Multi != nil && !cmd.Has(cmds.TraitTxControl) && cmd.Has(cmds.FlagNoMulti) {
-		cl.Touch(&cmd.Name, time.Now().UnixMilli())
-		return "ERR Command not allowed inside a transaction"
 	}
 	return ""
 }
@@ -201,22 +199,6 @@ func deniedOnDiskError(cmd *cmds.Command, cl *server.Client) bool {
 		}
 	}
 	return false
-}
-
-// busyError returns the BUSY error when a shard cmd needs with args is held by a script past
-// busy-reply-threshold, else "". It runs only while a script runs.
-func (e *Executor) busyError(cmd *cmds.Command, args [][]byte, cl *server.Client) string {
-	busy := &e.srv.Busy
-	ids := e.Shards(cmd, args, cl.DB, cl, cl.Multi)
-	if len(ids) == 0 {
-		ids = append(ids, 0) // a keyless keyed command runs in shard 0 (OneShard)
-	}
-	for _, id := range ids {
-		if msg := busy.Error(id); msg != "" {
-			return msg
-		}
-	}
-	return ""
 }
 
 // Shards returns the shards cmd needs with args: none for ExecServer and ExecConn, every one

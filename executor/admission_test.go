@@ -183,14 +183,39 @@ func TestAdmit_EveryPathRefusesTheSameWay(t *testing.T) {
 	t.Run("BUSY", func(t *testing.T) {
 		f := newAdmissionFixture(t, false)
 		cl := f.client(t, "")
-		shards := f.e.AllShards()
-		f.srv.Busy.Start(shards, -time.Second, false) // past its threshold already
-		defer f.srv.Busy.Stop(shards)
-		if got := f.admit(cmds.FromClient, cl, "get", "k"); got != server.ErrBusyScript {
-			t.Errorf("client: %q", got)
+		mark := f.srv.Busy.Start(-time.Second, false) // past its threshold at once
+		defer f.srv.Busy.Stop(mark)
+		for i := 0; f.srv.Busy.Error() == ""; i++ { // its timer runs in another goroutine
+			if i == 30000 {
+				t.Fatal("never busy")
+			}
+			time.Sleep(time.Millisecond)
 		}
-		if got := f.admit(cmds.FromClient, cl, "script", "kill"); got != "" {
-			t.Errorf("client SCRIPT KILL (allow_busy): %q", got)
+		// Every command but the allow_busy ones, whatever shards it needs or none.
+		for _, args := range [][]string{{"get", "k"}, {"ping"}, {"client", "id"}, {"exec"}} {
+			if got := f.admit(cmds.FromClient, cl, args...); got != server.ErrBusyScript {
+				t.Errorf("client %s: %q", args, got)
+			}
+		}
+		for _, args := range [][]string{{"script", "kill"}, {"function", "kill"}, {"function", "stats"}, {"multi"}, {"watch", "k"}, {"auth", "x"}} {
+			if got := f.admit(cmds.FromClient, cl, args...); got != "" {
+				t.Errorf("client %s (allow_busy): %q", args, got)
+			}
+		}
+		// The earlier checks come first: arity, and inside MULTI no_multi.
+		if got := f.admit(cmds.FromClient, cl, "get"); got != "ERR wrong number of arguments for 'get' command" {
+			t.Errorf("GET without a key: %q", got)
+		}
+		cl.Multi = &server.Multi{}
+		if got := f.admit(cmds.FromClient, cl, "save"); got != "ERR Command not allowed inside a transaction" {
+			t.Errorf("SAVE inside MULTI: %q", got)
+		}
+		if got := f.admit(cmds.FromClient, cl, "exec"); got != "EXECABORT Transaction discarded because of: "+server.ErrBusyScript {
+			t.Errorf("EXEC: %q", got)
+		}
+		// A script's own commands are not the client's: they run.
+		if got := f.admit(cmds.FromScript, cl, "get", "k"); got != "" {
+			t.Errorf("script: %q", got)
 		}
 	})
 

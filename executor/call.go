@@ -137,6 +137,11 @@ func (e *Executor) Hold(cmd Command, args [][]byte, cl *server.Client, queued bo
 	if pausing, until := e.srv.Paused(true, nowMs); pausing {
 		all, _ := e.srv.Paused(false, nowMs)
 		if all || c.Has(cmds.TraitRunsQueue) && cl.Multi != nil && cl.Multi.MayWrite || e.mayWrite(cmd, args, cl) {
+			// A busy script's refusal comes before the pause, as in Redis: admission answers BUSY.
+			if !c.Has(cmds.FlagAllowBusy) && e.srv.Busy.Error() != "" {
+				cl.SetPauseHeld(false)
+				return false, 0
+			}
 			// A blocked client for INFO and CLIENT LIST, whose command is the one it sent,
 			// as Redis shows a postponed client.
 			cl.SetPauseHeld(true)

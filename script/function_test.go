@@ -29,7 +29,7 @@ func fcall(t *testing.T, eng *Functions, name string, keys, argv []string, calle
 	if !ok {
 		return "not loaded"
 	}
-	rs := Start(nil, inv.Name(), append([][]byte{[]byte("fcall"), []byte(name)}, bytesOf(keys)...), inv.IsFunction(), nil)
+	rs := Start(nil, inv.Name(), append([][]byte{[]byte("fcall"), []byte(name)}, bytesOf(keys)...), inv.IsFunction())
 	defer rs.Finish()
 	var w codec.Writer
 	inv.Run(rs, caller, &w)

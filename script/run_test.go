@@ -45,7 +45,7 @@ func runScript(t *testing.T, body string, keys, argv []string, caller Caller) st
 	vm := GetVM()
 	defer PutVM(vm)
 	inv := vm.Script(s, bytesOf(keys), bytesOf(argv))
-	rs := Start(nil, inv.Name(), nil, inv.IsFunction(), nil)
+	rs := Start(nil, inv.Name(), nil, inv.IsFunction())
 	defer rs.Finish()
 	var w codec.Writer
 	inv.Run(rs, caller, &w)
@@ -136,7 +136,7 @@ func TestRun_InterruptAndKill(t *testing.T) {
 	for _, kill := range []bool{false, true} {
 		vm := GetVM()
 		inv := vm.Script(s, nil, nil)
-		rs := Start(nil, inv.Name(), nil, false, nil)
+		rs := Start(nil, inv.Name(), nil, false)
 		go func() {
 			time.Sleep(20 * time.Millisecond)
 			if kill {
@@ -176,7 +176,7 @@ func TestRun_VMReusedAcrossRuns(t *testing.T) {
 		{s2, nil, []string{"c"}, "*3\r\n:0\r\n:1\r\n+OK\r\n"},
 	} {
 		inv := vm.Script(tc.s, bytesOf(tc.keys), bytesOf(tc.argv))
-		rs := Start(nil, inv.Name(), nil, false, nil)
+		rs := Start(nil, inv.Name(), nil, false)
 		var w codec.Writer
 		inv.Run(rs, caller, &w)
 		rs.Finish()
@@ -205,7 +205,7 @@ func BenchmarkRun_SmallScript(b *testing.B) {
 		caller.calls, caller.resp3 = caller.calls[:0], caller.resp3[:0]
 		vm := GetVM()
 		inv := vm.Script(s, keys, argv)
-		rs := Start(nil, inv.Name(), nil, inv.IsFunction(), nil)
+		rs := Start(nil, inv.Name(), nil, inv.IsFunction())
 		w.Buf = w.Buf[:0]
 		inv.Run(rs, caller, &w)
 		rs.Finish()

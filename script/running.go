@@ -14,11 +14,11 @@ import (
 // SCRIPT KILL, FUNCTION KILL and the busy state. A running script is registered here with the
 // cancel function of the context its Lua state watches (gopher-lua checks it between
 // instructions, so even a loop that calls nothing stops), and with its server's
-// server.ScriptBusy, which the reactor reads to refuse commands needing one of its shards once
-// the script runs past busy-reply-threshold. As in Redis, the kill commands act on a script that
-// has run for the busy threshold: sent earlier, they wait until then (in Redis the server
-// reads them only then); a script that has written is UNKILLABLE, since shardis, like Redis,
-// cannot undo its writes.
+// server.ScriptBusy, which admission reads to refuse every client's command but the allow_busy
+// ones once the script runs past busy-reply-threshold, as Redis does. As in Redis, the kill
+// commands act on a script that has run for the busy threshold: sent earlier, they wait until
+// then (in Redis the server reads them only then); a script that has written is UNKILLABLE,
+// since shardis, like Redis, cannot undo its writes.
 
 // defaultBusyThreshold applies where there is no config (internal callers).
 const defaultBusyThreshold = 5 * time.Second
@@ -41,13 +41,13 @@ type Running struct {
 	Function bool      // FCALL: FUNCTION KILL stops it, SCRIPT KILL refuses
 	Started  time.Time // when Start registered it
 
-	srv     *server.Server // nil for internal callers
-	busyAt  time.Time      // Started + busy-reply-threshold
-	shards  []int          // the shards it holds, whose clients get BUSY past busyAt
-	done    chan struct{}  // closed when the script returned
-	wrote   atomic.Bool    // it ran a write command: the kill commands refuse
-	killed  atomic.Bool    // a kill command stopped it
-	stopped atomic.Bool    // the server is stopping (StopAll): nothing of it may commit
+	srv     *server.Server   // nil for internal callers
+	busyAt  time.Time        // Started + busy-reply-threshold
+	busy    *server.BusyMark // its mark in srv.Busy, which makes the server busy past busyAt
+	done    chan struct{}    // closed when the script returned
+	wrote   atomic.Bool      // it ran a write command: the kill commands refuse
+	killed  atomic.Bool      // a kill command stopped it
+	stopped atomic.Bool      // the server is stopping (StopAll): nothing of it may commit
 	ctx     context.Context
 	cancel  context.CancelFunc
 }
@@ -65,16 +65,16 @@ func busyThreshold(srv *server.Server) time.Duration {
 	return srv.Config.BusyReplyThreshold()
 }
 
-// Start registers a run of srv (nil for internal callers) named name holding shards, and
-// marks those shards busy in srv.Busy; command is FCALL's, copied for FUNCTION STATS when
-// function. The caller must call Finish once the script returned. A run started after StopAll
-// is stopped already.
-func Start(srv *server.Server, name string, command [][]byte, function bool, shards []int) *Running {
+// Start registers a run of srv (nil for internal callers) named name, which makes srv busy
+// (srv.Busy) once it runs past the threshold; command is FCALL's, copied for FUNCTION STATS
+// when function. The caller must call Finish once the script returned. A run started after
+// StopAll is stopped already.
+func Start(srv *server.Server, name string, command [][]byte, function bool) *Running {
 	ctx, cancel := context.WithCancel(context.Background())
 	threshold := busyThreshold(srv)
 	now := time.Now()
 	rs := &Running{srv: srv, Started: now, busyAt: now.Add(threshold), Name: name,
-		Function: function, shards: shards, done: make(chan struct{}), ctx: ctx, cancel: cancel}
+		Function: function, done: make(chan struct{}), ctx: ctx, cancel: cancel}
 	if function {
 		for _, a := range command {
 			rs.Command = append(rs.Command, bytes.Clone(a))
@@ -87,7 +87,7 @@ func Start(srv *server.Server, name string, command [][]byte, function bool, sha
 	runningScripts.set[rs] = struct{}{}
 	runningScripts.mu.Unlock()
 	if srv != nil {
-		srv.Busy.Start(shards, threshold, function)
+		rs.busy = srv.Busy.Start(threshold, function)
 		if srv.Busy.Halted() { // the server stopped: StopAll came before this script
 			rs.stopped.Store(true)
 			rs.killed.Store(true)
@@ -97,10 +97,10 @@ func Start(srv *server.Server, name string, command [][]byte, function bool, sha
 	return rs
 }
 
-// Finish unregisters the run and clears its busy marks.
+// Finish unregisters the run and stops its busy mark.
 func (rs *Running) Finish() {
-	if rs.srv != nil {
-		rs.srv.Busy.Stop(rs.shards)
+	if rs.busy != nil {
+		rs.srv.Busy.Stop(rs.busy)
 	}
 	runningScripts.mu.Lock()
 	delete(runningScripts.set, rs)
@@ -147,9 +147,9 @@ func Busy(srv *server.Server) *Running {
 }
 
 // Kill is SCRIPT KILL (function false) and FUNCTION KILL: it stops srv's oldest script once
-// it ran past the busy threshold, waiting until then. The error is the command's reply:
-// ErrNotBusy when no script runs, ErrUnkillable when it wrote, Redis's BUSY error when it is
-// of the other kind.
+// it ran past the busy threshold, waiting until then. The error is the command's reply, in
+// Redis's order: ErrNotBusy when no script runs, ErrUnkillable when it wrote (whichever kill
+// command), Redis's BUSY error when it is of the other kind.
 func Kill(srv *server.Server, function bool) error {
 	for {
 		rs := Oldest(srv)
@@ -165,14 +165,14 @@ func Kill(srv *server.Server, function bool) error {
 			}
 			continue
 		}
+		if rs.wrote.Load() {
+			return ErrUnkillable
+		}
 		if rs.Function != function {
 			if rs.Function {
 				return errBusyFunction
 			}
 			return errBusyScript
-		}
-		if rs.wrote.Load() {
-			return ErrUnkillable
 		}
 		rs.killed.Store(true)
 		rs.cancel()

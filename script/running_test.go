@@ -7,9 +7,9 @@ import (
 
 // The registry of running scripts: oldest first, empty once they finished.
 func TestRunningScripts_Registry(t *testing.T) {
-	a := Start(nil, "test", nil, false, nil)
+	a := Start(nil, "test", nil, false)
 	time.Sleep(time.Millisecond) // distinct start times; the order is what is checked
-	b := Start(nil, "test", nil, false, nil)
+	b := Start(nil, "test", nil, false)
 	if Oldest(nil) != a {
 		t.Fatal("oldest is not the first started")
 	}

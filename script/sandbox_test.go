@@ -16,7 +16,7 @@ func runIn(t *testing.T, vm *VM, body string) string {
 		t.Fatalf("load %q: %v", body, err)
 	}
 	inv := vm.Script(s, nil, nil)
-	rs := Start(nil, inv.Name(), nil, inv.IsFunction(), nil)
+	rs := Start(nil, inv.Name(), nil, inv.IsFunction())
 	defer rs.Finish()
 	var w codec.Writer
 	inv.Run(rs, &fakeCaller{}, &w)
@@ -99,7 +99,7 @@ func TestSandbox_FunctionChanges_RefusedAndNotSeenByNextCall(t *testing.T) {
 		if !ok {
 			t.Fatalf("%s not loaded", name)
 		}
-		rs := Start(nil, inv.Name(), nil, inv.IsFunction(), nil)
+		rs := Start(nil, inv.Name(), nil, inv.IsFunction())
 		defer rs.Finish()
 		var w codec.Writer
 		inv.Run(rs, &fakeCaller{}, &w)

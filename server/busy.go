@@ -1,7 +1,6 @@
 package server
 
 import (
-	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -12,63 +11,54 @@ const (
 	ErrBusyFunction = "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE."
 )
 
-// ScriptBusy says which shards are held by a script running past busy-reply-threshold, for the
-// reactor to refuse the commands that would wait for them; clients of other shards go on. A
-// shard is held by one script at most (a script runs holding its shards), so each shard has
-// one mark: the running script sets its shards' marks when it starts and clears them when it
-// ends (Start, Stop, from the goroutine running it); any goroutine reads them (Error).
+// ScriptBusy says whether a script runs past busy-reply-threshold: the server is then busy,
+// and admission refuses every client's command but those flagged allow_busy, as Redis does.
+// Scripts on disjoint shards run at the same time: each has a BusyMark, whose timer counts it
+// busy once the threshold passed, until it stops. Error, asked for every command, is one
+// atomic load and reads no clock; the timer is paid by each script run instead.
 type ScriptBusy struct {
-	running atomic.Int32 // scripts running now; 0 makes Running one atomic load
-	halted  atomic.Bool  // the server is stopping: scripts that start now end at once
-	mu      sync.Mutex   // serializes growing marks
-	marks   atomic.Pointer[[]*busyMark]
+	busy   atomic.Int64 // busy scripts in the low 32 bits, busy functions in the high ones
+	halted atomic.Bool  // the server is stopping: scripts that start now end at once
 }
 
-// busyMark is one shard's: when the script holding it becomes busy, and whether it is a
-// function.
-type busyMark struct {
-	at atomic.Int64 // unix ns; 0: no script holds the shard
-	fn atomic.Bool
+// BusyMark is one running script's, from Start to Stop.
+type BusyMark struct {
+	b     *ScriptBusy
+	unit  int64        // what it adds to b.busy: 1 for a script, 1<<32 for a function
+	state atomic.Int32 // markRunning, markBusy, markStopped
+	timer *time.Timer
 }
 
-// mark returns shard id's mark, making room for it.
-func (b *ScriptBusy) mark(id int) *busyMark {
-	if m := b.marks.Load(); m != nil && id < len(*m) {
-		return (*m)[id]
+const (
+	markRunning = iota
+	markBusy
+	markStopped
+)
+
+// Start records a script starting now that becomes busy after threshold; the caller hands
+// the mark to Stop when the script ended.
+func (b *ScriptBusy) Start(threshold time.Duration, function bool) *BusyMark {
+	m := &BusyMark{b: b, unit: 1}
+	if function {
+		m.unit = 1 << 32
 	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	var grown []*busyMark
-	if m := b.marks.Load(); m != nil {
-		if id < len(*m) {
-			return (*m)[id]
-		}
-		grown = append(grown, *m...)
-	}
-	for len(grown) <= id {
-		grown = append(grown, &busyMark{})
-	}
-	b.marks.Store(&grown)
-	return grown[id]
+	m.timer = time.AfterFunc(max(threshold, 1), m.expire)
+	return m
 }
 
-// Start records a script starting now, holding shards, that becomes busy after threshold.
-func (b *ScriptBusy) Start(shards []int, threshold time.Duration, function bool) {
-	at := time.Now().Add(max(threshold, 1)).UnixNano()
-	for _, id := range shards {
-		m := b.mark(id)
-		m.fn.Store(function)
-		m.at.Store(at)
+// expire counts the script busy, unless it stopped first.
+func (m *BusyMark) expire() {
+	if m.state.CompareAndSwap(markRunning, markBusy) {
+		m.b.busy.Add(m.unit)
 	}
-	b.running.Add(1)
 }
 
-// Stop records that the script started with shards ended.
-func (b *ScriptBusy) Stop(shards []int) {
-	for _, id := range shards {
-		b.mark(id).at.Store(0)
+// Stop records that the script that took m ended.
+func (b *ScriptBusy) Stop(m *BusyMark) {
+	m.timer.Stop()
+	if m.state.Swap(markStopped) == markBusy {
+		b.busy.Add(-m.unit)
 	}
-	b.running.Add(-1)
 }
 
 // Halt records that the server is stopping (see Halted).
@@ -77,30 +67,14 @@ func (b *ScriptBusy) Halt() { b.halted.Store(true) }
 // Halted reports whether the server is stopping: a script starting now must end at once.
 func (b *ScriptBusy) Halted() bool { return b.halted.Load() }
 
-// Running reports whether any script runs (one atomic load).
-func (b *ScriptBusy) Running() bool { return b.running.Load() > 0 }
-
-// Error returns the BUSY error when the script holding shard id runs past the threshold, else
-// "". A negative id asks about every shard.
-func (b *ScriptBusy) Error(id int) string {
-	if !b.Running() {
+// Error returns the BUSY error of a script running past its threshold (the function's text
+// when a function is), else "". One atomic load.
+func (b *ScriptBusy) Error() string {
+	switch v := b.busy.Load(); {
+	case v == 0:
 		return ""
+	case v>>32 != 0:
+		return ErrBusyFunction
 	}
-	m := b.marks.Load()
-	if m == nil {
-		return ""
-	}
-	now := time.Now().UnixNano()
-	for i, mk := range *m {
-		if id >= 0 && i != id {
-			continue
-		}
-		if at := mk.at.Load(); at != 0 && now >= at {
-			if mk.fn.Load() {
-				return ErrBusyFunction
-			}
-			return ErrBusyScript
-		}
-	}
-	return ""
+	return ErrBusyScript
 }

@@ -1,71 +1,60 @@
 package server
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
-// waitBusy spins (bounded in count) until Error(id) reports the script busy.
-func waitBusy(t *testing.T, b *ScriptBusy, id int) string {
+// waitBusy polls (bounded) until Error reports a script busy.
+func waitBusy(t *testing.T, b *ScriptBusy) string {
 	t.Helper()
-	for i := 0; i < 1e7; i++ {
-		if msg := b.Error(id); msg != "" {
+	for i := 0; i < 30000; i++ {
+		if msg := b.Error(); msg != "" {
 			return msg
 		}
+		time.Sleep(time.Millisecond)
 	}
-	t.Fatalf("shard %d never busy", id)
+	t.Fatal("never busy")
 	return ""
 }
 
-func TestScriptBusy_NoScript(t *testing.T) {
+func TestScriptBusy_NoScript_NotBusy(t *testing.T) {
 	var b ScriptBusy
-	if b.Running() || b.Error(0) != "" || b.Error(-1) != "" {
+	if b.Error() != "" {
 		t.Fatal("busy with no script")
 	}
 }
 
-func TestScriptBusy_BeforeThreshold(t *testing.T) {
+func TestScriptBusy_BeforeThreshold_NotBusy(t *testing.T) {
 	var b ScriptBusy
-	b.Start([]int{0, 1}, 1<<40, false) // a threshold far away: running, not busy
-	if !b.Running() {
-		t.Fatal("not running")
-	}
-	if got := b.Error(-1); got != "" {
+	sl := b.Start(1<<40, false) // a threshold far away: running, not busy
+	defer b.Stop(sl)
+	if got := b.Error(); got != "" {
 		t.Fatalf("before the threshold: %q", got)
 	}
 }
 
-// A busy script refuses only the shards it holds; another script on other shards does not
-// change them.
-func TestScriptBusy_PerShard(t *testing.T) {
+// One script past its threshold makes the server busy whatever others run; its kind picks
+// the text; the server is busy until every busy script stopped.
+func TestScriptBusy_ScriptsAtOnce_BusyWhileAnyIsPastThreshold(t *testing.T) {
 	var b ScriptBusy
-	script := []int{1, 3}
-	b.Start(script, -1, false) // a threshold already passed (clamped to 1 ns)
-	if got := waitBusy(t, &b, 3); got != ErrBusyScript {
-		t.Fatalf("script's shard: %q", got)
-	}
-	if got := b.Error(1); got != ErrBusyScript {
-		t.Fatalf("script's other shard: %q", got)
-	}
-	for _, id := range []int{0, 2, 7} {
-		if got := b.Error(id); got != "" {
-			t.Fatalf("shard %d not held by the script: %q", id, got)
-		}
-	}
-	if got := b.Error(-1); got != ErrBusyScript {
-		t.Fatalf("any shard: %q", got)
-	}
-	function := []int{5}
-	b.Start(function, -1, true)
-	if got := waitBusy(t, &b, 5); got != ErrBusyFunction {
+	fast := b.Start(1<<40, false)
+	fn := b.Start(-1, true) // a threshold already passed (clamped to 1 ns)
+	if got := waitBusy(t, &b); got != ErrBusyFunction {
 		t.Fatalf("function: %q", got)
 	}
+	b.Stop(fn)
+	if got := b.Error(); got != "" {
+		t.Fatalf("after the function stopped: %q", got)
+	}
+	script := b.Start(-1, false)
+	if got := waitBusy(t, &b); got != ErrBusyScript {
+		t.Fatalf("script: %q", got)
+	}
 	b.Stop(script)
-	if got := b.Error(3); got != "" {
-		t.Fatalf("after the script stopped: %q", got)
-	}
-	if got := b.Error(5); got != ErrBusyFunction {
-		t.Fatalf("the function still runs: %q", got)
-	}
-	b.Stop(function)
-	if b.Running() || b.Error(-1) != "" {
-		t.Fatal("busy after both stopped")
+	b.Stop(fast)
+	b.Stop(script) // a second Stop changes nothing
+	if b.Error() != "" {
+		t.Fatal("busy after all stopped")
 	}
 }
