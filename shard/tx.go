@@ -36,7 +36,8 @@ type Tx struct {
 	arena   []byte           // copies of values read from RocksDB, reset at commit
 	tails   [][]byte         // big values the overlay references (entry.tail)
 	scratch []byte
-	wbBytes int64 // about what the WriteBatch holds (the disk guard's estimate)
+	logKey  []byte // the binlog key logArgs puts
+	wbBytes int64  // about what the WriteBatch holds (the disk guard's estimate)
 	nowMs   int64
 	err     error // first storage error; fails the commit
 	hits    int64 // Meta lookups that found / missed their key (see TakeLookups)
@@ -51,9 +52,8 @@ type Tx struct {
 
 	// A transaction over several shards holds its binlog records until the commit, which
 	// marks them as one unit if they are in more than one shard (see unit.go).
-	unitLog  []byte
-	unitRecs []unitRecord
-	confined int // Shards reports only held shard confined-1 (0: all); see Confine
+	unitLog  []byte // see holdForUnit
+	confined int    // Shards reports only held shard confined-1 (0: all); see Confine
 
 	touched []touch // user keys written while their shard had waiters (see noteWrite)
 	// saving: a savepoint is active (savepoint.go), and undo holds the overlay's state of each
@@ -573,7 +573,8 @@ func (tx *Tx) logArgs(p, db int, args [][]byte) {
 		return
 	}
 	part := &tx.parts[p]
-	k := binlog.AppendKey(nil, part.nextSeq)
+	tx.logKey = binlog.AppendKey(tx.logKey[:0], part.nextSeq)
+	k := tx.logKey
 	part.nextSeq++
 	part.logMaxMs = max(part.logMaxMs, tx.nowMs)
 	if len(tx.shards) == 1 && hasBigArg(args) {
@@ -668,7 +669,7 @@ func (tx *Tx) commitWrites() error {
 			tx.wb.PutCF(sh.cf, stateDBMap, m)
 		}
 	}
-	if len(tx.unitRecs) > 0 {
+	if len(tx.unitLog) > 0 {
 		if err := tx.writeUnit(); err != nil {
 			return err
 		}

@@ -11,22 +11,30 @@ import (
 // reserved (8 bytes, big-endian; see binlog.UnitIDs).
 var unitsKey = []byte("units")
 
-// unitRecord is a binlog record held back by a transaction over several shards:
-// tx.unitLog[key:rec] is its binlog key, tx.unitLog[rec:end] its value as a record alone.
-type unitRecord struct {
-	p             int
-	key, rec, end int
-}
+// A transaction over several shards holds its binlog records in tx.unitLog until the commit,
+// one after the other: the held part (2 bytes, big-endian), the key's length (1 byte), the
+// binlog key, the value's length (uvarint) and the value as a record alone. No index beside
+// them: a script of a million writes holds a million records, and the commit walks them twice.
 
 // holdForUnit keeps the record (key, value) of held part p until the commit, which knows
 // whether the transaction's records span several shards. key and rec are copied.
 func (tx *Tx) holdForUnit(p int, key, rec []byte) {
-	r := unitRecord{p: p, key: len(tx.unitLog)}
+	tx.unitLog = append(tx.unitLog, byte(p>>8), byte(p), byte(len(key)))
 	tx.unitLog = append(tx.unitLog, key...)
-	r.rec = len(tx.unitLog)
+	tx.unitLog = binary.AppendUvarint(tx.unitLog, uint64(len(rec)))
 	tx.unitLog = append(tx.unitLog, rec...)
-	r.end = len(tx.unitLog)
-	tx.unitRecs = append(tx.unitRecs, r)
+}
+
+// nextUnitRecord returns the held record at tx.unitLog[off:] and the offset of the next.
+func (tx *Tx) nextUnitRecord(off int) (p int, key, rec []byte, next int) {
+	b := tx.unitLog[off:]
+	p = int(b[0])<<8 | int(b[1])
+	kl := int(b[2])
+	key = b[3 : 3+kl : 3+kl]
+	n, w := binary.Uvarint(b[3+kl:])
+	start := 3 + kl + w
+	rec = b[start : start+int(n) : start+int(n)]
+	return p, key, rec, off + start + int(n)
 }
 
 // writeUnit puts the held records into the WriteBatch: as one unit when they are in more than
@@ -36,11 +44,13 @@ func (tx *Tx) holdForUnit(p int, key, rec []byte) {
 func (tx *Tx) writeUnit() error {
 	counts := make([]int, len(tx.shards))
 	shards := 0
-	for _, r := range tx.unitRecs {
-		if counts[r.p] == 0 {
+	for off := 0; off < len(tx.unitLog); {
+		var p int
+		p, _, _, off = tx.nextUnitRecord(off)
+		if counts[p] == 0 {
 			shards++
 		}
-		counts[r.p]++
+		counts[p]++
 	}
 	var id uint64
 	if shards > 1 {
@@ -49,17 +59,19 @@ func (tx *Tx) writeUnit() error {
 			return fmt.Errorf("commit: %w", err)
 		}
 	}
-	for _, r := range tx.unitRecs {
-		key, rec := tx.unitLog[r.key:r.rec], tx.unitLog[r.rec:r.end]
+	for off := 0; off < len(tx.unitLog); {
+		var p int
+		var key, rec []byte
+		p, key, rec, off = tx.nextUnitRecord(off)
 		if id != 0 {
 			var err error
-			u := binlog.Unit{ID: id, Shards: shards, Count: counts[r.p]}
+			u := binlog.Unit{ID: id, Shards: shards, Count: counts[p]}
 			if tx.scratch, err = binlog.AppendUnitRecord(tx.scratch[:0], rec, u); err != nil {
 				return fmt.Errorf("commit: %w", err)
 			}
 			rec = tx.scratch
 		}
-		tx.wb.PutCF(tx.shards[r.p].logCF, key, rec)
+		tx.wb.PutCF(tx.shards[p].logCF, key, rec)
 		tx.wbBytes += int64(len(key) + len(rec))
 	}
 	return nil
@@ -99,5 +111,5 @@ func (tx *Tx) resetUnit() {
 	if cap(tx.unitLog) > 1<<20 {
 		tx.unitLog = nil
 	}
-	tx.unitLog, tx.unitRecs = tx.unitLog[:0], tx.unitRecs[:0]
+	tx.unitLog = tx.unitLog[:0]
 }
