@@ -33,6 +33,7 @@ type Tx struct {
 	wb      *grocksdb.WriteBatch
 	overlay map[string]entry // holder-shard index (2 bytes) | raw key -> latest state
 	ranges  []rangeDel       // DeleteRange tombstones written by this transaction
+	fresh   []freshVersion   // collection versions made by this transaction (NewVersion)
 	arena   []byte           // copies of values read from RocksDB, reset at commit
 	tails   [][]byte         // big values the overlay references (entry.tail)
 	scratch []byte
@@ -224,7 +225,7 @@ func (tx *Tx) read(p int, raw []byte, headOK bool) ([]byte, bool) {
 		}
 		return e.val, e.exists
 	}
-	if tx.inRangeDel(p, raw) {
+	if tx.inRangeDel(p, raw) || len(tx.fresh) > 0 && tx.inFreshVersion(p, raw) {
 		return nil, false
 	}
 	sh := tx.shards[p]
@@ -530,7 +531,42 @@ func (tx *Tx) NewVersion(key []byte) uint64 {
 		return 0
 	}
 	p := max(tx.part(key), 0)
-	return tx.shards[p].nextVersion(uint64(time.Now().UnixNano()))
+	v := tx.shards[p].nextVersion(uint64(time.Now().UnixNano()))
+	if len(tx.fresh) < maxFresh {
+		tx.fresh = append(tx.fresh, freshVersion{p: p, version: v})
+	}
+	return v
+}
+
+// maxFresh bounds the versions a transaction remembers as fresh: a group that creates many
+// collections looks the rest up as before.
+const maxFresh = 8
+
+// freshVersion is a collection version handed out by this transaction (NewVersion): no data
+// key of it exists outside the overlay, since versions only move forward.
+type freshVersion struct {
+	p       int
+	version uint64
+}
+
+// inFreshVersion reports whether raw is a data key of a version this transaction made: then it
+// is absent unless the overlay has it, and neither the key cache nor RocksDB is asked (a
+// script adding a million members to a new set would ask a million times).
+func (tx *Tx) inFreshVersion(p int, raw []byte) bool {
+	if len(raw) < 8 || raw[0] != codec.PrefixData {
+		return false
+	}
+	kl := int(binary.BigEndian.Uint32(raw[4:8]))
+	if len(raw) < 16+kl {
+		return false
+	}
+	v := binary.BigEndian.Uint64(raw[8+kl : 16+kl])
+	for _, f := range tx.fresh {
+		if f.p == p && f.version == v {
+			return true
+		}
+	}
+	return false
 }
 
 // PendingKeys returns how many keys of logical db the transaction added (positive) or
@@ -788,6 +824,7 @@ func (tx *Tx) reset() {
 		clear(tx.overlay)
 	}
 	tx.ranges = tx.ranges[:0]
+	tx.fresh = tx.fresh[:0]
 	clear(tx.tails) // the callers' values
 	tx.tails = tx.tails[:0]
 	tx.resetUnit()
