@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 	"unsafe"
 
@@ -34,15 +35,17 @@ type Tx struct {
 	overlay map[string]entry // holder-shard index (2 bytes) | raw key -> latest state
 	ranges  []rangeDel       // DeleteRange tombstones written by this transaction
 	fresh   []freshVersion   // collection versions made by this transaction (NewVersion)
-	arena   []byte           // copies of values read from RocksDB, reset at commit
-	tails   [][]byte         // big values the overlay references (entry.tail)
-	scratch []byte
-	logKey  []byte // the binlog key logArgs puts
-	wbBytes int64  // about what the WriteBatch holds (the disk guard's estimate)
-	nowMs   int64
-	err     error // first storage error; fails the commit
-	hits    int64 // Meta lookups that found / missed their key (see TakeLookups)
-	misses  int64
+	// sortKeys is commit's scratch for putting a big overlay in order (putOverlaySorted).
+	sortKeys []string
+	arena    []byte   // copies of values read from RocksDB, reset at commit
+	tails    [][]byte // big values the overlay references (entry.tail)
+	scratch  []byte
+	logKey   []byte // the binlog key logArgs puts
+	wbBytes  int64  // about what the WriteBatch holds (the disk guard's estimate)
+	nowMs    int64
+	err      error // first storage error; fails the commit
+	hits     int64 // Meta lookups that found / missed their key (see TakeLookups)
+	misses   int64
 	// readLookups says Meta lookups are reads, whose misses are "keymiss" events (see
 	// SetReadLookups).
 	readLookups bool
@@ -666,22 +669,13 @@ func (tx *Tx) commitWrites() error {
 	if tx.err != nil {
 		return tx.err
 	}
-	for k, e := range tx.overlay {
-		if !e.dirty {
-			continue
-		}
-		cf := tx.shards[int(k[0])<<8|int(k[1])].cf
-		raw := unsafe.Slice(unsafe.StringData(k[2:]), len(k)-2) // read-only; RocksDB copies it
-		tx.wbBytes += int64(len(raw) + len(e.val))
-		switch {
-		case e.exists && e.tail != 0:
-			tail := tx.tailOf(e)
-			tx.wbBytes += int64(len(tail))
-			putV(tx.wb, cf, raw, e.val, tail)
-		case e.exists:
-			tx.wb.PutCF(cf, raw, e.val)
-		default:
-			tx.wb.DeleteCF(cf, raw)
+	if len(tx.overlay) >= sortOverlayMin {
+		tx.putOverlaySorted()
+	} else {
+		for k, e := range tx.overlay {
+			if e.dirty {
+				tx.putEntry(k, e)
+			}
 		}
 	}
 	for i, sh := range tx.shards {
@@ -765,6 +759,48 @@ func (tx *Tx) commitWrites() error {
 		}
 	}
 	return nil
+}
+
+// sortOverlayMin is the overlay size from which commit puts the keys in order: RocksDB's
+// memtable (a skip list) inserts a batch's keys in ascending order for a fraction of the cost
+// of the map's random order (a script's million SADDs: 0.6 s instead of 5 s), and sorting a
+// few hundred keys costs less than it saves.
+const sortOverlayMin = 256
+
+// putOverlaySorted puts the overlay's written keys into the WriteBatch in ascending order.
+func (tx *Tx) putOverlaySorted() {
+	keys := tx.sortKeys[:0]
+	for k, e := range tx.overlay {
+		if e.dirty {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		tx.putEntry(k, tx.overlay[k])
+	}
+	clear(keys)
+	if cap(keys) > maxKeptOverlay {
+		keys = nil
+	}
+	tx.sortKeys = keys[:0]
+}
+
+// putEntry puts overlay entry e, under overlay key k, into the WriteBatch.
+func (tx *Tx) putEntry(k string, e entry) {
+	cf := tx.shards[int(k[0])<<8|int(k[1])].cf
+	raw := unsafe.Slice(unsafe.StringData(k[2:]), len(k)-2) // read-only; RocksDB copies it
+	tx.wbBytes += int64(len(raw) + len(e.val))
+	switch {
+	case e.exists && e.tail != 0:
+		tail := tx.tailOf(e)
+		tx.wbBytes += int64(len(tail))
+		putV(tx.wb, cf, raw, e.val, tail)
+	case e.exists:
+		tx.wb.PutCF(cf, raw, e.val)
+	default:
+		tx.wb.DeleteCF(cf, raw)
+	}
 }
 
 // writeThrough brings the shards' key caches up to date with what was just committed: a range
