@@ -72,6 +72,13 @@ func (tx *Tx) Forget(sp *Savepoint) {
 		return
 	}
 	tx.saving = false
+	for _, u := range tx.undo {
+		if e, ok := tx.overlay[u.key]; ok && e.noted {
+			e.noted = false
+			tx.overlay[u.key] = e
+		}
+	}
+	clear(tx.undo)
 	tx.undo = tx.undo[:0]
 	if tx.wb != nil {
 		if err := tx.wb.PopSavePoint(); err != nil {
@@ -119,7 +126,11 @@ func (tx *Tx) RollbackTo(sp *Savepoint) {
 }
 
 // noteUndo records overlay key k's state before a write, while a savepoint is active.
+// A key already noted since Save needs nothing more: its state before Save is in tx.undo.
 func (tx *Tx) noteUndo(k string) {
 	prev, had := tx.overlay[k]
+	if had && prev.noted {
+		return
+	}
 	tx.undo = append(tx.undo, undoEntry{key: k, prev: prev, had: had})
 }

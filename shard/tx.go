@@ -102,6 +102,9 @@ type entry struct {
 	tail   int32
 	exists bool
 	dirty  bool // written by this transaction (false: cached read)
+	// noted says the savepoint under way has the key's earlier state in tx.undo: later writes
+	// to it record nothing more (see noteUndo).
+	noted bool
 }
 
 type rangeDel struct {
@@ -316,7 +319,7 @@ func (tx *Tx) putArenaTail(p int, raw []byte, start int, tail []byte) {
 	if tx.saving {
 		tx.noteUndo(k)
 	}
-	e := entry{val: tx.arena[start:len(tx.arena):len(tx.arena)], exists: true, dirty: true}
+	e := entry{val: tx.arena[start:len(tx.arena):len(tx.arena)], exists: true, dirty: true, noted: tx.saving}
 	if tail != nil {
 		tx.tails = append(tx.tails, tail)
 		e.tail = int32(len(tx.tails))
@@ -333,7 +336,7 @@ func (tx *Tx) deleteRaw(p int, raw []byte) {
 	if tx.saving {
 		tx.noteUndo(k)
 	}
-	tx.overlay[k] = entry{dirty: true}
+	tx.overlay[k] = entry{dirty: true, noted: tx.saving}
 	tx.noteWrite(p, raw, true)
 }
 
@@ -350,7 +353,7 @@ func (tx *Tx) deleteRange(p int, lower, upper []byte) {
 			if tx.saving {
 				tx.noteUndo(k)
 			}
-			e.val, e.exists, e.dirty = nil, false, true
+			e.val, e.exists, e.dirty, e.noted = nil, false, true, tx.saving
 			tx.overlay[k] = e
 		}
 	}
@@ -499,7 +502,32 @@ func (tx *Tx) SetMeta(db int, key []byte, m *codec.Meta) {
 		return
 	}
 	tx.arena = codec.AppendMeta(tx.arena, m)
+	if tx.rewriteMeta(p, mk, start) {
+		return
+	}
 	tx.putArena(p, mk, start)
+}
+
+// rewriteMeta writes the collection meta encoded in tx.arena[start:] over the one this
+// transaction wrote earlier for meta key mk, in place, when it has the same size, and reports
+// whether it did. A command that adds one member to a big set per call (a script's million
+// SADDs) so holds one meta, not one per call. Nothing else holds a collection meta's bytes
+// (DecodeMeta aliases only a string's); a savepoint's undo holds the key's state before it,
+// so a meta written before the savepoint is not rewritten.
+func (tx *Tx) rewriteMeta(p int, mk []byte, start int) bool {
+	enc := tx.arena[start:]
+	if codec.MetaType(enc) == codec.TypeString || tx.needsShard() {
+		return false
+	}
+	e, ok := tx.overlay[string(tx.overlayKey(p, mk))]
+	if !ok || !e.dirty || !e.exists || e.tail != 0 || len(e.val) != len(enc) ||
+		codec.MetaType(e.val) == codec.TypeString || tx.saving && !e.noted {
+		return false
+	}
+	copy(e.val, enc)
+	tx.arena = tx.arena[:start]
+	tx.noteWrite(p, mk, false)
+	return true
 }
 
 // Delete removes key from logical db and reports whether it was live.
