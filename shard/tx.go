@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"time"
 	"unsafe"
 
@@ -763,6 +764,8 @@ func (tx *Tx) commitWrites() error {
 		for _, sh := range tx.shards {
 			tx.store.flushSoon(sh)
 		}
+	} else {
+		tx.flushAfterDBFlush()
 	}
 	for i, sh := range tx.shards {
 		p := &tx.parts[i]
@@ -831,6 +834,29 @@ func (tx *Tx) putEntry(k string, e entry) {
 	}
 }
 
+// flushedMemtableMin is the memtable size from which a FLUSHDB or FLUSHALL flushes it.
+const flushedMemtableMin = 8 << 20
+
+// flushAfterDBFlush flushes the memtables of the shards where the transaction emptied a whole
+// database (FLUSHDB, FLUSHALL: a range delete of meta keys) when they hold at least
+// flushedMemtableMin: what they held is deleted, and a flush drops it, so that the memory
+// goes back as in Redis after a FLUSHALL (INFO used_memory counts the memtables). A small
+// memtable is left, so that a test suite's FLUSHALL between tests makes no tiny table files.
+func (tx *Tx) flushAfterDBFlush() {
+	for i, r := range tx.ranges {
+		if len(r.lower) == 0 || r.lower[0] != codec.PrefixMeta || slices.ContainsFunc(tx.ranges[:i], func(o rangeDel) bool {
+			return o.part == r.part && len(o.lower) > 0 && o.lower[0] == codec.PrefixMeta
+		}) {
+			continue
+		}
+		sh := tx.shards[r.part]
+		size, _ := strconv.ParseInt(tx.store.db.GetPropertyCF("rocksdb.cur-size-all-mem-tables", sh.cf), 10, 64)
+		if size >= flushedMemtableMin {
+			tx.store.flushSoon(sh)
+		}
+	}
+}
+
 // writeThrough brings the shards' key caches up to date with what was just committed: a range
 // delete of meta keys (FLUSHDB) empties the cache; every written key is updated, and meta keys
 // are added (a key just written is likely to be read). Data keys of dropped collection versions
@@ -840,11 +866,15 @@ func (tx *Tx) writeThrough() {
 		sh.cache.mu.Lock()
 		sh.cache.epoch++
 	}
+	var emptied int64
 	for _, r := range tx.ranges {
 		if len(r.lower) > 0 && r.lower[0] == codec.PrefixMeta {
-			tx.shards[r.part].cache.clear()
+			c := tx.shards[r.part].cache
+			emptied += c.used
+			c.clear()
 		}
 	}
+	memfree.Released(int(emptied)) // what the emptied caches held, given back soon
 	for k, e := range tx.overlay {
 		if !e.dirty {
 			continue
