@@ -83,6 +83,9 @@ func TestTx_Savepoint_RepeatedWritesNotedOnce(t *testing.T) {
 	}
 	var sp Savepoint
 	err := s.Do(0, func(tx *Tx) {
+		for i := range rewriteMetaMin { // big enough for SetMeta to rewrite metas in place
+			tx.PutData([]byte("s"), append(codec.AppendDataPrefix(nil, 0, []byte("s"), 7), byte(i)), nil)
+		}
 		tx.SetMeta(0, []byte("s"), set(1))
 		tx.Save(&sp)
 		for i := range 1000 {

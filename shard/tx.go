@@ -515,9 +515,13 @@ func (tx *Tx) SetMeta(db int, key []byte, m *codec.Meta) {
 // SADDs) so holds one meta, not one per call. Nothing else holds a collection meta's bytes
 // (DecodeMeta aliases only a string's); a savepoint's undo holds the key's state before it,
 // so a meta written before the savepoint is not rewritten.
+// rewriteMetaMin is the overlay size from which SetMeta looks for a meta to rewrite in place:
+// a small group's few metas cost less than the lookup would on every write.
+const rewriteMetaMin = 64
+
 func (tx *Tx) rewriteMeta(p int, mk []byte, start int) bool {
 	enc := tx.arena[start:]
-	if codec.MetaType(enc) == codec.TypeString || tx.needsShard() {
+	if len(tx.overlay) < rewriteMetaMin || codec.MetaType(enc) == codec.TypeString || tx.needsShard() {
 		return false
 	}
 	e, ok := tx.overlay[string(tx.overlayKey(p, mk))]

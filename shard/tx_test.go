@@ -273,6 +273,9 @@ func TestStore_Open_DirectoryInUse(t *testing.T) {
 func TestTx_SetMeta_CollectionRewrittenInPlace(t *testing.T) {
 	s := openTestStore(t, t.TempDir(), 1)
 	err := s.Do(0, func(tx *Tx) {
+		for i := range rewriteMetaMin { // a big transaction, where rewriting pays
+			tx.PutData([]byte("s"), append(codec.AppendDataPrefix(nil, 0, []byte("s"), 3), byte(i)), nil)
+		}
 		tx.SetMeta(0, []byte("s"), &codec.Meta{Type: codec.TypeSet, Version: 3, Count: 1})
 		held := len(tx.arena)
 		for i := range 1000 {
