@@ -805,6 +805,9 @@ const sortOverlayMin = 256
 // putOverlaySorted puts the overlay's written keys into the WriteBatch in ascending order.
 func (tx *Tx) putOverlaySorted() {
 	keys := tx.sortKeys[:0]
+	if cap(keys) < len(tx.overlay) {
+		keys = make([]string, 0, len(tx.overlay))
+	}
 	for k, e := range tx.overlay {
 		if e.dirty {
 			keys = append(keys, k)
