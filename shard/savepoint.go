@@ -23,7 +23,7 @@ type Savepoint struct {
 	tracked    int
 	trackArena int
 	touched    int
-	unitLog    int
+	unitLog    unitMark
 	parts      []partMark
 }
 
@@ -50,7 +50,7 @@ func (tx *Tx) Save(sp *Savepoint) {
 	sp.undo = 0
 	sp.ranges, sp.events, sp.eventKeys = len(tx.ranges), len(tx.events), len(tx.eventKeys)
 	sp.tracked, sp.trackArena, sp.touched = len(tx.tracked), len(tx.trackArena), len(tx.touched)
-	sp.unitLog = len(tx.unitLog)
+	sp.unitLog = tx.unitPos()
 	for len(sp.parts) < len(tx.parts) {
 		sp.parts = append(sp.parts, partMark{})
 	}
@@ -116,7 +116,7 @@ func (tx *Tx) RollbackTo(sp *Savepoint) {
 	clear(tx.touched[sp.touched:])
 	tx.touched = tx.touched[:sp.touched]
 	tx.readyNext = min(tx.readyNext, sp.touched)
-	tx.unitLog = tx.unitLog[:sp.unitLog]
+	tx.truncateUnit(sp.unitLog)
 	for i := range sp.parts {
 		p, m := &tx.parts[i], &sp.parts[i]
 		copy(p.keys, m.keys)

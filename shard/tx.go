@@ -57,8 +57,8 @@ type Tx struct {
 
 	// A transaction over several shards holds its binlog records until the commit, which
 	// marks them as one unit if they are in more than one shard (see unit.go).
-	unitLog  []byte // see holdForUnit
-	confined int    // Shards reports only held shard confined-1 (0: all); see Confine
+	unitLog  [][]byte // see holdForUnit
+	confined int      // Shards reports only held shard confined-1 (0: all); see Confine
 
 	touched []touch // user keys written while their shard had waiters (see noteWrite)
 	// saving: a savepoint is active (savepoint.go), and undo holds the overlay's state of each
@@ -732,7 +732,7 @@ func (tx *Tx) commitWrites() error {
 			tx.wb.PutCF(sh.cf, stateDBMap, m)
 		}
 	}
-	if len(tx.unitLog) > 0 {
+	if tx.hasUnitRecords() {
 		if err := tx.writeUnit(); err != nil {
 			return err
 		}
