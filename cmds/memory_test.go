@@ -2,8 +2,11 @@ package cmds_test
 
 import (
 	"context"
+	"fmt"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"shardis/internal/testserver"
 )
@@ -84,5 +87,56 @@ func TestMemory_StatsAndDoctor(t *testing.T) {
 	}
 	if got := c.Do(ctx, "MEMORY", "MALLOC-STATS").Val(); got != "Stats not supported for the current allocator" {
 		t.Fatalf("MEMORY MALLOC-STATS = %v", got)
+	}
+}
+
+// INFO used_memory counts what the data holds in memory (memtables, the key cache, the Go
+// heap): after a FLUSHALL it falls back near where it started, as Redis's does, rather than
+// keep the deleted data's memtables and cached keys.
+func TestMemory_UsedMemory_FallsAfterFlushAll(t *testing.T) {
+	s := testserver.Start(t)
+	ctx := context.Background()
+	c := s.Client(t)
+	used := func() int64 {
+		info := c.Info(ctx, "memory").Val()
+		for _, line := range strings.Split(info, "\r\n") {
+			if v, ok := strings.CutPrefix(line, "used_memory:"); ok {
+				n, _ := strconv.ParseInt(v, 10, 64)
+				return n
+			}
+		}
+		t.Fatalf("no used_memory in %q", info)
+		return 0
+	}
+	base := used()
+	member := strings.Repeat("m", 40)
+	for k := range 200 {
+		p := c.Pipeline()
+		for i := range 20 {
+			args := []any{"SADD", fmt.Sprintf("set%d", k)}
+			for j := range 100 {
+				args = append(args, fmt.Sprintf("%s%d-%d", member, i, j))
+			}
+			p.Do(ctx, args...)
+		}
+		if _, err := p.Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	high := used()
+	if high-base < 32<<20 {
+		t.Fatalf("used_memory grew by %d MB for 400,000 members of 40 bytes", (high-base)>>20)
+	}
+	if err := c.Do(ctx, "FLUSHALL", "ASYNC").Err(); err != nil {
+		t.Fatal(err)
+	}
+	limit := base + (high-base)/4
+	deadline := time.Now().Add(30 * time.Second)
+	for now := used(); now > limit; now = used() {
+		if time.Now().After(deadline) {
+			t.Fatalf("used_memory %d MB 30 s after FLUSHALL: started at %d MB, was %d MB with the data",
+				now>>20, base>>20, high>>20)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }

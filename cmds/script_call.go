@@ -31,6 +31,12 @@ type scriptRun struct {
 	// writes are undone to it (shard.Savepoint). strayed says it did.
 	savepoint *shard.Savepoint
 	strayed   bool
+	// Reused by every redis.call of the run, which a script may make millions of times: the
+	// admission request, the command's context and its reply's buffer (the engine converts
+	// the reply before the next call).
+	admit AdmitRequest
+	sub   Ctx
+	reply []byte
 }
 
 // ACLCheck is redis.acl_check_cmd: the command args names, checked against the caller's user
@@ -57,8 +63,8 @@ func (run *scriptRun) ACLCheck(args [][]byte) (exists, allowed bool) {
 // error reply of a refusal.
 func (run *scriptRun) Call(args [][]byte, resp3 bool) []byte {
 	cmd := Lookup(args)
-	if refusal := run.c.Exec.Admit(&AdmitRequest{From: FromScript, Cmd: cmd, Args: args, Client: run.client,
-		ReadOnly: run.readOnly}); refusal != "" {
+	run.admit = AdmitRequest{From: FromScript, Cmd: cmd, Args: args, Client: run.client, ReadOnly: run.readOnly}
+	if refusal := run.c.Exec.Admit(&run.admit); refusal != "" {
 		return codec.AppendError(nil, refusal)
 	}
 	if !run.holds(cmd, args) {
@@ -71,23 +77,28 @@ func (run *scriptRun) Call(args [][]byte, resp3 bool) []byte {
 		run.running.MarkWrote() // SCRIPT KILL can no longer stop it
 	}
 	c := run.c
-	w := codec.Writer{RESP3: resp3}
-	sub := Ctx{Args: args, DB: run.db, W: w, Tx: c.Tx, Client: run.client, Cmd: cmd,
-		InTransaction: true, Caching: c.Caching, Caller: c}
+	run.sub = Ctx{Args: args, DB: run.db, W: codec.Writer{Buf: run.reply[:0], RESP3: resp3}, Tx: c.Tx,
+		Client: run.client, Cmd: cmd, InTransaction: true, Caching: c.Caching, Caller: c}
+	sub := &run.sub
 	if cmd.Exec == ExecConn {
 		run.client.DB = run.db
 	}
 	if c.Tx != nil {
 		c.Tx.StartCommand()
 	}
-	c.Exec.Run(&sub)
+	c.Exec.Run(sub)
 	if cmd.Exec == ExecConn {
 		run.db = run.client.DB
 	}
 	if sub.Stream != nil { // never asked for (Streamable is false), closed if ever opened
 		sub.Stream.Close()
 	}
-	return sub.W.Buf
+	reply := sub.W.Buf
+	if cap(reply) <= 64<<10 {
+		run.reply = reply // a big reply is not kept for the rest of the run
+	}
+	run.sub = Ctx{}
+	return reply
 }
 
 // errScriptUndeclared is the error of a command on a key whose shard the script does not hold

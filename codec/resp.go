@@ -143,6 +143,15 @@ type Parser struct {
 // Reset forgets any partly parsed command.
 func (p *Parser) Reset() { *p = Parser{} }
 
+// Pending returns the offset in the buffer where the header of the element being waited for
+// starts, or -1 when no multibulk command is partly parsed.
+func (p *Parser) Pending() int {
+	if p.remaining == 0 {
+		return -1
+	}
+	return p.pos
+}
+
 // Parse is ParseCommand with resumption; see Parser for the contract on buf.
 // The results, including need, and the aliasing rules are those of
 // ParseCommand.

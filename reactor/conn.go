@@ -1,6 +1,7 @@
 package reactor
 
 import (
+	"bytes"
 	"errors"
 	"log"
 	"sync/atomic"
@@ -313,6 +314,10 @@ func (cn *conn) read() bool {
 		srv.state.Stats.ReadsProcessed.Add(1)
 	}
 	lim := codec.Limits{MaxBulkLen: srv.cfg.ProtoMaxBulkLen()}
+	// While the commands parsed here are dispatched (those that run in the loop run then),
+	// the query buffer is the input they came from, as Redis's querybuf holds a command while
+	// it runs (CLIENT LIST shows qbuf=26 for itself); OnTraffic publishes what is left.
+	cn.inBuffered.Store(int64(len(buf)))
 	off := 0
 	cn.holdRest = false
 	cn.need = 0
@@ -368,6 +373,23 @@ func (cn *conn) read() bool {
 	b.plan(srv.exec.NumShards())
 	b.run(inLoop)
 	return true
+}
+
+// queryBuffered is the connection's query buffer as Redis's CLIENT LIST shows it (qbuf)
+// between commands: gnet's unread input and the part of a command not yet parsed. Redis
+// keeps only the argument being received (its bulk header parsed), so a command that is half
+// sent shows the bytes of that argument that arrived, not the whole command.
+func (cn *conn) queryBuffered() int64 {
+	rest := cn.partial
+	if p := cn.parser.Pending(); p >= 0 && p <= len(rest) {
+		rest = rest[p:]
+		if len(rest) > 0 && rest[0] == '$' {
+			if i := bytes.Index(rest[:min(len(rest), 32)], []byte("\r\n")); i >= 0 {
+				rest = rest[i+2:]
+			}
+		}
+	}
+	return int64(cn.gc.InboundBuffered() + len(rest))
 }
 
 // discard drops n bytes of gnet's input, which the connection consumed or moved.

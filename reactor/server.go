@@ -265,7 +265,7 @@ func (s *Server) OnTraffic(c gnet.Conn) gnet.Action {
 	act := cn.onTraffic()
 	// What gnet holds for the connection, for CLIENT LIST and INFO (read by other goroutines,
 	// so the loop publishes it rather than letting them ask gnet).
-	cn.inBuffered.Store(int64(c.InboundBuffered() + len(cn.partial)))
+	cn.inBuffered.Store(cn.queryBuffered())
 	cn.outBuffered.Store(int64(c.OutboundBuffered()))
 	return act
 }

@@ -249,9 +249,22 @@ func (c *keyCache) cutToHead(s *cacheSlot) bool {
 // clear forgets everything (after a range delete of keys the cache may hold). The caller
 // holds c.mu.
 func (c *keyCache) clear() {
-	clear(c.index)
+	// The slots' keys and values go with them (a truncated slice would keep them reachable),
+	// and so does the room of a cache that held many keys: an empty cache holds nothing.
+	if len(c.index) > maxKeptCacheRoom {
+		c.index = make(map[string]int32)
+	} else {
+		clear(c.index)
+	}
+	clear(c.slots)
+	if cap(c.slots) > maxKeptCacheRoom {
+		c.slots, c.free = nil, nil
+	}
 	c.slots, c.free, c.used, c.hand, c.headBytes = c.slots[:0], c.free[:0], 0, 0, 0
 }
+
+// maxKeptCacheRoom is the most entries an emptied cache keeps room for.
+const maxKeptCacheRoom = 4096
 
 // setBudget changes the budget, evicting at once if it shrank.
 func (c *keyCache) setBudget(b int64) {

@@ -23,8 +23,7 @@ type Savepoint struct {
 	tracked    int
 	trackArena int
 	touched    int
-	unitRecs   int
-	unitLog    int
+	unitLog    unitMark
 	parts      []partMark
 }
 
@@ -51,7 +50,7 @@ func (tx *Tx) Save(sp *Savepoint) {
 	sp.undo = 0
 	sp.ranges, sp.events, sp.eventKeys = len(tx.ranges), len(tx.events), len(tx.eventKeys)
 	sp.tracked, sp.trackArena, sp.touched = len(tx.tracked), len(tx.trackArena), len(tx.touched)
-	sp.unitRecs, sp.unitLog = len(tx.unitRecs), len(tx.unitLog)
+	sp.unitLog = tx.unitPos()
 	for len(sp.parts) < len(tx.parts) {
 		sp.parts = append(sp.parts, partMark{})
 	}
@@ -73,6 +72,13 @@ func (tx *Tx) Forget(sp *Savepoint) {
 		return
 	}
 	tx.saving = false
+	for _, u := range tx.undo {
+		if e, ok := tx.overlay[u.key]; ok && e.noted {
+			e.noted = false
+			tx.overlay[u.key] = e
+		}
+	}
+	clear(tx.undo)
 	tx.undo = tx.undo[:0]
 	if tx.wb != nil {
 		if err := tx.wb.PopSavePoint(); err != nil {
@@ -110,7 +116,7 @@ func (tx *Tx) RollbackTo(sp *Savepoint) {
 	clear(tx.touched[sp.touched:])
 	tx.touched = tx.touched[:sp.touched]
 	tx.readyNext = min(tx.readyNext, sp.touched)
-	tx.unitRecs, tx.unitLog = tx.unitRecs[:sp.unitRecs], tx.unitLog[:sp.unitLog]
+	tx.truncateUnit(sp.unitLog)
 	for i := range sp.parts {
 		p, m := &tx.parts[i], &sp.parts[i]
 		copy(p.keys, m.keys)
@@ -120,7 +126,11 @@ func (tx *Tx) RollbackTo(sp *Savepoint) {
 }
 
 // noteUndo records overlay key k's state before a write, while a savepoint is active.
+// A key already noted since Save needs nothing more: its state before Save is in tx.undo.
 func (tx *Tx) noteUndo(k string) {
 	prev, had := tx.overlay[k]
+	if had && prev.noted {
+		return
+	}
 	tx.undo = append(tx.undo, undoEntry{key: k, prev: prev, had: had})
 }

@@ -1,6 +1,10 @@
 package shard
 
-import "testing"
+import (
+	"testing"
+
+	"shardis/codec"
+)
 
 // A rollback forgets what was written after Save (values, deletes, key counts, binlog
 // records, events) and keeps what was written before it, in the same group.
@@ -67,4 +71,51 @@ func TestTx_Forget_KeepsWrites(t *testing.T) {
 	if _, last := s.Shard(0).BinlogRange(); last != 1 {
 		t.Fatalf("binlog last %d, want 1", last)
 	}
+}
+
+// A key written many times after Save is noted once: the undo log of a script that adds a
+// million members to one set holds its meta's earlier state once, and a rollback still
+// restores the state at Save, even when the meta was rewritten in place since.
+func TestTx_Savepoint_RepeatedWritesNotedOnce(t *testing.T) {
+	s := openTestStore(t, t.TempDir(), 1)
+	set := func(count uint64) *codec.Meta {
+		return &codec.Meta{Type: codec.TypeSet, Version: 7, Count: count}
+	}
+	var sp Savepoint
+	err := s.Do(0, func(tx *Tx) {
+		for i := range rewriteMetaMin { // big enough for SetMeta to rewrite metas in place
+			tx.PutData([]byte("s"), append(codec.AppendDataPrefix(nil, 0, []byte("s"), 7), byte(i)), nil)
+		}
+		tx.SetMeta(0, []byte("s"), set(1))
+		tx.Save(&sp)
+		for i := range 1000 {
+			tx.SetMeta(0, []byte("s"), set(uint64(2+i)))
+		}
+		if len(tx.undo) != 1 {
+			t.Errorf("undo holds %d entries after 1,000 writes of one key, want 1", len(tx.undo))
+		}
+		tx.RollbackTo(&sp)
+		if m, ok := tx.Meta(0, []byte("s")); !ok || m.Count != 1 {
+			t.Errorf("after rollback: %v count %d, want the count at Save (1)", ok, m.Count)
+		}
+		// A second savepoint after the first ended: its own rollback goes back to its start.
+		tx.Save(&sp)
+		tx.SetMeta(0, []byte("s"), set(50))
+		tx.Forget(&sp)
+		tx.Save(&sp)
+		tx.SetMeta(0, []byte("s"), set(60))
+		tx.SetMeta(0, []byte("s"), set(70))
+		tx.RollbackTo(&sp)
+		if m, _ := tx.Meta(0, []byte("s")); m.Count != 50 {
+			t.Errorf("after the second rollback: count %d, want 50", m.Count)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = s.Do(0, func(tx *Tx) {
+		if m, _ := tx.Meta(0, []byte("s")); m.Count != 50 {
+			t.Errorf("committed count %d, want 50", m.Count)
+		}
+	})
 }

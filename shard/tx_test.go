@@ -267,3 +267,33 @@ func TestStore_Open_DirectoryInUse(t *testing.T) {
 		t.Fatalf("second open of a directory in use: %v; want ErrDirInUse naming the directory plainly", err)
 	}
 }
+
+// A collection's meta saved once per command (a script's SADD after SADD) is rewritten in
+// place: the transaction's arena does not grow by a meta per write.
+func TestTx_SetMeta_CollectionRewrittenInPlace(t *testing.T) {
+	s := openTestStore(t, t.TempDir(), 1)
+	err := s.Do(0, func(tx *Tx) {
+		for i := range rewriteMetaMin { // a big transaction, where rewriting pays
+			tx.PutData([]byte("s"), append(codec.AppendDataPrefix(nil, 0, []byte("s"), 3), byte(i)), nil)
+		}
+		tx.SetMeta(0, []byte("s"), &codec.Meta{Type: codec.TypeSet, Version: 3, Count: 1})
+		held := len(tx.arena)
+		for i := range 1000 {
+			tx.SetMeta(0, []byte("s"), &codec.Meta{Type: codec.TypeSet, Version: 3, Count: uint64(2 + i)})
+		}
+		if grown := len(tx.arena) - held; grown > 0 {
+			t.Errorf("the arena grew by %d bytes for 1,000 saves of one meta", grown)
+		}
+		if m, _ := tx.Meta(0, []byte("s")); m.Count != 1001 {
+			t.Errorf("count %d, want 1001", m.Count)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = s.Do(0, func(tx *Tx) {
+		if m, _ := tx.Meta(0, []byte("s")); m.Count != 1001 {
+			t.Errorf("committed count %d, want 1001", m.Count)
+		}
+	})
+}

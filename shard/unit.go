@@ -11,22 +11,55 @@ import (
 // reserved (8 bytes, big-endian; see binlog.UnitIDs).
 var unitsKey = []byte("units")
 
-// unitRecord is a binlog record held back by a transaction over several shards:
-// tx.unitLog[key:rec] is its binlog key, tx.unitLog[rec:end] its value as a record alone.
-type unitRecord struct {
-	p             int
-	key, rec, end int
-}
+// A transaction over several shards holds its binlog records in tx.unitLog until the commit,
+// one after the other: the held part (2 bytes, big-endian), the key's length (1 byte), the
+// binlog key, the value's length (uvarint) and the value as a record alone. No index beside
+// them, and in chunks of unitChunk bytes rather than one buffer grown by doubling: a script of
+// a million writes holds a million records, without copying them as they grow.
+
+// unitChunk is the size of the chunks the held records are kept in.
+const unitChunk = 64 << 10
 
 // holdForUnit keeps the record (key, value) of held part p until the commit, which knows
 // whether the transaction's records span several shards. key and rec are copied.
 func (tx *Tx) holdForUnit(p int, key, rec []byte) {
-	r := unitRecord{p: p, key: len(tx.unitLog)}
-	tx.unitLog = append(tx.unitLog, key...)
-	r.rec = len(tx.unitLog)
-	tx.unitLog = append(tx.unitLog, rec...)
-	r.end = len(tx.unitLog)
-	tx.unitRecs = append(tx.unitRecs, r)
+	need := 3 + len(key) + binary.MaxVarintLen64 + len(rec)
+	n := len(tx.unitLog)
+	switch {
+	case n > 0 && cap(tx.unitLog[n-1])-len(tx.unitLog[n-1]) >= need:
+	case n > 0 && len(tx.unitLog[n-1]) == 0: // an empty chunk too small for a huge record
+		tx.unitLog[n-1] = make([]byte, 0, need)
+	default:
+		tx.unitLog = append(tx.unitLog, make([]byte, 0, max(unitChunk, need)))
+		n++
+	}
+	c := tx.unitLog[n-1]
+	c = append(c, byte(p>>8), byte(p), byte(len(key)))
+	c = append(c, key...)
+	c = binary.AppendUvarint(c, uint64(len(rec)))
+	tx.unitLog[n-1] = append(c, rec...)
+}
+
+// nextUnitRecord returns the held record at chunk[off:] and the offset of the next.
+func nextUnitRecord(chunk []byte, off int) (p int, key, rec []byte, next int) {
+	b := chunk[off:]
+	p = int(b[0])<<8 | int(b[1])
+	kl := int(b[2])
+	key = b[3 : 3+kl : 3+kl]
+	n, w := binary.Uvarint(b[3+kl:])
+	start := 3 + kl + w
+	rec = b[start : start+int(n) : start+int(n)]
+	return p, key, rec, off + start + int(n)
+}
+
+// hasUnitRecords reports whether the transaction holds binlog records for its commit.
+func (tx *Tx) hasUnitRecords() bool {
+	for _, c := range tx.unitLog {
+		if len(c) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // writeUnit puts the held records into the WriteBatch: as one unit when they are in more than
@@ -36,11 +69,15 @@ func (tx *Tx) holdForUnit(p int, key, rec []byte) {
 func (tx *Tx) writeUnit() error {
 	counts := make([]int, len(tx.shards))
 	shards := 0
-	for _, r := range tx.unitRecs {
-		if counts[r.p] == 0 {
-			shards++
+	for _, chunk := range tx.unitLog {
+		for off := 0; off < len(chunk); {
+			var p int
+			p, _, _, off = nextUnitRecord(chunk, off)
+			if counts[p] == 0 {
+				shards++
+			}
+			counts[p]++
 		}
-		counts[r.p]++
 	}
 	var id uint64
 	if shards > 1 {
@@ -49,18 +86,22 @@ func (tx *Tx) writeUnit() error {
 			return fmt.Errorf("commit: %w", err)
 		}
 	}
-	for _, r := range tx.unitRecs {
-		key, rec := tx.unitLog[r.key:r.rec], tx.unitLog[r.rec:r.end]
-		if id != 0 {
-			var err error
-			u := binlog.Unit{ID: id, Shards: shards, Count: counts[r.p]}
-			if tx.scratch, err = binlog.AppendUnitRecord(tx.scratch[:0], rec, u); err != nil {
-				return fmt.Errorf("commit: %w", err)
+	for _, chunk := range tx.unitLog {
+		for off := 0; off < len(chunk); {
+			var p int
+			var key, rec []byte
+			p, key, rec, off = nextUnitRecord(chunk, off)
+			if id != 0 {
+				var err error
+				u := binlog.Unit{ID: id, Shards: shards, Count: counts[p]}
+				if tx.scratch, err = binlog.AppendUnitRecord(tx.scratch[:0], rec, u); err != nil {
+					return fmt.Errorf("commit: %w", err)
+				}
+				rec = tx.scratch
 			}
-			rec = tx.scratch
+			tx.wb.PutCF(tx.shards[p].logCF, key, rec)
+			tx.wbBytes += int64(len(key) + len(rec))
 		}
-		tx.wb.PutCF(tx.shards[r.p].logCF, key, rec)
-		tx.wbBytes += int64(len(key) + len(rec))
 	}
 	return nil
 }
@@ -94,10 +135,36 @@ func (tx *Tx) Confine(id int) {
 	tx.confined = id + 1
 }
 
-// resetUnit empties the held records after a commit, dropping a buffer one huge unit grew.
+// resetUnit empties the held records after a commit, keeping one chunk (or none, if it grew
+// for one huge record).
 func (tx *Tx) resetUnit() {
-	if cap(tx.unitLog) > 1<<20 {
-		tx.unitLog = nil
+	if len(tx.unitLog) == 0 {
+		return
 	}
-	tx.unitLog, tx.unitRecs = tx.unitLog[:0], tx.unitRecs[:0]
+	first := tx.unitLog[0]
+	clear(tx.unitLog)
+	tx.unitLog = tx.unitLog[:0]
+	if cap(first) == unitChunk {
+		tx.unitLog = append(tx.unitLog, first[:0])
+	}
+}
+
+// unitMark is a position in the held records (a savepoint's).
+type unitMark struct{ chunks, last int }
+
+func (tx *Tx) unitPos() unitMark {
+	n := len(tx.unitLog)
+	if n == 0 {
+		return unitMark{}
+	}
+	return unitMark{n, len(tx.unitLog[n-1])}
+}
+
+// truncateUnit forgets the records held after m.
+func (tx *Tx) truncateUnit(m unitMark) {
+	clear(tx.unitLog[m.chunks:])
+	tx.unitLog = tx.unitLog[:m.chunks]
+	if m.chunks > 0 {
+		tx.unitLog[m.chunks-1] = tx.unitLog[m.chunks-1][:m.last]
+	}
 }

@@ -136,3 +136,41 @@ func TestTx_Confine(t *testing.T) {
 		t.Fatalf("Shards after the commit = %v, want every held shard", got)
 	}
 }
+
+// The records a transaction over several shards holds span many chunks (and one record bigger
+// than a chunk); a rollback to a savepoint forgets those held after it, across chunks, and
+// the commit logs the rest in order.
+func TestTx_HeldRecordsAcrossChunks_RollbackKeepsThoseBeforeSave(t *testing.T) {
+	s := openTestStore(t, t.TempDir(), 2)
+	a, b := keyOfShard(t, s, 0, "a"), keyOfShard(t, s, 1, "b")
+	h := s.Acquire([]int{0, 1})
+	tx := h.Tx()
+	big := make([]byte, 2*unitChunk)
+	tx.Log(0, a, []byte("SET"), a, big)
+	const kept, dropped = 3000, 2000 // about 25 bytes each: several chunks
+	for i := range kept {
+		tx.Log(0, a, []byte("SADD"), a, fmt.Appendf(nil, "%d", i))
+	}
+	var sp Savepoint
+	tx.Save(&sp)
+	for i := range dropped {
+		tx.Log(0, b, []byte("SADD"), b, fmt.Appendf(nil, "%d", i))
+	}
+	tx.RollbackTo(&sp)
+	tx.Log(0, b, []byte("SADD"), b, []byte("after"))
+	if err := h.Release(); err != nil {
+		t.Fatal(err)
+	}
+	r0, err := s.ReadBinlog(0, 0, 10000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r1 := readAll(t, s, 1)
+	if len(r0) != 1+kept || len(r1) != 1 {
+		t.Fatalf("records %d and %d, want %d and 1", len(r0), len(r1), 1+kept)
+	}
+	if len(r0[0].Args[2]) != len(big) || string(r0[kept].Args[2]) != fmt.Sprint(kept-1) ||
+		string(r1[0].Args[2]) != "after" || r1[0].Unit.Shards != 2 {
+		t.Fatalf("records %q … %q / %q %+v", r0[0].Args[:2], r0[kept].Args, r1[0].Args, r1[0].Unit)
+	}
+}
