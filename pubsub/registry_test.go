@@ -90,10 +90,12 @@ func TestSubscriber_WakesOnceAndFramesRESP3(t *testing.T) {
 
 func TestSubscriber_OverflowClosesOnce(t *testing.T) {
 	var r Registry
-	s, _, over := newTestSubscriber(100)
+	s, _, over := newTestSubscriber(150)
 	r.Subscribe(s, Channel, "c")
 	msg := bytes.Repeat([]byte("x"), 40)
-	r.Publish([]byte("c"), msg) // 63 bytes queued
+	// Redis's reply buffer is not counted: 34 bytes of this frame are, then 71 of msg's.
+	r.Publish([]byte("c"), bytes.Repeat([]byte("x"), replyBuffer))
+	r.Publish([]byte("c"), msg)
 	if over.Load() != 0 {
 		t.Fatal("overflowed under the limit")
 	}

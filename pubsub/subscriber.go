@@ -60,14 +60,20 @@ type Limit struct {
 	SoftFor    time.Duration
 }
 
+// replyBuffer is the size of a Redis client's own reply buffer, which its output limit does not
+// count: only what is queued past it.
+const replyBuffer = 16 << 10
+
 // over reports whether a queue of n bytes breaks the limit at now, given since, when it was
-// first seen over the soft limit; it returns the new since. As in Redis, the first time over
-// the soft limit only starts the clock.
+// first seen over the soft limit; it returns the new since. As in Redis, the bytes past its
+// reply buffer count, reaching a limit breaks it, and the first time at the soft limit only
+// starts the clock.
 func (l Limit) over(n int64, now, since time.Time) (bool, time.Time) {
-	if l.Hard > 0 && n > l.Hard {
+	n -= replyBuffer
+	if l.Hard > 0 && n >= l.Hard {
 		return true, since
 	}
-	if l.Soft <= 0 || n <= l.Soft {
+	if l.Soft <= 0 || n < l.Soft {
 		return false, time.Time{}
 	}
 	if since.IsZero() {
