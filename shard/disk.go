@@ -248,9 +248,12 @@ func (r *keySpan) add(lo, hi []byte) {
 
 // wrote is told of every successful commit: while the disk is low it notes the keys tx
 // deleted (what adds data is refused then), whose files a compaction then removes
-// (relieveDisk).
+// (relieveDisk). A range deletion (FLUSHDB, FLUSHALL) is noted whenever the guard is on:
+// the disk may have left the low mark a moment before (a flush gave room), and a flushed
+// database's files are to go anyway.
 func (s *Store) wrote(tx *Tx) {
-	if !s.disk.low.Load() {
+	low := s.disk.low.Load()
+	if !low && (len(tx.ranges) == 0 || s.opts.DiskReserve == nil) {
 		return
 	}
 	g := &s.disk
@@ -268,6 +271,9 @@ func (s *Store) wrote(tx *Tx) {
 	}
 	for _, r := range tx.ranges {
 		span(r.part).add(r.lower, r.upper)
+	}
+	if !low {
+		return
 	}
 	for k, e := range tx.overlay {
 		if e.dirty && !e.exists {
@@ -323,22 +329,31 @@ func (s *Store) watchDisk(ctx context.Context) {
 			return
 		case <-tick.C:
 			s.lookAtDisk()
-			if s.disk.low.Load() && s.roomForRocksDB() && !s.disk.stalled.Load() {
+			if (s.disk.low.Load() || s.reclaimPending()) && s.roomForRocksDB() && !s.disk.stalled.Load() {
 				s.relieveDisk()
 			}
 		}
 	}
 }
 
-// relieveDisk gives space back while the disk is low, within the floor kept for it: it
-// flushes the memtables once they hold a megabyte (the log files they kept then go, and the
-// floor drops by what they held), and compacts the keys deleted since the last time (the
-// deleted values' table and blob files then go).
+// reclaimPending reports whether deleted keys wait for relieveDisk's compaction.
+func (s *Store) reclaimPending() bool {
+	g := &s.disk
+	g.reclaimMu.Lock()
+	defer g.reclaimMu.Unlock()
+	return len(g.reclaim) > 0
+}
+
+// relieveDisk gives space back while the disk is low (or deleted keys wait, see wrote),
+// within the floor kept for it: while low it flushes the memtables once they hold a megabyte
+// (the log files they kept then go, and the floor drops by what they held), and it compacts
+// the keys deleted since the last time (the deleted values' table and blob files then go).
 func (s *Store) relieveDisk() {
 	fo := grocksdb.NewDefaultFlushOptions()
 	defer fo.Destroy()
 	fo.SetWait(true)
-	if s.memtableBytes() >= 1<<20 {
+	// Only while low: with room, a compaction left waiting must not flush every look.
+	if s.disk.low.Load() && s.memtableBytes() >= 1<<20 {
 		cfs := []*grocksdb.ColumnFamilyHandle{s.defCF}
 		for _, sh := range s.shards {
 			cfs = append(cfs, sh.cf, sh.logCF)
