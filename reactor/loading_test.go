@@ -33,17 +33,7 @@ func TestLoading_AnswersLoadingUntilTheStoreIsOpen(t *testing.T) {
 
 	s := testserver.StartLoading(t, dir)
 	c, r := dialReader(t, s.Addr)
-	ask := func(args ...string) string {
-		t.Helper()
-		if _, err := c.Write(rtCommand(args...)); err != nil {
-			t.Fatal(err)
-		}
-		reply, err := rtReadReply(r)
-		if err != nil {
-			t.Fatalf("%v: %v", args, err)
-		}
-		return string(reply)
-	}
+	ask := asker(t, c, r)
 	for _, args := range [][]string{{"PING"}, {"GET", "k"}, {"DBSIZE"}, {"SET", "k", "x"}, {"HGETALL", "h"}} {
 		if got := ask(args...); got != loadingReply {
 			t.Fatalf("%v while loading = %q, want %q", args, got, loadingReply)

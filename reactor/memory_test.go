@@ -141,17 +141,7 @@ func TestMemory_BigValueFewCopies(t *testing.T) {
 func TestPartial_CompletedWhilePausedRunsAtUnpause(t *testing.T) {
 	s := testserver.Start(t)
 	admin, ar := dialReader(t, s.Addr)
-	ask := func(args ...string) string {
-		t.Helper()
-		if _, err := admin.Write(rtCommand(args...)); err != nil {
-			t.Fatal(err)
-		}
-		reply, err := rtReadReply(ar)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(reply)
-	}
+	ask := asker(t, admin, ar)
 	c, r := dialReader(t, s.Addr)
 	id := clientID(t, c, r)
 	if got := ask("CLIENT", "PAUSE", "600000", "WRITE"); got != "+OK\r\n" {
@@ -195,17 +185,7 @@ func TestMemory_AnnouncedBulkLengthNotAllocatedUpFront(t *testing.T) {
 	}
 	s := testserver.Start(t)
 	admin, ar := dialReader(t, s.Addr)
-	ask := func(args ...string) string {
-		t.Helper()
-		if _, err := admin.Write(rtCommand(args...)); err != nil {
-			t.Fatal(err)
-		}
-		reply, err := rtReadReply(ar)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(reply)
-	}
+	ask := asker(t, admin, ar)
 	base := heapInUse()
 	const announced = 512 << 20
 	head := "*2\r\n$3\r\nGET\r\n$" + strconv.Itoa(announced) + "\r\n"

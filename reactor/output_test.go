@@ -18,18 +18,7 @@ func outputAdmin(t *testing.T, s *testserver.Server, limit string) (ask func(...
 	t.Helper()
 	c, r := dialReader(t, s.Addr)
 	r = bufio.NewReaderSize(r, 2<<20)
-	ask = func(args ...string) string {
-		t.Helper()
-		_ = c.SetReadDeadline(time.Now().Add(60 * time.Second))
-		if _, err := c.Write(rtCommand(args...)); err != nil {
-			t.Fatal(err)
-		}
-		reply, err := rtReadReply(r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(reply)
-	}
+	ask = asker(t, c, r)
 	if got := ask("CONFIG", "SET", "client-output-buffer-limit", limit); got != "+OK\r\n" {
 		t.Fatalf("CONFIG SET client-output-buffer-limit %q = %q", limit, got)
 	}

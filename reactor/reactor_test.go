@@ -45,6 +45,23 @@ func rtCommand(args ...string) []byte {
 }
 
 // rtReadReply reads one complete reply (any nesting) and returns its raw bytes.
+// asker returns a function that sends a command on c and returns its reply read from r,
+// failing the test on an error (reads wait up to a minute).
+func asker(t *testing.T, c net.Conn, r *bufio.Reader) func(args ...string) string {
+	return func(args ...string) string {
+		t.Helper()
+		_ = c.SetReadDeadline(time.Now().Add(60 * time.Second))
+		if _, err := c.Write(rtCommand(args...)); err != nil {
+			t.Fatal(err)
+		}
+		reply, err := rtReadReply(r)
+		if err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+		return string(reply)
+	}
+}
+
 func rtReadReply(r *bufio.Reader) ([]byte, error) {
 	line, err := r.ReadBytes('\n')
 	if err != nil {

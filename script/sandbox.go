@@ -125,28 +125,8 @@ func (vm *VM) protectBase(g, tableLib, stringLib *lua.LTable) {
 		L.Push(L.GetMetatable(obj))
 		return 1
 	}))
-	baseSetMetatable := g.RawGetString("setmetatable").(*lua.LFunction)
-	g.RawSetString("setmetatable", L.NewFunction(func(L *lua.LState) int {
-		if t, ok := L.Get(1).(*lua.LTable); ok {
-			if _, ok := vm.ro[t]; ok {
-				raiseReadonly(L)
-			}
-		}
-		L.Insert(baseSetMetatable, 1)
-		L.Call(L.GetTop()-1, 1)
-		return 1
-	}))
-	baseInsert := tableLib.RawGetString("insert").(*lua.LFunction)
-	tableLib.RawSetString("insert", L.NewFunction(func(L *lua.LState) int {
-		if t, ok := L.Get(1).(*lua.LTable); ok {
-			if _, ok := vm.ro[t]; ok {
-				raiseReadonly(L)
-			}
-		}
-		L.Insert(baseInsert, 1)
-		L.Call(L.GetTop()-1, 0)
-		return 0
-	}))
+	g.RawSetString("setmetatable", vm.refusingProxy(g.RawGetString("setmetatable").(*lua.LFunction), 1))
+	tableLib.RawSetString("insert", vm.refusingProxy(tableLib.RawGetString("insert").(*lua.LFunction), 0))
 
 	// Strings' metatable, which getmetatable('') shows read-only.
 	shown := L.NewTable()
@@ -155,6 +135,21 @@ func (vm *VM) protectBase(g, tableLib, stringLib *lua.LTable) {
 	mt.RawSetString("__index", stringLib)
 	mt.RawSetString("__metatable", vm.readonly(shown, false))
 	L.SetMetatable(lua.LString(""), mt)
+}
+
+// refusingProxy wraps base, a function whose first argument is the table it changes, so that
+// it refuses a read-only proxy with Redis's error; it returns base's first nret results.
+func (vm *VM) refusingProxy(base *lua.LFunction, nret int) *lua.LFunction {
+	return vm.state.NewFunction(func(L *lua.LState) int {
+		if t, ok := L.Get(1).(*lua.LTable); ok {
+			if _, ok := vm.ro[t]; ok {
+				raiseReadonly(L)
+			}
+		}
+		L.Insert(base, 1)
+		L.Call(L.GetTop()-1, nret)
+		return nret
+	})
 }
 
 // readonlyLib returns the proxy of a library table, its table values made read-only too
