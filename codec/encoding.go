@@ -35,6 +35,7 @@ const (
 	TypeList   Type = 2
 	TypeSet    Type = 3
 	TypeZSet   Type = 4
+	TypeStream Type = 5
 )
 
 // String returns the name TYPE replies with.
@@ -50,6 +51,8 @@ func (t Type) String() string {
 		return "set"
 	case TypeZSet:
 		return "zset"
+	case TypeStream:
+		return "stream"
 	}
 	return "none"
 }
@@ -64,12 +67,13 @@ var ErrCorruptMeta = errors.New("codec: corrupt meta value")
 // Meta is the decoded meta value of one user key.
 //
 // Layout: type|flags (1) | expire ms, big-endian, 0 = none (8) | then for a string its bytes;
-// for a collection version (8) | count (8) | and for a list head (8) | tail (8).
+// for a collection version (8) | count (8) | and for a list head (8) | tail (8); for a stream
+// (count = entries) the StreamMetaLen bytes of its stream part follow, in Value.
 type Meta struct {
 	Type    Type
 	Raw     bool   // strings only: Redis would report the "raw" encoding
 	Expire  int64  // unix ms, 0 = no expiry
-	Value   []byte // strings only; aliases the decoded buffer
+	Value   []byte // strings: the value; streams: the stream part (StreamMetaLen bytes). Aliases the decoded buffer
 	Version uint64 // collections: data keys carry it, a new version hides all older data keys
 	Count   uint64 // collections: number of elements
 	Head    uint64 // lists: sequence of the first element
@@ -98,6 +102,10 @@ func AppendMeta(b []byte, m *Meta) []byte {
 		b = binary.BigEndian.AppendUint64(b, m.Count)
 		b = binary.BigEndian.AppendUint64(b, m.Head)
 		return binary.BigEndian.AppendUint64(b, m.Tail)
+	case TypeStream:
+		b = binary.BigEndian.AppendUint64(b, m.Version)
+		b = binary.BigEndian.AppendUint64(b, m.Count)
+		return append(b, m.Value...)
 	default:
 		b = binary.BigEndian.AppendUint64(b, m.Version)
 		return binary.BigEndian.AppendUint64(b, m.Count)
@@ -126,6 +134,11 @@ func DecodeMeta(v []byte, m *Meta) error {
 		}
 		m.Head = binary.BigEndian.Uint64(rest[16:24])
 		m.Tail = binary.BigEndian.Uint64(rest[24:32])
+	case TypeStream:
+		if len(rest) != 16+StreamMetaLen {
+			return ErrCorruptMeta
+		}
+		m.Value = rest[16:]
 	default:
 		return fmt.Errorf("%w: type %d", ErrCorruptMeta, v[0])
 	}

@@ -1,0 +1,246 @@
+package codec
+
+import (
+	"encoding/binary"
+	"math"
+	"strconv"
+)
+
+// Streams on disk (docs/ENCODING.md, "Streams"). A stream is a collection: its meta carries
+// the usual version and count (the number of entries) followed by the stream part
+// (StreamMeta), and every piece of it is a data key under its version, told apart by the
+// element's first byte:
+//
+//	StreamEntry    'e' · id (16)                                   -> entry (AppendStreamFields)
+//	StreamGroup    'g' · group name                                -> group record
+//	StreamConsumer 'c' · len(group) (4) · group · consumer name     -> consumer record
+//	StreamPending  'p' · len(group) (4) · group · id (16)           -> pending entry (NACK)
+//	StreamOwned    'q' · len(group) (4) · group · len(consumer) (4) · consumer · id (16) -> empty
+//
+// Entries sort by id, so a range read is one seek; groups and, within a group, consumers sort
+// by name, the order in which Redis lists them; a group's pending entries sort by id, and so
+// do each consumer's (the 'q' index, which XPENDING … consumer and XINFO CONSUMERS walk).
+const (
+	StreamEntry    byte = 'e'
+	StreamGroup    byte = 'g'
+	StreamConsumer byte = 'c'
+	StreamPending  byte = 'p'
+	StreamOwned    byte = 'q'
+)
+
+// StreamID is a stream entry id, <ms>-<seq>.
+type StreamID struct{ Ms, Seq uint64 }
+
+// Predefined ids.
+var (
+	MinStreamID = StreamID{}
+	MaxStreamID = StreamID{math.MaxUint64, math.MaxUint64}
+)
+
+// StreamIDLen is the length of an encoded id.
+const StreamIDLen = 16
+
+// Compare returns -1, 0 or +1 as id is below, equal to or above o.
+func (id StreamID) Compare(o StreamID) int {
+	switch {
+	case id.Ms < o.Ms:
+		return -1
+	case id.Ms > o.Ms:
+		return 1
+	case id.Seq < o.Seq:
+		return -1
+	case id.Seq > o.Seq:
+		return 1
+	}
+	return 0
+}
+
+// IsZero reports whether id is 0-0.
+func (id StreamID) IsZero() bool { return id.Ms == 0 && id.Seq == 0 }
+
+// Next returns the id right after id and false when id is the largest there is.
+func (id StreamID) Next() (StreamID, bool) {
+	switch {
+	case id.Seq < math.MaxUint64:
+		return StreamID{id.Ms, id.Seq + 1}, true
+	case id.Ms < math.MaxUint64:
+		return StreamID{id.Ms + 1, 0}, true
+	}
+	return id, false
+}
+
+// Prev returns the id right before id and false when id is 0-0.
+func (id StreamID) Prev() (StreamID, bool) {
+	switch {
+	case id.Seq > 0:
+		return StreamID{id.Ms, id.Seq - 1}, true
+	case id.Ms > 0:
+		return StreamID{id.Ms - 1, math.MaxUint64}, true
+	}
+	return id, false
+}
+
+// AppendText appends id as Redis prints it: <ms>-<seq>.
+func (id StreamID) AppendText(b []byte) []byte {
+	b = strconv.AppendUint(b, id.Ms, 10)
+	b = append(b, '-')
+	return strconv.AppendUint(b, id.Seq, 10)
+}
+
+// String returns id as Redis prints it.
+func (id StreamID) String() string { return string(id.AppendText(nil)) }
+
+// AppendStreamID appends the 16-byte big-endian encoding of id, which sorts as ids do.
+func AppendStreamID(b []byte, id StreamID) []byte {
+	b = binary.BigEndian.AppendUint64(b, id.Ms)
+	return binary.BigEndian.AppendUint64(b, id.Seq)
+}
+
+// DecodeStreamID decodes the first 16 bytes of b (which must hold them).
+func DecodeStreamID(b []byte) StreamID {
+	return StreamID{binary.BigEndian.Uint64(b), binary.BigEndian.Uint64(b[8:16])}
+}
+
+// ParseStreamID parses the text of an id as Redis's streamParseID does: "<ms>" or
+// "<ms>-<seq>", both unsigned 64-bit decimals. A missing sequence is missingSeq. With strict,
+// "<ms>-*" is accepted too and reported by seqGiven false (for XADD); otherwise seqGiven is
+// always true. "-" and "+" are left to the caller, whose meaning of them differs by command.
+func ParseStreamID(b []byte, missingSeq uint64, strict bool) (id StreamID, seqGiven, ok bool) {
+	if len(b) > 127 || len(b) == 0 {
+		return id, false, false
+	}
+	dash := -1
+	for i, c := range b {
+		if c == '-' {
+			dash = i
+			break
+		}
+	}
+	if dash < 0 {
+		ms, ok := parseUint64(b)
+		return StreamID{ms, missingSeq}, true, ok
+	}
+	ms, ok := parseUint64(b[:dash])
+	if !ok {
+		return id, false, false
+	}
+	rest := b[dash+1:]
+	if strict && len(rest) == 1 && rest[0] == '*' {
+		return StreamID{Ms: ms}, false, true
+	}
+	seq, ok := parseUint64(rest)
+	return StreamID{ms, seq}, true, ok
+}
+
+// parseUint64 parses a decimal as strtoull with Redis's checks: digits only, no sign, no
+// overflow.
+func parseUint64(b []byte) (uint64, bool) {
+	if len(b) == 0 || len(b) > 20 {
+		return 0, false
+	}
+	var v uint64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		d := uint64(c - '0')
+		if v > (math.MaxUint64-d)/10 {
+			return 0, false
+		}
+		v = v*10 + d
+	}
+	return v, true
+}
+
+// StreamMeta is the stream part of a stream's meta value, after version and count:
+// last id (16) · max deleted id (16) · entries added (8) · first id (16) · groups (8).
+type StreamMeta struct {
+	LastID       StreamID // the largest id ever added (XADD, XSETID), 0-0 for a new stream
+	MaxDeletedID StreamID // the largest id deleted by XDEL or trimming (XSETID MAXDELETEDID)
+	EntriesAdded uint64   // entries ever added (XSETID ENTRIESADDED)
+	FirstID      StreamID // the first entry's id, 0-0 when empty (Redis's recorded first id)
+	Groups       uint64   // number of consumer groups
+}
+
+// StreamMetaLen is the length of an encoded StreamMeta.
+const StreamMetaLen = 64
+
+// AppendStreamMeta appends the encoding of s (StreamMetaLen bytes).
+func AppendStreamMeta(b []byte, s *StreamMeta) []byte {
+	b = AppendStreamID(b, s.LastID)
+	b = AppendStreamID(b, s.MaxDeletedID)
+	b = binary.BigEndian.AppendUint64(b, s.EntriesAdded)
+	b = AppendStreamID(b, s.FirstID)
+	return binary.BigEndian.AppendUint64(b, s.Groups)
+}
+
+// DecodeStreamMeta decodes a stream meta's Value into s.
+func DecodeStreamMeta(v []byte, s *StreamMeta) error {
+	if len(v) != StreamMetaLen {
+		return ErrCorruptMeta
+	}
+	s.LastID = DecodeStreamID(v[0:16])
+	s.MaxDeletedID = DecodeStreamID(v[16:32])
+	s.EntriesAdded = binary.BigEndian.Uint64(v[32:40])
+	s.FirstID = DecodeStreamID(v[40:56])
+	s.Groups = binary.BigEndian.Uint64(v[56:64])
+	return nil
+}
+
+// AppendStreamFields appends the value of an entry with field/value pairs fv (field, value,
+// field, value…): uvarint(number of pairs) then, for each of the 2n strings, uvarint(length)
+// and the bytes.
+func AppendStreamFields(b []byte, fv [][]byte) []byte {
+	b = binary.AppendUvarint(b, uint64(len(fv)/2))
+	for _, s := range fv {
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		b = append(b, s...)
+	}
+	return b
+}
+
+// StreamFields iterates the field/value pairs of an entry value. Field and Value alias it.
+type StreamFields struct {
+	rest         []byte
+	left         uint64
+	Field, Value []byte
+}
+
+// NewStreamFields starts iterating entry value v; Len gives the number of pairs.
+func NewStreamFields(v []byte) (StreamFields, error) {
+	n, k := binary.Uvarint(v)
+	if k <= 0 || n > uint64(len(v)) {
+		return StreamFields{}, ErrCorruptMeta
+	}
+	return StreamFields{rest: v[k:], left: n}, nil
+}
+
+// Len returns the number of pairs not yet read.
+func (f *StreamFields) Len() int { return int(f.left) }
+
+// Next reads the next pair into Field and Value and reports whether there was one.
+func (f *StreamFields) Next() bool {
+	if f.left == 0 {
+		return false
+	}
+	var ok bool
+	if f.Field, ok = f.str(); !ok {
+		return false
+	}
+	if f.Value, ok = f.str(); !ok {
+		return false
+	}
+	f.left--
+	return true
+}
+
+func (f *StreamFields) str() ([]byte, bool) {
+	n, k := binary.Uvarint(f.rest)
+	if k <= 0 || n > uint64(len(f.rest)-k) {
+		f.left = 0
+		return nil, false
+	}
+	s := f.rest[k : k+int(n)]
+	f.rest = f.rest[k+int(n):]
+	return s, true
+}
