@@ -2,11 +2,16 @@
 # CI runs. Both install what is missing on a fresh Debian machine first.
 
 GO       ?= go
+space    := $(subst ,, )
 PORT     ?= 6379
 DIR      ?= ./data
 # Debian packages the build and the tests need (python3-redis: the redis-py Lock test;
-# prometheus-redis-exporter: TestExporter_MetricsAsRedis scrapes shardis with it).
-DEB_PKGS := librocksdb-dev redis-server redis-tools python3 python3-redis prometheus-redis-exporter
+# prometheus-redis-exporter: TestExporter_MetricsAsRedis scrapes shardis with it; python3-rq
+# and npm (installed from Debian when the machine has none): the job-queue tests of
+# internal/apptest).
+DEB_PKGS := librocksdb-dev redis-server redis-tools python3 python3-redis prometheus-redis-exporter python3-rq
+# npm packages internal/apptest runs, at fixed versions, installed under .cache/node.
+NPM_PKGS := bullmq@6.7.0 ioredis@5.9.2
 
 .PHONY: all build run test unit fuzz difftest deps bench clean release lint
 
@@ -24,6 +29,12 @@ deps:
 		SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
 		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null; \
 	fi
+	@command -v npm >/dev/null || { SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq npm >/dev/null; }
+	@[ -f .cache/node/.installed-$(subst @,-,$(subst $(space),_,$(NPM_PKGS))) ] || { \
+		mkdir -p .cache/node && cd .cache/node && rm -f .installed-* && \
+		npm install --silent --no-audit --no-fund --no-save --prefix . $(NPM_PKGS) && \
+		touch .installed-$(subst @,-,$(subst $(space),_,$(NPM_PKGS))); }
 
 build: deps
 	$(GO) build -o bin/shardis .
