@@ -30,7 +30,7 @@ func (s *Store) Do(id int, fn func(tx *Tx)) error {
 // TTL index from its oldest entry (ttl.Expirer). ttl.Walk decides; expiryWalk does it in the
 // shard's goroutine.
 func (sh *Shard) ExpireDue(limit int) (n int, err error) {
-	if sh.store.activeExpireOff.Load() {
+	if sh.store.activeExpireOff.Load() || sh.store.replica.Load() {
 		return 0, nil // DEBUG SET-ACTIVE-EXPIRE 0: keys expire only when read
 	}
 	var walkErr error

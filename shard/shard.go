@@ -160,8 +160,21 @@ func (sh *Shard) load() error {
 		sh.ages.Note(seq+1, binlog.RecordTime(v.Data()))
 		v.Free()
 	}
-	sh.tx = newTx(s)
-	return it.Err()
+	if err := it.Err(); err != nil {
+		return err
+	}
+	floor, err := sh.loadSeqFloor()
+	if err != nil {
+		return err
+	}
+	if floor > sh.lastSeq.Load() { // a full sync's position, no record after it yet
+		sh.lastSeq.Store(floor)
+		sh.firstSeq.Store(0)
+	}
+	if sh.tx == nil {
+		sh.tx = newTx(s)
+	}
+	return nil
 }
 
 func (sh *Shard) destroy() {

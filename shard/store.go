@@ -85,6 +85,8 @@ type Store struct {
 	accessPolicy atomic.Pointer[AccessPolicy]
 	// activeExpireOff stops the TTL workers' deletions (DEBUG SET-ACTIVE-EXPIRE 0).
 	activeExpireOff atomic.Bool
+	// replica: the store is a replica's (replica.go): expiry hides keys, never deletes them.
+	replica atomic.Bool
 	db              *grocksdb.DB
 	dbOpts          *grocksdb.Options
 	logOpts         *grocksdb.Options // the binlog families' (see Open)

@@ -44,6 +44,9 @@ type Tx struct {
 	logKey   []byte // the binlog key logArgs puts
 	wbBytes  int64  // about what the WriteBatch holds (the disk guard's estimate)
 	nowMs    int64
+	// applying: the commands apply a master's records (SetApplying): nothing expires, nothing
+	// is logged.
+	applying bool
 	err      error // first storage error; fails the commit
 	hits     int64 // Meta lookups that found / missed their key (see TakeLookups)
 	misses   int64
@@ -147,6 +150,7 @@ func (tx *Tx) begin(shards ...*Shard) {
 		p.nextSeq = sh.lastSeq.Load() + 1
 	}
 	tx.err = nil
+	tx.applying = false
 	tx.confined = 0
 	tx.trackGen = tx.store.trackGen.Load()
 	tx.StartCommand()
@@ -422,7 +426,10 @@ func (tx *Tx) meta(db int, key []byte) (m codec.Meta, ok bool) {
 		tx.fail(fmt.Errorf("key %q: %w", key, err))
 		return m, false
 	}
-	if m.Expire != 0 && m.Expire <= tx.nowMs {
+	if tx.expiredAt(m.Expire) {
+		if tx.store.replica.Load() {
+			return codec.Meta{}, false // hidden: the master deletes it and logs the DEL
+		}
 		if tx.needsShard() { // lazy expiry deletes the key
 			return codec.Meta{}, false
 		}
@@ -458,7 +465,7 @@ func (tx *Tx) SetMeta(db int, key []byte, m *codec.Meta) {
 	oldExpire := int64(0)
 	if existed {
 		oldExpire = codec.MetaExpire(old)
-		if oldExpire != 0 && oldExpire <= tx.nowMs {
+		if tx.expiredAt(oldExpire) {
 			// Overwriting a key whose time came without looking it up first: Redis's write
 			// lookup expires it, then adds the key anew.
 			tx.Notify(EventExpired, "expired", db, key)
@@ -469,7 +476,7 @@ func (tx *Tx) SetMeta(db int, key []byte, m *codec.Meta) {
 		part.countsDirty = true
 		tx.Notify(EventNew, "new", db, key)
 	}
-	if !existed || oldExpire != 0 && oldExpire <= tx.nowMs {
+	if !existed || tx.expiredAt(oldExpire) {
 		tx.store.created(tx.shards[p], pdb, key, tx.nowMs)
 	} else {
 		tx.touchKey(p, pdb, key, true) // a write over a key it did not look up (SET) is an access too
@@ -642,7 +649,7 @@ func (tx *Tx) LogShard(id, db int, args ...[]byte) {
 func (tx *Tx) logPart(p, db int, name, key []byte) { tx.logArgs(p, db, [][]byte{name, key}) }
 
 func (tx *Tx) logArgs(p, db int, args [][]byte) {
-	if tx.needsShard() {
+	if tx.applying || tx.needsShard() { // applying: Mirror stores the master's record
 		return
 	}
 	part := &tx.parts[p]

@@ -1,0 +1,325 @@
+package shard
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"github.com/linxGnu/grocksdb"
+
+	"shardis/binlog"
+	"shardis/codec"
+)
+
+// What replication needs of the store (package replication runs the link; docs/REPLICATION.md).
+//
+// A replica's shard i mirrors its master's shard i: the replica applies each of the master's
+// binlog records and stores the record itself, bytes unchanged, at the master's sequence in
+// its own binlog. The replica's binlog positions are therefore its replication position, kept
+// with the data in the same commit, and a replica promoted by a failover serves the other
+// replicas from the same sequences. Master and replica must have the same shard count.
+//
+// Expiry belongs to the master: a replica hides keys whose time has come but never deletes
+// them (the master's DEL follows), and a record being applied sees every key, expired or not,
+// as the master did when it logged it (Redis's rule for its master client).
+
+// Replication's state names (see StateKey), in shard 0. A full sync does not copy them.
+var (
+	// StateReplication holds package replication's durable state (replication ids).
+	StateReplication = []byte{'R'}
+	// stateSeqFloor (per shard) is the binlog sequence a full sync left the shard at: the
+	// sequence resumes after it even while the binlog holds no record.
+	stateSeqFloor = []byte{'q'}
+)
+
+// SetReplica says whether the store is a replica's: expired keys are then hidden, not deleted,
+// and the TTL workers delete nothing.
+func (s *Store) SetReplica(on bool) { s.replica.Store(on) }
+
+// Replica reports whether the store is a replica's (SetReplica).
+func (s *Store) Replica() bool { return s.replica.Load() }
+
+// SetApplying makes the commands run next in the transaction apply a master's records: no key
+// counts as expired and nothing they do is logged, as Mirror stores the master's record
+// instead. It lasts until the transaction commits.
+func (tx *Tx) SetApplying(on bool) { tx.applying = on }
+
+// expiredAt reports whether a key with expire time exp (0: none) is expired for this
+// transaction.
+func (tx *Tx) expiredAt(exp int64) bool { return exp != 0 && exp <= tx.nowMs && !tx.applying }
+
+// ErrMirrorOrder is returned by Mirror for a record at or below the shard's last sequence.
+var ErrMirrorOrder = errors.New("shard: mirrored record out of sequence")
+
+// Mirror stores rec, a binlog record value read from a master, at sequence seq of held shard
+// id's binlog. Records must come in ascending sequence; a gap is allowed only after a full sync
+// or trim, never inside one shard's stream, and is the caller's to prevent.
+func (tx *Tx) Mirror(id int, seq uint64, rec []byte) error {
+	p := tx.partOf(id)
+	if p < 0 {
+		tx.fail(ErrNotHeld)
+		return ErrNotHeld
+	}
+	part := &tx.parts[p]
+	if seq < part.nextSeq {
+		err := fmt.Errorf("%w: shard %d record %d after %d", ErrMirrorOrder, id, seq, part.nextSeq-1)
+		tx.fail(err)
+		return err
+	}
+	k := binlog.AppendKey(nil, seq)
+	tx.wb.PutCF(tx.shards[p].logCF, k, rec)
+	tx.wbBytes += int64(len(k) + len(rec))
+	part.nextSeq = seq + 1
+	part.logMaxMs = max(part.logMaxMs, binlog.RecordTime(rec))
+	tx.store.Dirty.Add(1)
+	return nil
+}
+
+// LastSeqs returns every shard's last binlog sequence (0: none yet): a replica's position.
+func (s *Store) LastSeqs() []uint64 {
+	seqs := make([]uint64, len(s.shards))
+	for i, sh := range s.shards {
+		seqs[i] = sh.lastSeq.Load()
+	}
+	return seqs
+}
+
+// ---- full sync, master side ----
+
+// Snapshot is a consistent view of every shard's keys and the binlog position each one was at,
+// for a full sync: every write up to Seq(i) in shard i is in it, none after. Close releases it.
+type Snapshot struct {
+	store *Store
+	snap  *grocksdb.Snapshot
+	seqs  []uint64
+}
+
+// Snapshot takes a snapshot of every shard. It holds every shard for a moment, so that no
+// commit is under way while the RocksDB snapshot and the positions are taken together.
+func (s *Store) Snapshot() (*Snapshot, error) {
+	if !s.Opened() {
+		return nil, ErrNotOpen
+	}
+	h := s.AcquireAll()
+	sn := &Snapshot{store: s, snap: s.db.NewSnapshot(), seqs: s.LastSeqs()}
+	if err := h.Release(); err != nil {
+		sn.Close()
+		return nil, err
+	}
+	return sn, nil
+}
+
+// Seq returns shard id's last binlog sequence in the snapshot.
+func (sn *Snapshot) Seq(id int) uint64 { return sn.seqs[id] }
+
+// Seqs returns every shard's last binlog sequence in the snapshot.
+func (sn *Snapshot) Seqs() []uint64 { return append([]uint64(nil), sn.seqs...) }
+
+// Walk calls fn with every key and value of shard id's key family in the snapshot, in key
+// order, but replication's own state. The slices are valid during the call only. It stops at
+// fn's first error and returns it.
+func (sn *Snapshot) Walk(id int, fn func(k, v []byte) error) error {
+	ro := grocksdb.NewDefaultReadOptions()
+	defer ro.Destroy()
+	ro.SetSnapshot(sn.snap)
+	ro.SetFillCache(false)
+	it := sn.store.db.NewIteratorCF(ro, sn.store.shards[id].cf)
+	defer it.Close()
+	skip1, skip2 := StateKey(StateReplication), StateKey(stateSeqFloor)
+	for it.SeekToFirst(); it.Valid(); it.Next() {
+		k, v := it.Key(), it.Value()
+		kd := k.Data()
+		var err error
+		if !bytes.HasPrefix(kd, skip1) && !bytes.HasPrefix(kd, skip2) {
+			err = fn(kd, v.Data())
+		}
+		k.Free()
+		v.Free()
+		if err != nil {
+			return err
+		}
+	}
+	return it.Err()
+}
+
+// Close releases the snapshot. It is idempotent.
+func (sn *Snapshot) Close() {
+	if sn.snap != nil {
+		sn.store.db.ReleaseSnapshot(sn.snap)
+		sn.snap = nil
+	}
+}
+
+// ---- full sync, replica side ----
+
+// Loader replaces every shard's keys and binlog with a master's snapshot. It holds every
+// shard from StartLoad to Finish or Abort, so nothing reads or writes meanwhile (the server
+// answers LOADING). Puts go to RocksDB in batches, never held whole in memory.
+type Loader struct {
+	store   *Store
+	held    *Held
+	batch   *grocksdb.WriteBatch
+	bytes   int
+	version []uint64 // per shard, the largest collection version loaded
+	done    error
+}
+
+// loadBatchBytes is how much a Loader gathers before writing it.
+const loadBatchBytes = 4 << 20
+
+// StartLoad parks every shard and empties their keys and binlogs. The caller's goroutine must
+// not be a shard's, and must end the load with Finish or Abort.
+func (s *Store) StartLoad() (*Loader, error) {
+	if !s.Opened() {
+		return nil, ErrNotOpen
+	}
+	l := &Loader{store: s, held: s.AcquireAll(), batch: grocksdb.NewWriteBatch(), version: make([]uint64, len(s.shards))}
+	all, end := []byte{0}, bytes.Repeat([]byte{0xff}, 16)
+	for _, sh := range s.shards {
+		l.batch.DeleteRangeCF(sh.cf, all, end)
+		l.batch.DeleteRangeCF(sh.logCF, all, end)
+	}
+	if err := l.flush(); err != nil {
+		l.Abort()
+		return nil, err
+	}
+	for _, sh := range s.shards {
+		sh.cache.mu.Lock()
+		sh.cache.epoch++
+		sh.cache.clear()
+		sh.cache.mu.Unlock()
+		sh.lastSeq.Store(0)
+		sh.firstSeq.Store(0)
+		for i := range sh.keys {
+			sh.keys[i].Store(0)
+			sh.expires[i].Store(0)
+			sh.dbmap[i] = i // the snapshot has its own map, or none (identity)
+			sh.dbmapPub[i].Store(int32(i))
+		}
+	}
+	return l, nil
+}
+
+func (l *Loader) flush() error {
+	if l.batch.Count() == 0 {
+		return nil
+	}
+	err := l.store.db.Write(l.store.wo, l.batch)
+	l.batch.Clear()
+	l.bytes = 0
+	return err
+}
+
+// Put writes key k = v into shard id's key family, as the master's snapshot has it.
+func (l *Loader) Put(id int, k, v []byte) error {
+	if id < 0 || id >= len(l.store.shards) {
+		return fmt.Errorf("shard: load into shard %d of %d", id, len(l.store.shards))
+	}
+	if len(k) > 0 && k[0] == codec.PrefixMeta && codec.MetaType(v) != codec.TypeString {
+		var m codec.Meta
+		if codec.DecodeMeta(v, &m) == nil {
+			l.version[id] = max(l.version[id], m.Version)
+		}
+	}
+	l.batch.PutCF(l.store.shards[id].cf, k, v)
+	l.bytes += len(k) + len(v)
+	if l.bytes >= loadBatchBytes {
+		return l.flush()
+	}
+	return nil
+}
+
+// FinishShard records that shard id's snapshot is loaded, at binlog sequence seq: the
+// master's next record for the shard is seq+1.
+func (l *Loader) FinishShard(id int, seq uint64) error {
+	if id < 0 || id >= len(l.store.shards) {
+		return fmt.Errorf("shard: load into shard %d of %d", id, len(l.store.shards))
+	}
+	l.batch.PutCF(l.store.shards[id].cf, StateKey(stateSeqFloor), binary.BigEndian.AppendUint64(nil, seq))
+	if err := l.flush(); err != nil {
+		return err
+	}
+	l.store.shards[id].lastSeq.Store(seq)
+	return nil
+}
+
+// Finish writes what is left, reads every shard's bookkeeping back from what was loaded and
+// lets the shards go on.
+func (l *Loader) Finish() error {
+	err := l.flush()
+	for id, sh := range l.store.shards {
+		if err != nil {
+			break
+		}
+		seq := sh.lastSeq.Load()
+		if err = sh.load(); err != nil {
+			break
+		}
+		sh.lastSeq.Store(max(sh.lastSeq.Load(), seq))
+		sh.version = max(sh.version, l.version[id])
+		sh.ages = binlog.Ages{}
+		sh.access.Store(new(accessTable))
+		sh.markAllWatched()
+	}
+	l.end()
+	return err
+}
+
+// Abort ends a load that will not finish (the link dropped): what was loaded is deleted
+// again, so the shards go on empty rather than holding part of a snapshot.
+func (l *Loader) Abort() {
+	if l.held == nil {
+		return
+	}
+	l.batch.Clear()
+	all, end := []byte{0}, bytes.Repeat([]byte{0xff}, 16)
+	for _, sh := range l.store.shards {
+		l.batch.DeleteRangeCF(sh.cf, all, end)
+		l.batch.DeleteRangeCF(sh.logCF, all, end)
+	}
+	_ = l.flush()
+	for _, sh := range l.store.shards {
+		_ = sh.load()
+		sh.lastSeq.Store(0)
+		sh.firstSeq.Store(0)
+		sh.markAllWatched()
+	}
+	l.end()
+}
+
+func (l *Loader) end() {
+	l.batch.Destroy()
+	if l.held != nil {
+		_ = l.held.Release()
+		l.held = nil
+	}
+}
+
+// loadSeqFloor reads the sequence a full sync left the shard at (0: none).
+func (sh *Shard) loadSeqFloor() (uint64, error) {
+	s := sh.store
+	v, err := s.db.GetCF(s.ro, sh.cf, StateKey(stateSeqFloor))
+	if err != nil {
+		return 0, err
+	}
+	defer v.Free()
+	if d := v.Data(); len(d) == 8 {
+		return binary.BigEndian.Uint64(d), nil
+	}
+	return 0, nil
+}
+
+// markAllWatched marks every watcher of the shard's keys: a full sync replaced them all.
+func (sh *Shard) markAllWatched() {
+	if sh.nWatches.Load() == 0 {
+		return
+	}
+	sh.watchMu.Lock()
+	for _, entries := range sh.watches {
+		for _, e := range entries {
+			e.w.dirty.Store(true)
+		}
+	}
+	sh.watchMu.Unlock()
+}
