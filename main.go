@@ -26,6 +26,7 @@ import (
 	"shardis/config"
 	"shardis/executor"
 	"shardis/reactor"
+	"shardis/replication"
 	"shardis/server"
 	"shardis/shard"
 )
@@ -102,7 +103,9 @@ func run(args []string) error {
 		_ = store.Close()
 		return err
 	}
-	srv := reactor.New(state, executor.New(state))
+	exec := executor.New(state)
+	state.Replication = replication.New(state, exec)
+	srv := reactor.New(state, exec)
 	loaded := make(chan error, 1)
 	go func() {
 		started := time.Now()
@@ -141,6 +144,7 @@ func run(args []string) error {
 	// A stop while loading (SIGTERM, SHUTDOWN, or Serve failing) waits for the store to open
 	// (RocksDB's recovery cannot be interrupted), then closes it as usual.
 	loadErr := <-loaded
+	state.Replication.Stop()
 	closeErr := store.Close()
 	log.Printf("shardis stopped")
 	return errors.Join(loadErr, serveErr, closeErr)

@@ -422,9 +422,9 @@ func infoStats(c *cmds.Ctx, srv *server.Server, w *infoWriter) {
 	w.str("instantaneous_input_repl_kbps", "0.00")
 	w.str("instantaneous_output_repl_kbps", "0.00")
 	w.int("rejected_connections", st.RejectedConnections.Load())
-	w.int("sync_full", 0)
-	w.int("sync_partial_ok", 0)
-	w.int("sync_partial_err", 0)
+	w.int("sync_full", st.SyncFull.Load())
+	w.int("sync_partial_ok", st.SyncPartialOK.Load())
+	w.int("sync_partial_err", st.SyncPartialErr.Load())
 	w.int("expired_keys", srv.Store.ExpiredKeys.Load()-st.ExpiredAtReset.Load())
 	w.str("expired_stale_perc", "0.00")
 	w.int("expired_time_cap_reached_count", 0)
@@ -468,26 +468,71 @@ func infoStats(c *cmds.Ctx, srv *server.Server, w *infoWriter) {
 }
 
 func infoReplication(c *cmds.Ctx, srv *server.Server, w *infoWriter) {
-	var offset uint64
+	in := replicationInfo(srv)
+	if in.Replica {
+		w.str("role", "slave")
+		w.str("master_host", in.MasterHost)
+		w.int("master_port", int64(in.MasterPort))
+		w.str("master_link_status", map[bool]string{true: "up", false: "down"}[in.LinkUp])
+		w.int("master_last_io_seconds_ago", in.LastIOSecs)
+		w.int("master_sync_in_progress", b2i(in.SyncInProgress))
+		w.str("slave_read_repl_offset", strconv.FormatUint(in.ReplicaReplOffset, 10))
+		w.str("slave_repl_offset", strconv.FormatUint(in.ReplicaReplOffset, 10))
+		if !in.LinkUp {
+			w.int("master_link_down_since_seconds", in.LinkDownSecs)
+		}
+		w.int("slave_priority", in.ReplicaPriority)
+		w.int("slave_read_only", b2i(in.ReplicaReadOnly))
+		w.int("replica_announced", 1)
+	} else {
+		w.str("role", "master")
+	}
+	w.int("connected_slaves", int64(len(in.Replicas)))
+	for i, r := range in.Replicas {
+		w.str("slave"+strconv.Itoa(i), fmt.Sprintf("ip=%s,port=%d,state=%s,offset=%d,lag=%d", r.IP, r.Port, r.State, r.Offset, r.Lag))
+	}
+	w.str("master_failover_state", "no-failover")
+	w.str("master_replid", in.ReplID)
+	w.str("master_replid2", in.ReplID2)
+	// The shards' binlogs are the replication stream: its offset is the sum of their last
+	// sequence numbers, and the backlog is what they hold.
+	w.str("master_repl_offset", strconv.FormatUint(in.Offset, 10))
+	w.int("second_repl_offset", in.SecondOffset)
+	var held uint64
 	st := srv.Store
 	for i := range st.NumShards() {
-		_, last := st.Shard(i).BinlogRange()
-		offset += last
+		if first, last := st.Shard(i).BinlogRange(); first != 0 {
+			held += last - first + 1
+		}
 	}
-	w.str("role", "master")
-	w.int("connected_slaves", 0)
-	w.str("master_failover_state", "no-failover")
-	w.str("master_replid", srv.ReplID())
-	w.str("master_replid2", strings.Repeat("0", 40))
-	// The shards' binlogs are the replication stream: its offset is the sum of their last
-	// sequence numbers.
-	w.str("master_repl_offset", strconv.FormatUint(offset, 10))
-	w.int("second_repl_offset", -1)
-	w.int("repl_backlog_active", 0)
-	w.int("repl_backlog_size", 0)
-	w.int("repl_backlog_first_byte_offset", 0)
-	w.int("repl_backlog_histlen", 0)
+	w.int("repl_backlog_active", b2i(held > 0))
+	size, _ := strconv.ParseInt(srv.Config.Value("repl-backlog-size"), 10, 64)
+	w.int("repl_backlog_size", size)
+	w.str("repl_backlog_first_byte_offset", strconv.FormatUint(in.Offset-held+b2u(held > 0), 10))
+	w.str("repl_backlog_histlen", strconv.FormatUint(held, 10))
 }
+
+// replicationInfo is srv's replication state; a server made without replication (a replay
+// target in tests) is a master with no replicas.
+func replicationInfo(srv *server.Server) server.ReplInfo {
+	if srv.Replication != nil {
+		return srv.Replication.Info()
+	}
+	var offset uint64
+	for _, s := range srv.Store.LastSeqs() {
+		offset += s
+	}
+	return server.ReplInfo{ReplID: srv.ReplID(), ReplID2: strings.Repeat("0", 40), Offset: offset, SecondOffset: -1}
+}
+
+func b2i(v bool) int64 {
+	if v {
+		return 1
+	}
+	return 0
+}
+
+func b2u(v bool) uint64 { return uint64(b2i(v)) }
 
 func infoCPU(_ *cmds.Ctx, _ *server.Server, w *infoWriter) {
 	secs := func(tv syscall.Timeval) float64 { return float64(tv.Sec) + float64(tv.Usec)/1e6 }

@@ -55,6 +55,18 @@ func NewAssembler(src Source, chunk int) *Assembler {
 	return &Assembler{src: src, chunk: max(chunk, 1), heads: make([]head, src.NumShards())}
 }
 
+// NewAssemblerAfter is NewAssembler for a reader that has every shard's records up to
+// after[shard] already (a replica's position): it starts after them.
+func NewAssemblerAfter(src Source, chunk int, after []uint64) *Assembler {
+	a := NewAssembler(src, chunk)
+	for id := range a.heads {
+		if id < len(after) {
+			a.heads[id].next = after[id] + 1
+		}
+	}
+	return a
+}
+
 // fill reads more of shard id when fewer than want of its records are buffered.
 func (a *Assembler) fill(id, want int) error {
 	h := &a.heads[id]

@@ -163,3 +163,13 @@ func DecodeRecord(v []byte, r *Record) error {
 	}
 	return nil
 }
+
+// AppendEntry appends the encoding of r, a decoded record (standalone or of a unit): the
+// bytes it was decoded from.
+func AppendEntry(b []byte, r *Record) ([]byte, error) {
+	if r.Unit.ID == 0 {
+		return AppendRecord(b, r.Time, r.DB, r.Args), nil
+	}
+	rec := AppendRecord(nil, r.Time, r.DB, r.Args)
+	return AppendUnitRecord(b, rec, r.Unit)
+}

@@ -82,3 +82,7 @@ func FunctionsFootprint(c *Ctx) (libs, funcs, codeBytes int64) {
 	l, f, b := functionsOf(c).Current().Footprint()
 	return int64(l), int64(f), int64(b)
 }
+
+// ReloadFunctions makes the next function command read st's libraries again: a replica's
+// full sync replaced them.
+func ReloadFunctions(st *shard.Store) { engines.Delete(weak.Make(st)) }

@@ -480,7 +480,7 @@ func TestLoad_FileErrors(t *testing.T) {
 		{"bad loglevel", "loglevel loud\n", 1, "argument(s) must be one of the following: debug, verbose, notice, warning"},
 		{"unbalanced quotes", "port 1\nrequirepass \"abc\n", 2, "Unbalanced quotes in configuration line"},
 		{"junk after quote", "dir \"a\"b\n", 1, "Unbalanced quotes in configuration line"},
-		{"replicaof", "replicaof 10.0.0.1 6379\n", 1, "replicaof is not supported"},
+		{"replicaof bad port", "replicaof 10.0.0.1 65536\n", 1, "Invalid master port"},
 		{"cluster", "cluster-enabled yes\n", 1, "cluster-enabled yes is not supported"},
 		{"bad save", "save 900\n", 1, "Invalid save parameters"},
 		{"empty dir", "dir \"\"\n", 1, "dir can't be empty"},

@@ -141,8 +141,8 @@ var keptParams = []*param{
 	keptNum("replica-priority", "slave-priority", true, 100, iSpec(0, intMax)),
 	keptBool("replica-read-only", "slave-read-only", true, true, nil),
 	keptBool("replica-serve-stale-data", "slave-serve-stale-data", true, true, nil),
-	// shardis has no replica side yet: "replicaof host port" would leave a server that looks
-	// like a replica and is not one, so only "no one" is accepted.
+	// "replicaof host port" makes the server a replica at start (package replication reads
+	// it); "no one" is the default.
 	withAlias(withMulti(keptSpecial("replicaof", false, "", func(args []string) (string, string) {
 		if len(args) == 1 && args[0] == "" {
 			return "", "" // the default: not a replica
@@ -156,7 +156,7 @@ var keptParams = []*param{
 		if port, err := strconv.ParseInt(args[1], 10, 64); err != nil || port < 0 || port > 65535 {
 			return "", "Invalid master port"
 		}
-		return "", "replicaof is not supported: shardis cannot run as a replica of another server"
+		return args[0] + " " + args[1], ""
 	})), "slaveof"),
 	keptEnum("sanitize-dump-payload", true, "no", "no", "yes", "clients"),
 	keptStr("server_cpulist", "", false, "", nil),

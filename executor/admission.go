@@ -80,8 +80,12 @@ func (e *Executor) admitClient(req *cmds.AdmitRequest) string {
 	switch {
 	case admission&server.AdmitDiskError != 0 && deniedOnDiskError(cmd, cl):
 		return server.DiskError
+	case admission&server.AdmitReadOnly != 0 && e.writesOnReplica(cmd, args, cl):
+		return server.ReadOnlyError
 	case !cl.RESP3 && !cmd.Has(cmds.TraitSubscribedMode) && cl.PubSub():
 		return "ERR Can't execute '" + cmd.Name + "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context"
+	case admission&server.AdmitMasterDown != 0 && !cmd.Has(cmds.FlagStale):
+		return server.MasterDownError
 	case admission&server.AdmitLoading != 0 && !cmd.Has(cmds.FlagLoading):
 		return server.LoadingError
 	}
@@ -147,6 +151,9 @@ func (e *Executor) admitScripted(req *cmds.AdmitRequest) string {
 		if req.ReadOnly {
 			return cmds.ErrScriptReadOnly
 		}
+		if e.srv.Admission()&server.AdmitReadOnly != 0 {
+			return server.ReadOnlyError
+		}
 		if cmd.Has(cmds.FlagDenyOOM) && e.srv.Admission()&server.AdmitDiskError != 0 {
 			return server.DiskError
 		}
@@ -179,6 +186,23 @@ func aclCheck(req *cmds.AdmitRequest) (acl.Reason, int) {
 		return acl.Allowed, 0
 	}
 	return req.Cmd.ACLCheck(u, req.Args)
+}
+
+// writesOnReplica reports whether cl's call of cmd is a write a read-only replica refuses:
+// Redis's is_write_command, by the flags the call runs with (a script's shebang, a
+// function's flags), or EXEC of a transaction holding a write.
+func (e *Executor) writesOnReplica(cmd *cmds.Command, args [][]byte, cl *server.Client) bool {
+	if cmd.CallFlagsOf == nil {
+		if cmd.IsWrite() {
+			return true
+		}
+	} else {
+		ctx := cmds.Ctx{Args: args, DB: cl.DB, Client: cl, Keyspace: &e.keyspace, Cmd: cmd}
+		if cmd.CallFlags(&ctx)&cmds.FlagWrite != 0 {
+			return true
+		}
+	}
+	return cmd.Has(cmds.TraitRunsQueue) && cl.Multi != nil && cl.Multi.MayWrite
 }
 
 // deniedOnDiskError reports whether cmd is refused while the disk guard turns writes away:

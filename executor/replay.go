@@ -211,3 +211,63 @@ parts:
 	}
 	return nil
 }
+
+// ApplyMirrored applies one step of a master's binlog on a replica (binlog.Assembler's Step:
+// one shard's records that stand alone, or a whole unit) in one commit, storing each record
+// at the master's sequence (shard.Tx.Mirror) with its effect, so the replica's binlog is a
+// copy of the master's and its positions are its replication position. raw[i][j] is the
+// encoded record of step.Parts[i].Entries[j]. Nothing of the step is applied when it fails.
+func (e *Executor) ApplyMirrored(step binlog.Step, raw [][][]byte) error {
+	ids := make([]int, len(step.Parts))
+	for i, p := range step.Parts {
+		ids[i] = p.Shard
+	}
+	var applyErr error
+	apply := func(tx *shard.Tx) {
+		tx.SetApplying(true)
+		for i, p := range step.Parts {
+			if len(step.Parts) > 1 {
+				tx.Confine(p.Shard)
+			}
+			for j, r := range p.Entries {
+				if err := e.Apply(tx, r.DB, r.Args); err != nil {
+					applyErr = fmt.Errorf("replica: shard %d record %d %q: %w", p.Shard, r.Seq, r.Args, err)
+					break
+				}
+				if err := tx.Mirror(p.Shard, r.Seq, raw[i][j]); err != nil {
+					applyErr = err
+					break
+				}
+			}
+			if applyErr != nil {
+				break
+			}
+		}
+		tx.Confine(-1)
+		if applyErr != nil {
+			tx.Fail(applyErr)
+		}
+	}
+	var err error
+	if len(ids) == 1 {
+		err = e.srv.Store.Do(ids[0], apply)
+	} else {
+		h := e.srv.Store.Acquire(ids)
+		apply(h.Tx())
+		err = h.Release()
+	}
+	if applyErr != nil {
+		return applyErr
+	}
+	return err
+}
+
+// DataReplaced tells what keeps state about the data that a replica's full sync replaced it
+// all: the function libraries are read again, and every client caching keys (CLIENT
+// TRACKING) is told to drop everything, as after a FLUSHALL.
+func (e *Executor) DataReplaced() {
+	cmds.ReloadFunctions(e.srv.Store)
+	if e.srv.Tracking != nil {
+		e.srv.Tracking.Apply([]shard.Access{{Flush: true}})
+	}
+}

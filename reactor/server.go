@@ -219,6 +219,12 @@ func (s *Server) OnOpen(c gnet.Conn) ([]byte, gnet.Action) {
 	cl.Write = func(p []byte) error {
 		return c.AsyncWrite(append([]byte(nil), p...), nil)
 	}
+	cl.Send = func(p []byte, done func()) error {
+		return c.AsyncWrite(p, func(gnet.Conn, error) error {
+			done()
+			return nil
+		})
+	}
 	cl.Buffers = func() (int, int) {
 		return int(cn.inBuffered.Load()), int(cn.outBuffered.Load()+cn.unsentOut.Load()) + cl.Sub.Queued()
 	}

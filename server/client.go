@@ -68,9 +68,10 @@ type Client struct {
 
 	// The command the client is blocked in (see SetBlocked), under blockMu; gone is set once
 	// the connection closed, after which nothing may block.
-	blockMu sync.Mutex
-	blocked Unblocker
-	gone    bool
+	blockMu   sync.Mutex
+	blocked   Unblocker
+	gone      bool
+	goneHooks []func() // OnGone's
 	// pauseHeld: CLIENT PAUSE holds the command the client sent (INFO blocked_clients and
 	// CLIENT LIST's flag b count it, as Redis counts a postponed client).
 	pauseHeld atomic.Bool
@@ -88,8 +89,11 @@ type Client struct {
 	user atomic.Pointer[acl.User]
 
 	// Hooks set by the reactor, callable from any goroutine.
-	Kill    func()               // close the connection
-	Write   func(p []byte) error // queue bytes for the client (MONITOR feed); p is copied
+	Kill  func()               // close the connection
+	Write func(p []byte) error // queue bytes for the client (MONITOR feed); p is copied
+	// Send queues p for the client without copying it (p must not change until done) and
+	// calls done once it was written or dropped: a replica's feed paces itself by it.
+	Send    func(p []byte, done func()) error
 	Buffers func() (query, output int)
 }
 
@@ -280,9 +284,27 @@ func (cl *Client) PauseHeld() bool { return cl.pauseHeld.Load() }
 // which the caller unblocks (UnblockGone). Nothing blocks for the client afterwards.
 func (cl *Client) Gone() Unblocker {
 	cl.blockMu.Lock()
-	defer cl.blockMu.Unlock()
 	cl.gone = true
-	return cl.blocked
+	hooks := cl.goneHooks
+	cl.goneHooks = nil
+	u := cl.blocked
+	cl.blockMu.Unlock()
+	for _, f := range hooks {
+		f()
+	}
+	return u
+}
+
+// OnGone registers f to run once the connection closed (Gone), and reports false, registering
+// nothing, when it already has: a replica's feed stops with its connection.
+func (cl *Client) OnGone(f func()) bool {
+	cl.blockMu.Lock()
+	defer cl.blockMu.Unlock()
+	if cl.gone {
+		return false
+	}
+	cl.goneHooks = append(cl.goneHooks, f)
+	return true
 }
 
 // SetLastCommand records the client's current command (a blocked command, so CLIENT LIST shows

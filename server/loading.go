@@ -14,6 +14,11 @@ const (
 	// AdmitDiskError: the disk is (nearly) full or RocksDB failed a write; write commands
 	// are refused with DiskError, as Redis refuses them when it cannot write its AOF.
 	AdmitDiskError
+	// AdmitReadOnly: a read-only replica; clients' writes are refused with ReadOnlyError.
+	AdmitReadOnly
+	// AdmitMasterDown: a replica whose link is down, with replica-serve-stale-data no; only
+	// the commands flagged stale run (MasterDownError).
+	AdmitMasterDown
 )
 
 // DiskError is Redis's reply to a write command while it cannot write its AOF, with the
@@ -55,6 +60,11 @@ func (s *Server) Load() error {
 	s.load.startedAt.Store(time.Now().Unix())
 	if err := s.Store.Open(); err != nil {
 		return err
+	}
+	if s.Replication != nil {
+		if err := s.Replication.Start(); err != nil {
+			return err
+		}
 	}
 	s.load.mu.Lock()
 	s.admission.And(^AdmitLoading)

@@ -51,6 +51,10 @@ type Server struct {
 	// Shutdown stops the server (SHUTDOWN); it returns once the server is stopping.
 	Shutdown func()
 
+	// Replication is the replication link and its replicas (package replication); main sets
+	// it before serving.
+	Replication Replication
+
 	// pauseUntil/pauseAll: CLIENT PAUSE state, read by the reactor before dispatching.
 	pauseUntil   atomic.Int64 // unix ms; 0: not paused
 	pauseAll     atomic.Bool  // ALL (true) or WRITE (false)
@@ -108,6 +112,14 @@ func (s *Server) ReplID() string {
 		s.replID.id = newReplID()
 	}
 	return s.replID.id
+}
+
+// SetReplID makes id the server's replication id (a replica takes its master's; a restarted
+// server the one it persisted).
+func (s *Server) SetReplID(id string) {
+	s.replID.mu.Lock()
+	defer s.replID.mu.Unlock()
+	s.replID.id = id
 }
 
 // ChangeReplID gives the server a new replication id (DEBUG CHANGE-REPL-ID).
@@ -298,6 +310,8 @@ type Stats struct {
 	ReadsProcessed      atomic.Int64 // reads of a connection's input (INFO total_reads_processed)
 	WritesProcessed     atomic.Int64 // writes of replies and pushes to a connection
 	ResetAt             atomic.Int64 // unix ms of CONFIG RESETSTAT
+	// Replication (INFO stats): full syncs served, partial syncs accepted and refused.
+	SyncFull, SyncPartialOK, SyncPartialErr atomic.Int64
 }
 
 // ResetStats zeroes the server's statistics (CONFIG RESETSTAT; the command table's own
@@ -306,7 +320,7 @@ func (s *Server) ResetStats() {
 	st := &s.Stats
 	for _, c := range []*atomic.Int64{&st.ConnectionsReceived, &st.RejectedConnections, &st.CommandsProcessed,
 		&st.NetInputBytes, &st.NetOutputBytes, &st.KeyspaceHits, &st.KeyspaceMisses, &st.ErrorReplies,
-		&st.ReadsProcessed, &st.WritesProcessed} {
+		&st.ReadsProcessed, &st.WritesProcessed, &st.SyncFull, &st.SyncPartialOK, &st.SyncPartialErr} {
 		c.Store(0)
 	}
 	st.ResetAt.Store(time.Now().UnixMilli())

@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"sync"
+	"sync/atomic"
 
 	"github.com/linxGnu/grocksdb"
 
@@ -322,4 +324,39 @@ func (sh *Shard) markAllWatched() {
 		}
 	}
 	sh.watchMu.Unlock()
+}
+
+// logSignal wakes the readers of the binlog (a master's feeds) when commits add records.
+type logSignal struct {
+	waiting atomic.Bool
+	mu      sync.Mutex
+	ch      chan struct{}
+}
+
+// LogChanged returns a channel closed once a commit adds binlog records after the call. A
+// commit pays one atomic load for it while nobody waits.
+func (s *Store) LogChanged() <-chan struct{} {
+	ls := &s.logSignal
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	if ls.ch == nil {
+		ls.ch = make(chan struct{})
+		ls.waiting.Store(true)
+	}
+	return ls.ch
+}
+
+// logAdvanced wakes LogChanged's waiters.
+func (s *Store) logAdvanced() {
+	ls := &s.logSignal
+	if !ls.waiting.Load() {
+		return
+	}
+	ls.mu.Lock()
+	if ls.ch != nil {
+		close(ls.ch)
+		ls.ch = nil
+		ls.waiting.Store(false)
+	}
+	ls.mu.Unlock()
 }

@@ -129,7 +129,9 @@ func TestTx_Mirror_StoresTheMastersRecordsAtTheirSequences(t *testing.T) {
 func TestStore_Replica_HidesExpiredKeysWithoutDeleting(t *testing.T) {
 	s := openTestStore(t, t.TempDir(), 1)
 	k := []byte("gone")
-	_ = s.Do(0, func(tx *Tx) { tx.SetMeta(0, k, &codec.Meta{Type: codec.TypeString, Value: []byte("v"), Expire: tx.Now() - 1}) })
+	_ = s.Do(0, func(tx *Tx) {
+		tx.SetMeta(0, k, &codec.Meta{Type: codec.TypeString, Value: []byte("v"), Expire: tx.Now() - 1})
+	})
 	s.SetReplica(true)
 	_, before := s.Shard(0).BinlogRange()
 	_ = s.Do(0, func(tx *Tx) {

@@ -87,16 +87,18 @@ type Store struct {
 	activeExpireOff atomic.Bool
 	// replica: the store is a replica's (replica.go): expiry hides keys, never deletes them.
 	replica atomic.Bool
-	db              *grocksdb.DB
-	dbOpts          *grocksdb.Options
-	logOpts         *grocksdb.Options // the binlog families' (see Open)
-	bbto            *grocksdb.BlockBasedTableOptions
-	cache           *grocksdb.Cache
-	defCF           *grocksdb.ColumnFamilyHandle
-	ro              *grocksdb.ReadOptions
-	wo              *grocksdb.WriteOptions
-	woSync          *grocksdb.WriteOptions
-	shards          []*Shard
+	// logSignal wakes binlog readers when commits add records (replica.go).
+	logSignal logSignal
+	db        *grocksdb.DB
+	dbOpts    *grocksdb.Options
+	logOpts   *grocksdb.Options // the binlog families' (see Open)
+	bbto      *grocksdb.BlockBasedTableOptions
+	cache     *grocksdb.Cache
+	defCF     *grocksdb.ColumnFamilyHandle
+	ro        *grocksdb.ReadOptions
+	wo        *grocksdb.WriteOptions
+	woSync    *grocksdb.WriteOptions
+	shards    []*Shard
 	// writeBuffer is the memtable budget: WriteBufferSize, at most an eighth of the volume
 	// when the disk guard is on (see dbWriteBuffer, cfWriteBuffer).
 	writeBuffer int64

@@ -779,6 +779,12 @@ func (tx *Tx) commitWrites() error {
 	} else {
 		tx.flushAfterDBFlush()
 	}
+	logged := false
+	defer func() {
+		if logged {
+			tx.store.logAdvanced()
+		}
+	}()
 	for i, sh := range tx.shards {
 		p := &tx.parts[i]
 		for pdb := range p.keys {
@@ -791,6 +797,7 @@ func (tx *Tx) commitWrites() error {
 			}
 			sh.lastSeq.Store(last)
 			sh.ages.Note(p.nextSeq, p.logMaxMs)
+			logged = true
 		}
 		if p.firstSeq != 0 {
 			sh.firstSeq.Store(p.firstSeq)

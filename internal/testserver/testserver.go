@@ -15,6 +15,7 @@ import (
 	"shardis/config"
 	"shardis/executor"
 	"shardis/reactor"
+	"shardis/replication"
 	"shardis/server"
 	"shardis/shard"
 )
@@ -111,6 +112,9 @@ func (s *Server) Stop() {
 	}
 	s.Srv.Stop()
 	<-s.done
+	if r := s.Srv.State().Replication; r != nil {
+		r.Stop()
+	}
 	if err := s.Store.Close(); err != nil {
 		s.t.Errorf("close store: %v", err)
 	}
@@ -205,7 +209,9 @@ func newReactor(cfg *config.Config, store *shard.Store) (*reactor.Server, error)
 	if err := state.LoadUsers(); err != nil {
 		return nil, err
 	}
-	return reactor.New(state, executor.New(state)), nil
+	exec := executor.New(state)
+	state.Replication = replication.New(state, exec)
+	return reactor.New(state, exec), nil
 }
 
 // ReplayTarget opens a fresh store of the given shard count and an executor over it, as the

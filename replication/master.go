@@ -1,0 +1,509 @@
+package replication
+
+import (
+	"encoding/binary"
+	"errors"
+	"io"
+	"log"
+	"net"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"shardis/binlog"
+	"shardis/server"
+	"shardis/shard"
+)
+
+// feed is one replica as its master serves it: what REPLCONF told of it, then, after PSYNC, the
+// goroutine sending it the snapshot and the binlog.
+type feed struct {
+	r  *Replication
+	cl *server.Client
+	// From REPLCONF, before PSYNC.
+	port      int
+	shardis   bool     // REPLCONF capa shardis: a shardis replica, which takes this stream
+	positions []uint64 // REPLCONF shardis-positions: the replica's last sequence per shard
+
+	started bool // PSYNC ran (under r.mu)
+
+	state    atomic.Value  // "wait_bgsave", "send_bulk", "online"
+	acked    atomic.Value  // []uint64: the last ACK's positions
+	ackedAt  atomic.Int64  // unix ms of the last ACK
+	getack   chan struct{} // WAIT asks for an ACK now
+	stopped  chan struct{}
+	stopOnce sync.Once
+	inflight atomic.Int64  // bytes handed to the connection and not written yet
+	drained  chan struct{} // a write completed
+}
+
+// maxInflight bounds what a feed hands the connection before the replica has read it: the
+// rest stays in the binlog, so a slow replica costs the master no memory.
+const maxInflight = 8 << 20
+
+// stepChunk is how many records of one shard a step frame holds at most.
+const stepChunk = 512
+
+func (f *feed) stop() { f.stopOnce.Do(func() { close(f.stopped) }) }
+
+func (f *feed) info(now time.Time) server.ReplicaInfo {
+	ip, _, _ := net.SplitHostPort(f.cl.Addr)
+	in := server.ReplicaInfo{IP: ip, Port: f.port, State: "wait_bgsave"}
+	if s, ok := f.state.Load().(string); ok {
+		in.State = s
+	}
+	if seqs, ok := f.acked.Load().([]uint64); ok {
+		in.Offset = offset(seqs)
+	}
+	if at := f.ackedAt.Load(); at > 0 {
+		in.Lag = max(0, (now.UnixMilli()-at)/1000)
+	}
+	return in
+}
+
+// feedOf returns cl's feed, made on its first REPLCONF.
+func (r *Replication) feedOf(cl *server.Client) *feed {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	f := r.replicas[cl]
+	if f == nil {
+		f = &feed{r: r, cl: cl, getack: make(chan struct{}, 1), stopped: make(chan struct{}),
+			drained: make(chan struct{}, 1)}
+		r.replicas[cl] = f
+		if !cl.OnGone(func() { r.dropFeed(f) }) {
+			delete(r.replicas, cl)
+		}
+	}
+	return f
+}
+
+func (r *Replication) dropFeed(f *feed) {
+	f.stop()
+	r.mu.Lock()
+	if r.replicas[f.cl] == f {
+		delete(r.replicas, f.cl)
+	}
+	r.mu.Unlock()
+	r.wakeWaits()
+}
+
+// dropReplicas disconnects every replica (the server became a replica itself).
+func (r *Replication) dropReplicas() {
+	r.mu.Lock()
+	feeds := make([]*feed, 0, len(r.replicas))
+	for _, f := range r.replicas {
+		feeds = append(feeds, f)
+	}
+	r.mu.Unlock()
+	for _, f := range feeds {
+		f.stop()
+		f.cl.Kill()
+	}
+}
+
+// Replconf runs REPLCONF for cl: listening-port, ip-address, capa, ack, getack, and
+// shardis-positions (a shardis replica's position per shard, sent before PSYNC).
+func (r *Replication) Replconf(cl *server.Client, args []string) string {
+	if len(args)%2 != 0 {
+		return "ERR syntax error"
+	}
+	f := r.feedOf(cl)
+	for i := 0; i < len(args); i += 2 {
+		opt, val := strings.ToLower(args[i]), args[i+1]
+		switch opt {
+		case "listening-port":
+			p, err := strconv.Atoi(val)
+			if err != nil || p < 0 || p > 65535 {
+				return "ERR value is not an integer or out of range"
+			}
+			f.port = p
+		case "ip-address":
+		case "capa":
+			if strings.EqualFold(val, "shardis") {
+				f.shardis = true
+			}
+		case "shardis-positions":
+			seqs, ok := parsePositions(val)
+			if !ok {
+				return "ERR invalid shardis-positions"
+			}
+			f.positions = seqs
+		case "ack":
+			// REPLCONF ACK <offset> [POS <positions>]: no reply, as in Redis.
+			if i+3 < len(args) && strings.EqualFold(args[i+2], "pos") {
+				if seqs, ok := parsePositions(args[i+3]); ok {
+					f.acked.Store(seqs)
+				}
+			}
+			f.ackedAt.Store(time.Now().UnixMilli())
+			r.wakeWaits()
+			return ""
+		case "getack":
+			return "" // a master's request; shardis replicas ACK on their own
+		case "rdb-only", "rdb-filter-only":
+			return "ERR RDB transfer is not supported by shardis"
+		default:
+			return "ERR Unrecognized REPLCONF option: " + args[i]
+		}
+	}
+	return "OK"
+}
+
+// parsePositions parses "seq,seq,…" (one per shard).
+func parsePositions(s string) ([]uint64, bool) {
+	parts := strings.Split(s, ",")
+	seqs := make([]uint64, len(parts))
+	for i, p := range parts {
+		v, err := strconv.ParseUint(p, 10, 64)
+		if err != nil {
+			return nil, false
+		}
+		seqs[i] = v
+	}
+	return seqs, true
+}
+
+// formatPositions is parsePositions's inverse.
+func formatPositions(seqs []uint64) string {
+	var b []byte
+	for i, s := range seqs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendUint(b, s, 10)
+	}
+	return string(b)
+}
+
+// Psync serves PSYNC for replica cl: a partial sync when the replica's history is this
+// server's (its replication id, or the one before a failover up to where it ended) and the
+// binlog still holds every record after its position, else a full sync. The reply line and the
+// stream go to cl from the feed's goroutine.
+func (r *Replication) Psync(cl *server.Client, replid string, _ int64) string {
+	f := r.feedOf(cl)
+	if !f.shardis {
+		return "ERR shardis replicates only to a shardis replica: sending an RDB to a Redis replica is not built yet"
+	}
+	n := r.store.NumShards()
+	if f.positions != nil && len(f.positions) != n {
+		return "ERR the replica has " + strconv.Itoa(len(f.positions)) + " shards and this master " +
+			strconv.Itoa(n) + ": start the replica with --shards " + strconv.Itoa(n)
+	}
+	if r.store.Replica() {
+		return "ERR chained replicas are not built yet: replicate from the master"
+	}
+	r.mu.Lock()
+	if f.started {
+		r.mu.Unlock()
+		return "ERR PSYNC already ran on this connection"
+	}
+	f.started = true
+	partial := f.positions != nil && r.canContinue(replid, f.positions)
+	r.mu.Unlock()
+	f.state.Store("wait_bgsave")
+	go f.run(partial)
+	return ""
+}
+
+// canContinue reports whether a replica at positions of history replid can continue with a
+// partial sync. r.mu is held.
+func (r *Replication) canContinue(replid string, positions []uint64) bool {
+	switch {
+	case replid == r.srv.ReplID():
+	case replid == r.replid2 && r.second != nil:
+		for i, p := range positions {
+			if p > r.second[i] {
+				return false // the replica saw records the old master logged after the failover point
+			}
+		}
+	default:
+		return false
+	}
+	for i, p := range positions {
+		first, last := r.store.Shard(i).BinlogRange()
+		if p > last {
+			return false
+		}
+		if p < last && (first == 0 || p+1 < first) {
+			return false // the records after p were trimmed
+		}
+	}
+	return true
+}
+
+// run sends the replica its stream until the connection or the feed stops.
+func (f *feed) run(partial bool) {
+	defer f.r.dropFeed(f)
+	store := f.r.store
+	var after []uint64
+	if partial {
+		after = slices.Clone(f.positions)
+		if err := f.send([]byte("+CONTINUE " + f.r.srv.ReplID() + "\r\n")); err != nil {
+			return
+		}
+		f.r.statPartial(true)
+	} else {
+		if f.positions != nil {
+			f.r.statPartial(false)
+		}
+		f.r.srv.Stats.SyncFull.Add(1)
+		sn, err := store.Snapshot()
+		if err != nil {
+			log.Printf("Replica %s: cannot take a snapshot for a full sync: %v", f.cl.Addr, err)
+			f.cl.Kill()
+			return
+		}
+		after = sn.Seqs()
+		line := "+FULLRESYNC " + f.r.srv.ReplID() + " " + strconv.FormatUint(offset(after), 10) + "\r\n"
+		f.state.Store("send_bulk")
+		err = f.send([]byte(line))
+		if err == nil {
+			err = f.sendSnapshot(sn)
+		}
+		sn.Close()
+		if err != nil {
+			if !errors.Is(err, errStopped) {
+				log.Printf("Replica %s: full sync failed: %v", f.cl.Addr, err)
+				f.cl.Kill()
+			}
+			return
+		}
+		log.Printf("Synchronization with replica %s succeeded", f.cl.Addr)
+	}
+	f.state.Store("online")
+	f.acked.Store(slices.Clone(after))
+	f.ackedAt.Store(time.Now().UnixMilli())
+	f.stream(after)
+}
+
+// errStopped: the feed was stopped (the connection closed, or the server became a replica).
+var errStopped = errors.New("replication: feed stopped")
+
+// send hands p to the connection once fewer than maxInflight bytes wait there.
+func (f *feed) send(p []byte) error {
+	for f.inflight.Load() > maxInflight {
+		select {
+		case <-f.drained:
+		case <-f.stopped:
+			return errStopped
+		}
+	}
+	n := int64(len(p))
+	f.inflight.Add(n)
+	err := f.cl.Send(p, func() {
+		f.inflight.Add(-n)
+		select {
+		case f.drained <- struct{}{}:
+		default:
+		}
+	})
+	if err != nil {
+		f.inflight.Add(-n)
+		return err
+	}
+	select {
+	case <-f.stopped:
+		return errStopped
+	default:
+		return nil
+	}
+}
+
+// snapshotChunk is how much of a shard's snapshot one frame carries.
+const snapshotChunk = 1 << 20
+
+// sendSnapshot sends every shard's keys in sn, shards one after the other, each in frames of
+// about snapshotChunk bytes.
+func (f *feed) sendSnapshot(sn *shard.Snapshot) error {
+	for id := range f.r.store.NumShards() {
+		var body []byte
+		flush := func() error {
+			if len(body) == 0 {
+				return nil
+			}
+			frame := appendFrameHead(make([]byte, 0, len(body)+12), frameKeys, len(body))
+			frame = append(frame, body...)
+			body = nil
+			return f.send(frame)
+		}
+		err := sn.Walk(id, func(k, v []byte) error {
+			if body == nil {
+				body = binary.AppendUvarint(make([]byte, 0, snapshotChunk+len(k)+len(v)+32), uint64(id))
+			}
+			body = binary.AppendUvarint(body, uint64(len(k)))
+			body = append(body, k...)
+			body = binary.AppendUvarint(body, uint64(len(v)))
+			body = append(body, v...)
+			if len(body) >= snapshotChunk {
+				return flush()
+			}
+			return nil
+		})
+		if err == nil {
+			err = flush()
+		}
+		if err != nil {
+			return err
+		}
+		done := binary.AppendUvarint(nil, uint64(id))
+		done = binary.AppendUvarint(done, sn.Seq(id))
+		if err := f.send(append(appendFrameHead(nil, frameShardDone, len(done)), done...)); err != nil {
+			return err
+		}
+	}
+	return f.send(appendFrameHead(nil, frameSyncDone, 0))
+}
+
+// stream sends the binlog after positions after, step by step as the master commits, and a
+// ping every repl-ping-replica-period (at once when WAIT asks for ACKs).
+func (f *feed) stream(after []uint64) {
+	store := f.r.store
+	a := binlog.NewAssemblerAfter(store, stepChunk, after)
+	period := time.Duration(max(1, f.r.pingPeriod())) * time.Second
+	ping := time.NewTicker(period)
+	defer ping.Stop()
+	for {
+		changed := store.LogChanged()
+		step, err := a.Next()
+		if errors.Is(err, io.EOF) {
+			var ask bool
+			select {
+			case <-changed:
+				continue
+			case <-ping.C:
+			case <-f.getack:
+				ask = true
+			case <-f.stopped:
+				return
+			}
+			if f.sendPing(ask) != nil {
+				return
+			}
+			continue
+		}
+		if err != nil {
+			log.Printf("Replica %s: cannot read the binlog: %v", f.cl.Addr, err)
+			f.cl.Kill()
+			return
+		}
+		frame, err := appendStep(nil, step)
+		if err == nil {
+			err = f.send(frame)
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+func (f *feed) sendPing(ask bool) error {
+	body := binary.AppendUvarint(nil, offset(f.r.store.LastSeqs()))
+	flag := byte(0)
+	if ask {
+		flag = 1
+	}
+	body = append(body, flag)
+	return f.send(append(appendFrameHead(nil, framePing, len(body)), body...))
+}
+
+func (r *Replication) pingPeriod() int {
+	n, _ := strconv.Atoi(r.srv.Config.Value("repl-ping-replica-period"))
+	return n
+}
+
+func (r *Replication) statPartial(ok bool) {
+	if ok {
+		r.srv.Stats.SyncPartialOK.Add(1)
+	} else {
+		r.srv.Stats.SyncPartialErr.Add(1)
+	}
+}
+
+// ---- WAIT ----
+
+// waiter is one WAIT: it needs n replicas at or past target in every shard.
+type waiter struct {
+	n      int
+	target []uint64
+	wake   chan struct{}
+}
+
+func (r *Replication) wakeWaits() {
+	r.mu.Lock()
+	for w := range r.waits {
+		select {
+		case w.wake <- struct{}{}:
+		default:
+		}
+	}
+	r.mu.Unlock()
+}
+
+// caughtUp counts the replicas whose last ACK covers target.
+func (r *Replication) caughtUp(target []uint64) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for _, f := range r.replicas {
+		seqs, ok := f.acked.Load().([]uint64)
+		if !ok || !f.started || len(seqs) != len(target) {
+			continue
+		}
+		covers := true
+		for i := range target {
+			if seqs[i] < target[i] {
+				covers = false
+				break
+			}
+		}
+		if covers {
+			n++
+		}
+	}
+	return n
+}
+
+// Wait blocks until n replicas acknowledged everything committed before the call, timeout
+// passed (0: no limit) or cancel closed, and returns how many did.
+func (r *Replication) Wait(n int, timeout time.Duration, cancel <-chan struct{}) int {
+	target := r.store.LastSeqs()
+	if got := r.caughtUp(target); got >= n || r.store.Replica() {
+		return got
+	}
+	w := &waiter{n: n, target: target, wake: make(chan struct{}, 1)}
+	r.mu.Lock()
+	r.waits[w] = struct{}{}
+	for _, f := range r.replicas {
+		select {
+		case f.getack <- struct{}{}:
+		default:
+		}
+	}
+	r.mu.Unlock()
+	defer func() {
+		r.mu.Lock()
+		delete(r.waits, w)
+		r.mu.Unlock()
+	}()
+	var expired <-chan time.Time
+	if timeout > 0 {
+		t := time.NewTimer(timeout)
+		defer t.Stop()
+		expired = t.C
+	}
+	for {
+		select {
+		case <-w.wake:
+			if got := r.caughtUp(target); got >= n {
+				return got
+			}
+		case <-expired:
+			return r.caughtUp(target)
+		case <-cancel:
+			return r.caughtUp(target)
+		}
+	}
+}

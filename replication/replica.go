@@ -1,0 +1,355 @@
+package replication
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"log"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"shardis/codec"
+	"shardis/server"
+)
+
+// link is a replica's connection to its master: made, handshaken, synced, then fed the
+// master's binlog, and made again whenever it drops, until stop.
+type link struct {
+	r    *Replication
+	host string
+	port int
+
+	stopCh   chan struct{}
+	stopOnce sync.Once
+	done     chan struct{}
+
+	mu        sync.Mutex
+	conn      net.Conn
+	up        bool
+	syncing   bool
+	lastIO    time.Time
+	downSince time.Time
+	writeMu   sync.Mutex // the frame loop and the ACK ticker both write to conn
+}
+
+func newLink(r *Replication, host string, port int) *link {
+	return &link{r: r, host: host, port: port, stopCh: make(chan struct{}), done: make(chan struct{}),
+		downSince: time.Now()}
+}
+
+// stop ends the link and waits for its goroutine.
+func (l *link) stop() {
+	l.stopOnce.Do(func() { close(l.stopCh) })
+	l.mu.Lock()
+	if l.conn != nil {
+		_ = l.conn.Close()
+	}
+	l.mu.Unlock()
+	<-l.done
+}
+
+func (l *link) stopped() bool {
+	select {
+	case <-l.stopCh:
+		return true
+	default:
+		return false
+	}
+}
+
+func (l *link) describe(in *server.ReplInfo, now time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	in.MasterHost, in.MasterPort = l.host, l.port
+	in.LinkUp, in.SyncInProgress = l.up, l.syncing
+	in.LastIOSecs, in.LinkDownSecs = -1, -1
+	if !l.lastIO.IsZero() {
+		in.LastIOSecs = int64(now.Sub(l.lastIO) / time.Second)
+	}
+	if !l.up {
+		in.LinkDownSecs = int64(now.Sub(l.downSince) / time.Second)
+	}
+}
+
+// run keeps the link up until stop: a session, and after it ends a pause and another.
+func (l *link) run() {
+	defer close(l.done)
+	l.setMasterDown()
+	for !l.stopped() {
+		err := l.session()
+		l.mu.Lock()
+		if l.up {
+			l.downSince = time.Now()
+		}
+		l.up, l.syncing = false, false
+		l.conn = nil
+		l.mu.Unlock()
+		if l.stopped() {
+			return
+		}
+		l.setMasterDown()
+		log.Printf("Connection with master %s:%d lost or refused: %v", l.host, l.port, err)
+		select {
+		case <-l.stopCh:
+			return
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+// setMasterDown refuses what replica-serve-stale-data no refuses while the link is down.
+func (l *link) setMasterDown() {
+	l.r.srv.SetMasterDown(l.r.srv.Config.Value("replica-serve-stale-data") == "no")
+}
+
+func (l *link) timeout() time.Duration {
+	n, _ := strconv.Atoi(l.r.srv.Config.Value("repl-timeout"))
+	return time.Duration(max(n, 1)) * time.Second
+}
+
+// session connects, handshakes, syncs and applies the master's stream until an error.
+func (l *link) session() error {
+	addr := net.JoinHostPort(l.host, strconv.Itoa(l.port))
+	conn, err := net.DialTimeout("tcp", addr, l.timeout())
+	if err != nil {
+		return err
+	}
+	l.mu.Lock()
+	if l.stopped() {
+		l.mu.Unlock()
+		_ = conn.Close()
+		return errors.New("stopped")
+	}
+	l.conn = conn
+	l.mu.Unlock()
+	defer conn.Close()
+	br := bufio.NewReaderSize(conn, 1<<20)
+	call := func(args ...string) (string, error) {
+		_ = conn.SetDeadline(time.Now().Add(l.timeout()))
+		if _, err := conn.Write(respCommand(args...)); err != nil {
+			return "", err
+		}
+		line, err := br.ReadString('\n')
+		return strings.TrimRight(line, "\r\n"), err
+	}
+	if reply, err := call("PING"); err != nil {
+		return err
+	} else if reply != "+PONG" && !strings.HasPrefix(reply, "-NOAUTH") && !strings.HasPrefix(reply, "-NOPERM") {
+		return fmt.Errorf("master answered PING with %q", reply)
+	}
+	cfg := l.r.srv.Config
+	if pass := cfg.Value("masterauth"); pass != "" {
+		args := []string{"AUTH", pass}
+		if user := cfg.Value("masteruser"); user != "" {
+			args = []string{"AUTH", user, pass}
+		}
+		if reply, err := call(args...); err != nil {
+			return err
+		} else if reply != "+OK" {
+			return fmt.Errorf("master refused AUTH: %s", reply)
+		}
+	}
+	store := l.r.store
+	positions := store.LastSeqs()
+	for _, args := range [][]string{
+		{"REPLCONF", "listening-port", strconv.Itoa(cfg.Port())},
+		{"REPLCONF", "capa", "eof", "capa", "psync2", "capa", "shardis"},
+		{"REPLCONF", "shardis-positions", formatPositions(positions)},
+	} {
+		if reply, err := call(args...); err != nil {
+			return err
+		} else if reply != "+OK" {
+			return fmt.Errorf("master answered %s with %q", args[1], reply)
+		}
+	}
+	reply, err := call("PSYNC", l.r.srv.ReplID(), strconv.FormatUint(offset(positions)+1, 10))
+	if err != nil {
+		return err
+	}
+	fr := &frameReader{r: br}
+	switch {
+	case strings.HasPrefix(reply, "+FULLRESYNC "):
+		fields := strings.Fields(reply)
+		if len(fields) != 3 {
+			return fmt.Errorf("bad FULLRESYNC line %q", reply)
+		}
+		log.Printf("Full resync from master: %s:%s", fields[1], fields[2])
+		if err := l.fullSync(conn, fr, fields[1]); err != nil {
+			return err
+		}
+	case strings.HasPrefix(reply, "+CONTINUE"):
+		log.Printf("Successful partial resynchronization with master.")
+		if id := strings.TrimSpace(strings.TrimPrefix(reply, "+CONTINUE")); id != "" && id != l.r.srv.ReplID() {
+			l.r.adoptMasterID(id) // the master changed history by a failover: we follow it
+		}
+	default:
+		return fmt.Errorf("master refused PSYNC: %s", reply)
+	}
+	l.mu.Lock()
+	l.up, l.lastIO = true, time.Now()
+	l.mu.Unlock()
+	l.r.srv.SetMasterDown(false)
+	log.Printf("MASTER <-> REPLICA sync: Master accepted a Partial Resynchronization or finished a full one; link up")
+	ackStop := make(chan struct{})
+	defer close(ackStop)
+	go l.ackEvery(conn, time.Second, ackStop)
+	return l.apply(conn, fr)
+}
+
+// fullSync loads the master's snapshot into every shard: the data is LOADING meanwhile.
+func (l *link) fullSync(conn net.Conn, fr *frameReader, replid string) error {
+	r := l.r
+	l.mu.Lock()
+	l.syncing = true
+	l.mu.Unlock()
+	r.srv.BeginSyncLoad()
+	defer r.srv.EndSyncLoad()
+	loader, err := r.store.StartLoad()
+	if err != nil {
+		return err
+	}
+	n := r.store.NumShards()
+	for {
+		_ = conn.SetReadDeadline(time.Now().Add(l.timeout()))
+		kind, payload, err := fr.next()
+		if err != nil {
+			loader.Abort()
+			r.srv.ChangeReplID() // half a snapshot is no history: the next PSYNC asks for a full one
+			return err
+		}
+		d := decoder{b: payload}
+		switch kind {
+		case frameKeys:
+			id := d.uvarint()
+			for d.err == nil && len(d.b) > 0 && id < uint64(n) {
+				k := d.bytes()
+				v := d.bytes()
+				if d.err == nil {
+					d.err = loader.Put(int(id), k, v)
+				}
+			}
+			if id >= uint64(n) {
+				d.err = errBadFrame
+			}
+		case frameShardDone:
+			id, seq := d.uvarint(), d.uvarint()
+			if d.done() && id < uint64(n) {
+				d.err = loader.FinishShard(int(id), seq)
+			} else if d.err == nil {
+				d.err = errBadFrame
+			}
+		case frameSyncDone:
+			if err := loader.Finish(); err != nil {
+				r.srv.ChangeReplID()
+				return err
+			}
+			r.srv.SetReplID(replid)
+			r.mu.Lock()
+			r.replid2, r.second = "", nil
+			r.mu.Unlock()
+			if err := r.persist(); err != nil {
+				return err
+			}
+			r.exec.DataReplaced()
+			l.mu.Lock()
+			l.syncing = false
+			l.mu.Unlock()
+			log.Printf("MASTER <-> REPLICA sync: Finished with success")
+			return nil
+		default:
+			d.err = fmt.Errorf("%w: kind %q during a full sync", errBadFrame, kind)
+		}
+		if d.err != nil {
+			loader.Abort()
+			r.srv.ChangeReplID()
+			return d.err
+		}
+	}
+}
+
+// adoptMasterID takes the master's new replication id after it changed history (a failover
+// that promoted it): this replica's history is its history.
+func (r *Replication) adoptMasterID(id string) {
+	r.mu.Lock()
+	r.replid2 = r.srv.ReplID()
+	r.second = r.store.LastSeqs()
+	r.mu.Unlock()
+	r.srv.SetReplID(id)
+	if err := r.persist(); err != nil {
+		log.Printf("%v", err)
+	}
+}
+
+// apply reads the master's frames and applies each step, until an error.
+func (l *link) apply(conn net.Conn, fr *frameReader) error {
+	n := l.r.store.NumShards()
+	for {
+		_ = conn.SetReadDeadline(time.Now().Add(l.timeout()))
+		kind, payload, err := fr.next()
+		if err != nil {
+			return err
+		}
+		l.mu.Lock()
+		l.lastIO = time.Now()
+		l.mu.Unlock()
+		switch kind {
+		case frameStep:
+			step, raw, err := decodeStep(payload, n)
+			if err != nil {
+				return err
+			}
+			if err := l.r.exec.ApplyMirrored(step, raw); err != nil {
+				return err
+			}
+		case framePing:
+			d := decoder{b: payload}
+			d.uvarint()
+			if len(d.b) == 1 && d.b[0] == 1 {
+				if err := l.ack(conn); err != nil {
+					return err
+				}
+			}
+		default:
+			return fmt.Errorf("%w: kind %q", errBadFrame, kind)
+		}
+	}
+}
+
+// ack tells the master what the replica applied: REPLCONF ACK <offset> POS <positions>.
+func (l *link) ack(conn net.Conn) error {
+	seqs := l.r.store.LastSeqs()
+	msg := respCommand("REPLCONF", "ACK", strconv.FormatUint(offset(seqs), 10), "POS", formatPositions(seqs))
+	l.writeMu.Lock()
+	defer l.writeMu.Unlock()
+	_ = conn.SetWriteDeadline(time.Now().Add(l.timeout()))
+	_, err := conn.Write(msg)
+	return err
+}
+
+func (l *link) ackEvery(conn net.Conn, every time.Duration, stop <-chan struct{}) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+			if l.ack(conn) != nil {
+				return
+			}
+		}
+	}
+}
+
+// respCommand encodes args as a RESP command.
+func respCommand(args ...string) []byte {
+	var w codec.Writer
+	w.ArrayLen(len(args))
+	for _, a := range args {
+		w.BulkString(a)
+	}
+	return w.Buf
+}

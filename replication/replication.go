@@ -1,0 +1,206 @@
+// Package replication is the master and replica sides of shardis's replication link, with
+// Redis's interface (REPLICAOF, PSYNC, REPLCONF, ROLE, WAIT, INFO replication) so that
+// redis-cli, sentinel and clients see what they expect, over shardis's own storage: a
+// replica's shard i mirrors its master's shard i, record for record, at the master's binlog
+// sequences (shard/replica.go). docs/REPLICATION.md describes the protocol and its guarantees.
+//
+// The replication offset shown outward is the sum of every shard's last binlog sequence: it
+// grows with what the master logs, and a replica's equals its master's once it caught up.
+package replication
+
+import (
+	"encoding/json"
+	"fmt"
+	"log"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"shardis/executor"
+	"shardis/server"
+	"shardis/shard"
+)
+
+// Replication is a server's replication: its replicas when it is a master, its link when it
+// is a replica. It implements server.Replication.
+type Replication struct {
+	srv   *server.Server
+	exec  *executor.Executor
+	store *shard.Store
+
+	mu sync.Mutex
+	// Master side: replicas that sent REPLCONF or PSYNC, by connection.
+	replicas map[*server.Client]*feed
+	// The ids: replid is the server's (srv.ReplID), replid2 the master's it was a replica of
+	// before a failover, valid up to second (per shard last sequence), nil when none.
+	replid2 string
+	second  []uint64
+	// Replica side: the link to the master, nil on a master.
+	link *link
+	// waits are WAIT's waiters, woken by every ACK.
+	waits map[*waiter]struct{}
+}
+
+// persisted is what replication keeps in the store (shard.StateReplication in shard 0), with
+// the data it describes: the server's replication id (a replica's is its master's), so that a
+// restarted server resumes with a partial sync.
+type persisted struct {
+	ReplID  string   `json:"replid"`
+	ReplID2 string   `json:"replid2,omitempty"`
+	Second  []uint64 `json:"second,omitempty"`
+}
+
+// New makes the replication of srv, whose commands run through exec. Start begins it once the
+// store is open.
+func New(srv *server.Server, exec *executor.Executor) *Replication {
+	return &Replication{srv: srv, exec: exec, store: srv.Store,
+		replicas: map[*server.Client]*feed{}, waits: map[*waiter]struct{}{}}
+}
+
+// Start reads the persisted ids and, when the configuration says replicaof, connects to the
+// master. Call it after the store is open.
+func (r *Replication) Start() error {
+	var p persisted
+	var found bool
+	err := r.store.ReadStatePrefix(0, shard.StateReplication, func(_, val []byte) {
+		found = json.Unmarshal(val, &p) == nil
+	})
+	if err != nil {
+		return fmt.Errorf("replication: %w", err)
+	}
+	if found && p.ReplID != "" {
+		r.srv.SetReplID(p.ReplID)
+		r.mu.Lock()
+		r.replid2, r.second = p.ReplID2, p.Second
+		r.mu.Unlock()
+	} else if err := r.persist(); err != nil {
+		return err
+	}
+	if v := r.srv.Config.Value("replicaof"); v != "" {
+		host, portText, _ := strings.Cut(v, " ")
+		port, _ := strconv.Atoi(portText)
+		return r.ReplicaOf(host, port)
+	}
+	return nil
+}
+
+// Stop ends the link to the master and the feeds of the replicas (the server stops).
+func (r *Replication) Stop() {
+	r.mu.Lock()
+	l := r.link
+	r.link = nil
+	feeds := make([]*feed, 0, len(r.replicas))
+	for _, f := range r.replicas {
+		feeds = append(feeds, f)
+	}
+	r.mu.Unlock()
+	if l != nil {
+		l.stop()
+	}
+	for _, f := range feeds {
+		f.stop()
+	}
+}
+
+// persist writes the ids to the store.
+func (r *Replication) persist() error {
+	r.mu.Lock()
+	p := persisted{ReplID: r.srv.ReplID(), ReplID2: r.replid2, Second: r.second}
+	r.mu.Unlock()
+	b, _ := json.Marshal(p)
+	err := r.store.Do(0, func(tx *shard.Tx) { tx.PutState(0, shard.StateReplication, b) })
+	if err != nil {
+		return fmt.Errorf("replication: saving the replication id: %w", err)
+	}
+	return nil
+}
+
+// offset is the replication offset of positions: the sum of the shards' last sequences.
+func offset(seqs []uint64) uint64 {
+	var n uint64
+	for _, s := range seqs {
+		n += s
+	}
+	return n
+}
+
+// ReplicaOf makes the server a replica of host:port, or a master again with host "".
+func (r *Replication) ReplicaOf(host string, port int) error {
+	r.mu.Lock()
+	old := r.link
+	r.link = nil
+	if host != "" {
+		r.link = newLink(r, host, port)
+	}
+	next := r.link
+	r.mu.Unlock()
+	if old != nil {
+		old.stop()
+	}
+	if next == nil {
+		if old != nil {
+			r.promote()
+		}
+		return nil
+	}
+	r.store.SetReplica(true)
+	r.srv.SetReadOnlyReplica(r.srv.Config.Value("replica-read-only") == "yes")
+	r.dropReplicas() // as Redis: its replicas reconnect and sync with the new history
+	go next.run()
+	log.Printf("Connecting to MASTER %s:%d", host, port)
+	return nil
+}
+
+// promote makes a former replica a master (REPLICAOF NO ONE, FAILOVER): it takes a new
+// replication id and keeps its master's as replid2, valid up to what it applied, so that the
+// other replicas of the old master continue with a partial sync (PSYNC2).
+func (r *Replication) promote() {
+	r.store.SetReplica(false)
+	r.srv.SetReadOnlyReplica(false)
+	r.srv.SetMasterDown(false)
+	r.mu.Lock()
+	r.replid2 = r.srv.ReplID()
+	r.second = r.store.LastSeqs()
+	r.mu.Unlock()
+	r.srv.ChangeReplID()
+	if err := r.persist(); err != nil {
+		log.Printf("%v", err)
+	}
+	log.Printf("MASTER MODE enabled (user request from 'id=? addr=? laddr=? fd=?')")
+}
+
+// Info describes the replication state (INFO replication, ROLE).
+func (r *Replication) Info() server.ReplInfo {
+	seqs := r.store.LastSeqs()
+	cfg := r.srv.Config
+	prio, _ := strconv.ParseInt(cfg.Value("replica-priority"), 10, 64)
+	in := server.ReplInfo{ReplID: r.srv.ReplID(), Offset: offset(seqs), SecondOffset: -1,
+		ReplicaReadOnly: cfg.Value("replica-read-only") == "yes", ReplicaPriority: prio}
+	r.mu.Lock()
+	in.ReplID2 = r.replid2
+	if r.second != nil {
+		in.SecondOffset = int64(offset(r.second)) + 1
+	}
+	l := r.link
+	feeds := make([]*feed, 0, len(r.replicas))
+	for _, f := range r.replicas {
+		if f.started {
+			feeds = append(feeds, f)
+		}
+	}
+	r.mu.Unlock()
+	if in.ReplID2 == "" {
+		in.ReplID2 = strings.Repeat("0", 40)
+	}
+	now := time.Now()
+	for _, f := range feeds {
+		in.Replicas = append(in.Replicas, f.info(now))
+	}
+	if l != nil {
+		in.Replica = true
+		l.describe(&in, now)
+		in.ReplicaReplOffset = in.Offset
+	}
+	return in
+}

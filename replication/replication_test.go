@@ -1,0 +1,239 @@
+package replication_test
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"shardis/internal/testserver"
+)
+
+var ctx = context.Background()
+
+// infoField returns field of INFO section on c ("" when absent).
+func infoField(t *testing.T, c *redis.Client, section, field string) string {
+	t.Helper()
+	info, err := c.Info(ctx, section).Result()
+	if err != nil {
+		t.Fatalf("INFO %s: %v", section, err)
+	}
+	for _, line := range strings.Split(info, "\r\n") {
+		if v, ok := strings.CutPrefix(line, field+":"); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// waitFor polls cond every 20 ms for up to a minute (the machine may be busy) and fails with
+// what it waited for.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("waited a minute for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func hostPort(t *testing.T, s *testserver.Server) (string, int) {
+	t.Helper()
+	host, port, _ := net.SplitHostPort(s.Addr)
+	p, _ := strconv.Atoi(port)
+	return host, p
+}
+
+// replicate makes replica a replica of master and waits until its link is up.
+func replicate(t *testing.T, replica, master *testserver.Server) *redis.Client {
+	t.Helper()
+	rc := replica.Client(t)
+	host, port := hostPort(t, master)
+	if err := rc.Do(ctx, "REPLICAOF", host, port).Err(); err != nil {
+		t.Fatalf("REPLICAOF: %v", err)
+	}
+	waitFor(t, "the link to come up", func() bool { return infoField(t, rc, "replication", "master_link_status") == "up" })
+	return rc
+}
+
+// digest returns DEBUG DIGEST.
+func digest(t *testing.T, c *redis.Client) string {
+	t.Helper()
+	d, err := c.Do(ctx, "DEBUG", "DIGEST").Text()
+	if err != nil {
+		t.Fatalf("DEBUG DIGEST: %v", err)
+	}
+	return d
+}
+
+// load writes n keys of every type, some across shards in one command.
+func load(t *testing.T, c *redis.Client, prefix string, n int) {
+	t.Helper()
+	p := c.Pipeline()
+	for i := range n {
+		k := fmt.Sprintf("%s:%d", prefix, i)
+		p.Set(ctx, k+":s", i, 0)
+		p.HSet(ctx, k+":h", "f", i, "g", "x")
+		p.RPush(ctx, k+":l", "a", "b", i)
+		p.SAdd(ctx, k+":set", "m", i)
+		p.ZAdd(ctx, k+":z", redis.Z{Score: float64(i), Member: "m"})
+		if i%10 == 0 {
+			p.MSet(ctx, k+":m1", 1, k+":m2", 2, k+":m3", 3) // several shards, one unit
+			p.Expire(ctx, k+":s", time.Hour)
+		}
+	}
+	if _, err := p.Exec(ctx); err != nil {
+		t.Fatalf("load: %v", err)
+	}
+}
+
+var debugFlags = []string{"--enable-debug-command", "yes"}
+
+func TestReplica_FullSyncThenStream_SameDataAsMaster(t *testing.T) {
+	t.Parallel()
+	master := testserver.Start(t, debugFlags...)
+	replica := testserver.Start(t, debugFlags...)
+	mc := master.Client(t)
+	load(t, mc, "before", 300)
+	rc := replicate(t, replica, master)
+	load(t, mc, "after", 300)
+	if err := mc.Do(ctx, "FLUSHDB").Err(); err != nil { // everything through the stream too
+		t.Fatal(err)
+	}
+	load(t, mc, "again", 200)
+	mc.Del(ctx, "again:3:h", "again:4:l")
+	n, err := mc.Do(ctx, "WAIT", 1, 60000).Int()
+	if err != nil || n != 1 {
+		t.Fatalf("WAIT 1: %d %v", n, err)
+	}
+	if m, r := digest(t, mc), digest(t, rc); m != r {
+		t.Fatalf("replica's digest %s, master's %s", r, m)
+	}
+	if got, want := rc.DBSize(ctx).Val(), mc.DBSize(ctx).Val(); got != want || want == 0 {
+		t.Fatalf("replica holds %d keys, master %d", got, want)
+	}
+	if mo, ro := infoField(t, mc, "replication", "master_repl_offset"), infoField(t, rc, "replication", "master_repl_offset"); mo != ro {
+		t.Fatalf("replica's offset %s, master's %s", ro, mo)
+	}
+	if infoField(t, mc, "stats", "sync_full") != "1" {
+		t.Fatalf("sync_full %s, want 1", infoField(t, mc, "stats", "sync_full"))
+	}
+}
+
+func TestReplica_ReadOnly_RefusesClientWrites(t *testing.T) {
+	t.Parallel()
+	master := testserver.Start(t)
+	replica := testserver.Start(t)
+	rc := replicate(t, replica, master)
+	for _, args := range [][]any{{"SET", "k", "v"}, {"HSET", "h", "f", "v"}, {"EVAL", "#!lua\nreturn redis.call('set','k','v')", "0"}} {
+		if err := rc.Do(ctx, args...).Err(); err == nil || err.Error() != "READONLY You can't write against a read only replica." {
+			t.Errorf("%v on a replica: %v", args, err)
+		}
+	}
+	if err := rc.Do(ctx, "EVAL", "return redis.call('set','k','v')", "0").Err(); err == nil || !strings.Contains(err.Error(), "READONLY") {
+		t.Errorf("a script's write on a replica: %v", err)
+	}
+	if err := rc.Get(ctx, "k").Err(); err != redis.Nil {
+		t.Errorf("GET on a replica: %v", err)
+	}
+}
+
+func TestRole_MasterAndReplica_AsRedis(t *testing.T) {
+	t.Parallel()
+	master := testserver.Start(t)
+	replica := testserver.Start(t)
+	mc := master.Client(t)
+	rc := replicate(t, replica, master)
+	mc.Set(ctx, "k", "v", 0)
+	if n, err := mc.Do(ctx, "WAIT", 1, 60000).Int(); err != nil || n != 1 {
+		t.Fatalf("WAIT: %d %v", n, err)
+	}
+	host, port := hostPort(t, master)
+	role, err := rc.Do(ctx, "ROLE").Slice()
+	if err != nil || len(role) != 5 || role[0] != "slave" || role[1] != host || role[2] != int64(port) || role[3] != "connected" {
+		t.Fatalf("replica's ROLE %v %v", role, err)
+	}
+	role, err = mc.Do(ctx, "ROLE").Slice()
+	if err != nil || len(role) != 3 || role[0] != "master" {
+		t.Fatalf("master's ROLE %v %v", role, err)
+	}
+	if replicas, ok := role[2].([]any); !ok || len(replicas) != 1 {
+		t.Fatalf("master's ROLE lists replicas %v", role[2])
+	}
+}
+
+func TestReplicaOf_NoOne_PromotesWithTheOldHistoryAsReplid2(t *testing.T) {
+	t.Parallel()
+	master := testserver.Start(t)
+	replica := testserver.Start(t)
+	mc := master.Client(t)
+	rc := replicate(t, replica, master)
+	mc.Set(ctx, "k", "v", 0)
+	if n, _ := mc.Do(ctx, "WAIT", 1, 60000).Int(); n != 1 {
+		t.Fatal("WAIT: the replica did not acknowledge")
+	}
+	old := infoField(t, rc, "replication", "master_replid")
+	if err := rc.Do(ctx, "REPLICAOF", "NO", "ONE").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := rc.Set(ctx, "k2", "v", 0).Err(); err != nil {
+		t.Fatalf("a promoted replica refuses writes: %v", err)
+	}
+	if got := infoField(t, rc, "replication", "master_replid2"); got != old {
+		t.Fatalf("master_replid2 %s, want the old master's %s", got, old)
+	}
+	if infoField(t, rc, "replication", "role") != "master" || rc.Get(ctx, "k").Val() != "v" {
+		t.Fatal("the promoted replica lost its role or its data")
+	}
+}
+
+func TestReplica_Restart_ResumesWithAPartialSync(t *testing.T) {
+	t.Parallel()
+	master := testserver.Start(t, debugFlags...)
+	mc := master.Client(t)
+	load(t, mc, "a", 100)
+	host, port := hostPort(t, master)
+	dir := t.TempDir()
+	flags := append([]string{"--replicaof", host + " " + strconv.Itoa(port)}, debugFlags...)
+	replica := testserver.StartIn(t, dir, flags...)
+	rc := replica.Client(t)
+	waitFor(t, "the link to come up", func() bool { return infoField(t, rc, "replication", "master_link_status") == "up" })
+	load(t, mc, "b", 100)
+	if n, _ := mc.Do(ctx, "WAIT", 1, 60000).Int(); n != 1 {
+		t.Fatal("WAIT: the replica did not acknowledge")
+	}
+	replica.Stop()
+	load(t, mc, "c", 100) // while the replica is away
+	replica = testserver.StartIn(t, dir, flags...)
+	rc = replica.Client(t)
+	waitFor(t, "the link to come up again", func() bool { return infoField(t, rc, "replication", "master_link_status") == "up" })
+	if n, _ := mc.Do(ctx, "WAIT", 1, 60000).Int(); n != 1 {
+		t.Fatal("WAIT: the restarted replica did not acknowledge")
+	}
+	if full, partial := infoField(t, mc, "stats", "sync_full"), infoField(t, mc, "stats", "sync_partial_ok"); full != "1" || partial != "1" {
+		t.Fatalf("sync_full %s sync_partial_ok %s, want 1 and 1", full, partial)
+	}
+	if m, r := digest(t, mc), digest(t, rc); m != r {
+		t.Fatalf("replica's digest %s, master's %s", r, m)
+	}
+}
+
+func TestWait_NoReplica_TimesOutWithZero(t *testing.T) {
+	t.Parallel()
+	master := testserver.Start(t)
+	mc := master.Client(t)
+	mc.Set(ctx, "k", "v", 0)
+	if n, err := mc.Do(ctx, "WAIT", 1, 50).Int(); err != nil || n != 0 {
+		t.Fatalf("WAIT 1 50 without replicas: %d %v", n, err)
+	}
+	if err := mc.Do(ctx, "WAIT", 1, -1).Err(); err == nil || err.Error() != "ERR timeout is negative" {
+		t.Fatalf("WAIT with a negative timeout: %v", err)
+	}
+}
