@@ -1,6 +1,7 @@
 package binlog
 
 import (
+	"errors"
 	"fmt"
 	"io"
 )
@@ -40,6 +41,9 @@ type Assembler struct {
 	chunk int
 	heads []head
 	turn  int // the shard whose records that stand alone go next, round robin
+	// contiguous: every shard's records must follow on from where the reader is
+	// (NewAssemblerAfter); a gap is ErrTrimmed.
+	contiguous bool
 }
 
 // head is what the assembler has read of one shard and not handed out yet.
@@ -59,6 +63,7 @@ func NewAssembler(src Source, chunk int) *Assembler {
 // after[shard] already (a replica's position): it starts after them.
 func NewAssemblerAfter(src Source, chunk int, after []uint64) *Assembler {
 	a := NewAssembler(src, chunk)
+	a.contiguous = true
 	for id := range a.heads {
 		if id < len(after) {
 			a.heads[id].next = after[id] + 1
@@ -66,6 +71,10 @@ func NewAssemblerAfter(src Source, chunk int, after []uint64) *Assembler {
 	}
 	return a
 }
+
+// ErrTrimmed is returned by an Assembler made by NewAssemblerAfter when a shard's binlog no
+// longer holds the record it reads next: retention trimmed it.
+var ErrTrimmed = errors.New("binlog: the records to read next were trimmed")
 
 // fill reads more of shard id when fewer than want of its records are buffered.
 func (a *Assembler) fill(id, want int) error {
@@ -78,6 +87,9 @@ func (a *Assembler) fill(id, want int) error {
 		h.dry = len(got) == 0
 		if h.dry {
 			return nil
+		}
+		if a.contiguous && got[0].Seq != h.next {
+			return fmt.Errorf("%w: shard %d holds %d next, the reader needs %d", ErrTrimmed, id, got[0].Seq, h.next)
 		}
 		// Entries handed out are capped slices before buf: appending never writes over them.
 		h.buf = append(h.buf, got...)

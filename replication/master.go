@@ -28,7 +28,8 @@ type feed struct {
 	shardis   bool     // REPLCONF capa shardis: a shardis replica, which takes this stream
 	positions []uint64 // REPLCONF shardis-positions: the replica's last sequence per shard
 
-	started bool // PSYNC ran (under r.mu)
+	started bool   // PSYNC ran (under r.mu)
+	replid  string // the replication id PSYNC offered ("?": none)
 
 	state    atomic.Value  // "wait_bgsave", "send_bulk", "online"
 	acked    atomic.Value  // []uint64: the last ACK's positions
@@ -201,6 +202,7 @@ func (r *Replication) Psync(cl *server.Client, replid string, _ int64) string {
 		return "ERR PSYNC already ran on this connection"
 	}
 	f.started = true
+	f.replid = replid
 	partial := f.positions != nil && r.canContinue(replid, f.positions)
 	r.mu.Unlock()
 	f.state.Store("wait_bgsave")
@@ -246,8 +248,8 @@ func (f *feed) run(partial bool) {
 		}
 		f.r.statPartial(true)
 	} else {
-		if f.positions != nil {
-			f.r.statPartial(false)
+		if f.replid != "?" {
+			f.r.statPartial(false) // as Redis: a replica that asked for a full sync is no failed partial one
 		}
 		f.r.srv.Stats.SyncFull.Add(1)
 		sn, err := store.Snapshot()
@@ -257,6 +259,7 @@ func (f *feed) run(partial bool) {
 			return
 		}
 		after = sn.Seqs()
+		f.acked.Store(slices.Clone(after)) // the binlog after the snapshot stays for it
 		line := "+FULLRESYNC " + f.r.srv.ReplID() + " " + strconv.FormatUint(offset(after), 10) + "\r\n"
 		f.state.Store("send_bulk")
 		err = f.send([]byte(line))
@@ -277,6 +280,25 @@ func (f *feed) run(partial bool) {
 	f.acked.Store(slices.Clone(after))
 	f.ackedAt.Store(time.Now().UnixMilli())
 	f.stream(after)
+}
+
+// pin is what retention must keep of shard id's binlog: the records after the oldest
+// position a connected replica acknowledged (shard.Store.SetBinlogPin).
+func (r *Replication) pin(id int) (uint64, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var oldest uint64
+	found := false
+	for _, f := range r.replicas {
+		seqs, ok := f.acked.Load().([]uint64)
+		if !ok || id >= len(seqs) {
+			continue
+		}
+		if !found || seqs[id] < oldest {
+			oldest, found = seqs[id], true
+		}
+	}
+	return oldest, found
 }
 
 // errStopped: the feed was stopped (the connection closed, or the server became a replica).

@@ -165,7 +165,13 @@ func (l *link) session() error {
 			return fmt.Errorf("master answered %s with %q", args[1], reply)
 		}
 	}
-	reply, err := call("PSYNC", l.r.srv.ReplID(), strconv.FormatUint(offset(positions)+1, 10))
+	// A server with no history (nothing logged ever) asks for a full sync outright, as a
+	// Redis without a cached master does; any other offers its history to continue.
+	replid, off := l.r.srv.ReplID(), strconv.FormatUint(offset(positions)+1, 10)
+	if offset(positions) == 0 {
+		replid, off = "?", "-1"
+	}
+	reply, err := call("PSYNC", replid, off)
 	if err != nil {
 		return err
 	}

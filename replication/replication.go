@@ -61,6 +61,7 @@ func New(srv *server.Server, exec *executor.Executor) *Replication {
 // Start reads the persisted ids and, when the configuration says replicaof, connects to the
 // master. Call it after the store is open.
 func (r *Replication) Start() error {
+	r.store.SetBinlogPin(r.pin)
 	var p persisted
 	var found bool
 	err := r.store.ReadStatePrefix(0, shard.StateReplication, func(_, val []byte) {

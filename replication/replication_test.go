@@ -237,3 +237,34 @@ func TestWait_NoReplica_TimesOutWithZero(t *testing.T) {
 		t.Fatalf("WAIT with a negative timeout: %v", err)
 	}
 }
+
+func TestReplica_RestartAfterTheBinlogWasTrimmed_FullSyncsAgain(t *testing.T) {
+	t.Parallel()
+	master := testserver.Start(t, append([]string{"--binlog-max-entries", "20"}, debugFlags...)...)
+	mc := master.Client(t)
+	load(t, mc, "first", 5)
+	host, port := hostPort(t, master)
+	dir := t.TempDir()
+	flags := append([]string{"--replicaof", host + " " + strconv.Itoa(port)}, debugFlags...)
+	replica := testserver.StartIn(t, dir, flags...)
+	rc := replica.Client(t)
+	waitFor(t, "the link to come up", func() bool { return infoField(t, rc, "replication", "master_link_status") == "up" })
+	replica.Stop()
+	load(t, mc, "away", 200) // far more than 20 records per shard
+	waitFor(t, "retention to trim the binlog", func() bool {
+		n, _ := strconv.Atoi(infoField(t, mc, "replication", "repl_backlog_histlen"))
+		return n <= 4*20
+	})
+	replica = testserver.StartIn(t, dir, flags...)
+	rc = replica.Client(t)
+	waitFor(t, "the link to come up again", func() bool { return infoField(t, rc, "replication", "master_link_status") == "up" })
+	if n, _ := mc.Do(ctx, "WAIT", 1, 60000).Int(); n != 1 {
+		t.Fatal("WAIT: the restarted replica did not acknowledge")
+	}
+	if full, err := infoField(t, mc, "stats", "sync_full"), infoField(t, mc, "stats", "sync_partial_err"); full != "2" || err != "1" {
+		t.Fatalf("sync_full %s sync_partial_err %s, want 2 and 1", full, err)
+	}
+	if m, r := digest(t, mc), digest(t, rc); m != r {
+		t.Fatalf("replica's digest %s, master's %s", r, m)
+	}
+}

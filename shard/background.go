@@ -86,6 +86,7 @@ func (sh *Shard) TrimBinlog(maxEntries int64, maxAge time.Duration) (int, error)
 	var trimmed int
 	err := sh.store.Do(sh.id, func(tx *Tx) {
 		cut := binlog.KeepFrom(first, last, maxEntries, maxAge, tx.nowMs, &sh.ages)
+		cut = sh.store.pinnedCut(sh.id, cut, last, maxEntries)
 		if cut <= first {
 			return
 		}

@@ -51,12 +51,12 @@ func (tx *Tx) SetApplying(on bool) { tx.applying = on }
 // transaction.
 func (tx *Tx) expiredAt(exp int64) bool { return exp != 0 && exp <= tx.nowMs && !tx.applying }
 
-// ErrMirrorOrder is returned by Mirror for a record at or below the shard's last sequence.
+// ErrMirrorOrder is returned by Mirror for a record that does not follow the shard's last
+// sequence.
 var ErrMirrorOrder = errors.New("shard: mirrored record out of sequence")
 
 // Mirror stores rec, a binlog record value read from a master, at sequence seq of held shard
-// id's binlog. Records must come in ascending sequence; a gap is allowed only after a full sync
-// or trim, never inside one shard's stream, and is the caller's to prevent.
+// id's binlog. seq must follow the shard's last sequence: a replica never skips a record.
 func (tx *Tx) Mirror(id int, seq uint64, rec []byte) error {
 	p := tx.partOf(id)
 	if p < 0 {
@@ -64,7 +64,7 @@ func (tx *Tx) Mirror(id int, seq uint64, rec []byte) error {
 		return ErrNotHeld
 	}
 	part := &tx.parts[p]
-	if seq < part.nextSeq {
+	if seq != part.nextSeq {
 		err := fmt.Errorf("%w: shard %d record %d after %d", ErrMirrorOrder, id, seq, part.nextSeq-1)
 		tx.fail(err)
 		return err
@@ -359,4 +359,26 @@ func (s *Store) logAdvanced() {
 		ls.waiting.Store(false)
 	}
 	ls.mu.Unlock()
+}
+
+// SetBinlogPin makes binlog retention keep, in each shard, the records after pin(shard) when
+// pin reports one (the oldest position of a connected replica), unless that would keep more
+// than four times the binlog-max-entries limit: a replica that far behind full-syncs rather
+// than holding the master's disk.
+func (s *Store) SetBinlogPin(pin func(id int) (uint64, bool)) { s.binlogPin.Store(&pin) }
+
+// pinnedCut lowers retention's cut in shard id to what a connected replica still needs.
+func (s *Store) pinnedCut(id int, cut, last uint64, maxEntries int64) uint64 {
+	f := s.binlogPin.Load()
+	if f == nil {
+		return cut
+	}
+	p, ok := (*f)(id)
+	if !ok || p+1 >= cut {
+		return cut
+	}
+	if maxEntries > 0 && last-p > 4*uint64(maxEntries) {
+		return cut
+	}
+	return p + 1
 }

@@ -89,6 +89,8 @@ type Store struct {
 	replica atomic.Bool
 	// logSignal wakes binlog readers when commits add records (replica.go).
 	logSignal logSignal
+	// binlogPin: what connected replicas still need of the binlog (SetBinlogPin).
+	binlogPin atomic.Pointer[func(id int) (uint64, bool)]
 	db        *grocksdb.DB
 	dbOpts    *grocksdb.Options
 	logOpts   *grocksdb.Options // the binlog families' (see Open)
