@@ -164,7 +164,6 @@ type Loader struct {
 	batch   *grocksdb.WriteBatch
 	bytes   int
 	version []uint64 // per shard, the largest collection version loaded
-	done    error
 }
 
 // loadBatchBytes is how much a Loader gathers before writing it.
