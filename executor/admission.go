@@ -80,6 +80,8 @@ func (e *Executor) admitClient(req *cmds.AdmitRequest) string {
 	switch {
 	case admission&server.AdmitDiskError != 0 && deniedOnDiskError(cmd, cl):
 		return server.DiskError
+	case admission&server.AdmitNoReplicas != 0 && e.writesOnReplica(cmd, args, cl):
+		return server.NoReplicasError
 	case admission&server.AdmitReadOnly != 0 && e.writesOnReplica(cmd, args, cl):
 		return server.ReadOnlyError
 	case !cl.RESP3 && !cmd.Has(cmds.TraitSubscribedMode) && cl.PubSub():
@@ -151,8 +153,10 @@ func (e *Executor) admitScripted(req *cmds.AdmitRequest) string {
 		if req.ReadOnly {
 			return cmds.ErrScriptReadOnly
 		}
-		if e.srv.Admission()&server.AdmitReadOnly != 0 {
+		if a := e.srv.Admission(); a&server.AdmitReadOnly != 0 {
 			return server.ReadOnlyError
+		} else if a&server.AdmitNoReplicas != 0 {
+			return server.NoReplicasError
 		}
 		if cmd.Has(cmds.FlagDenyOOM) && e.srv.Admission()&server.AdmitDiskError != 0 {
 			return server.DiskError
@@ -188,8 +192,8 @@ func aclCheck(req *cmds.AdmitRequest) (acl.Reason, int) {
 	return req.Cmd.ACLCheck(u, req.Args)
 }
 
-// writesOnReplica reports whether cl's call of cmd is a write a read-only replica refuses:
-// Redis's is_write_command, by the flags the call runs with (a script's shebang, a
+// writesOnReplica reports whether cl's call of cmd is a write a read-only replica, or a master
+// short of good replicas, refuses: Redis's is_write_command, by the flags the call runs with (a script's shebang, a
 // function's flags), or EXEC of a transaction holding a write.
 func (e *Executor) writesOnReplica(cmd *cmds.Command, args [][]byte, cl *server.Client) bool {
 	if cmd.CallFlagsOf == nil {

@@ -193,9 +193,6 @@ func (r *Replication) Psync(cl *server.Client, replid string, _ int64) string {
 		return "ERR the replica has " + strconv.Itoa(len(f.positions)) + " shards and this master " +
 			strconv.Itoa(n) + ": start the replica with --shards " + strconv.Itoa(n)
 	}
-	if r.store.Replica() {
-		return "ERR chained replicas are not built yet: replicate from the master"
-	}
 	r.mu.Lock()
 	if f.started {
 		r.mu.Unlock()

@@ -211,6 +211,7 @@ func (l *link) fullSync(conn net.Conn, fr *frameReader, replid string) error {
 	l.mu.Lock()
 	l.syncing = true
 	l.mu.Unlock()
+	r.dropReplicas() // their history is replaced: they sync again, from the new one
 	r.srv.BeginSyncLoad()
 	defer r.srv.EndSyncLoad()
 	loader, err := r.store.StartLoad()

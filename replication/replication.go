@@ -40,6 +40,42 @@ type Replication struct {
 	link *link
 	// waits are WAIT's waiters, woken by every ACK.
 	waits map[*waiter]struct{}
+	// stopCron ends cron (Stop).
+	stopCron chan struct{}
+}
+
+// cron counts the good replicas once a second, as Redis's replicationCron does, for
+// min-replicas-to-write.
+func (r *Replication) cron(stop <-chan struct{}) {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+			r.checkGoodReplicas()
+		}
+	}
+}
+
+// checkGoodReplicas refuses writes while fewer than min-replicas-to-write replicas
+// acknowledged within min-replicas-max-lag seconds (both non-zero), on a master.
+func (r *Replication) checkGoodReplicas() {
+	cfg := r.srv.Config
+	need, _ := strconv.Atoi(cfg.Value("min-replicas-to-write"))
+	maxLag, _ := strconv.ParseInt(cfg.Value("min-replicas-max-lag"), 10, 64)
+	if need == 0 || maxLag == 0 || r.store.Replica() {
+		r.srv.SetNoReplicas(false)
+		return
+	}
+	good := 0
+	for _, in := range r.Info().Replicas {
+		if in.State == "online" && in.Lag <= maxLag {
+			good++
+		}
+	}
+	r.srv.SetNoReplicas(good < need)
 }
 
 // persisted is what replication keeps in the store (shard.StateReplication in shard 0), with
@@ -62,6 +98,8 @@ func New(srv *server.Server, exec *executor.Executor) *Replication {
 // master. Call it after the store is open.
 func (r *Replication) Start() error {
 	r.store.SetBinlogPin(r.pin)
+	r.stopCron = make(chan struct{})
+	go r.cron(r.stopCron)
 	var p persisted
 	var found bool
 	err := r.store.ReadStatePrefix(0, shard.StateReplication, func(_, val []byte) {
@@ -89,6 +127,10 @@ func (r *Replication) Start() error {
 // Stop ends the link to the master and the feeds of the replicas (the server stops).
 func (r *Replication) Stop() {
 	r.mu.Lock()
+	if r.stopCron != nil {
+		close(r.stopCron)
+		r.stopCron = nil
+	}
 	l := r.link
 	r.link = nil
 	feeds := make([]*feed, 0, len(r.replicas))

@@ -268,3 +268,39 @@ func TestReplica_RestartAfterTheBinlogWasTrimmed_FullSyncsAgain(t *testing.T) {
 		t.Fatalf("replica's digest %s, master's %s", r, m)
 	}
 }
+
+func TestReplica_OfAReplica_HoldsTheMastersData(t *testing.T) {
+	t.Parallel()
+	master := testserver.Start(t, debugFlags...)
+	middle := testserver.Start(t, debugFlags...)
+	leaf := testserver.Start(t, debugFlags...)
+	mc := master.Client(t)
+	load(t, mc, "a", 100)
+	replicate(t, middle, master)
+	lc := replicate(t, leaf, middle)
+	load(t, mc, "b", 100)
+	if n, _ := mc.Do(ctx, "WAIT", 1, 60000).Int(); n != 1 {
+		t.Fatal("WAIT: the middle replica did not acknowledge")
+	}
+	want := digest(t, mc)
+	waitFor(t, "the leaf to hold the master's data", func() bool { return digest(t, lc) == want })
+	if mo, lo := infoField(t, mc, "replication", "master_repl_offset"), infoField(t, lc, "replication", "master_repl_offset"); mo != lo {
+		t.Fatalf("leaf's offset %s, master's %s", lo, mo)
+	}
+}
+
+func TestMinReplicasToWrite_RefusesWritesUntilAReplicaIsThere(t *testing.T) {
+	t.Parallel()
+	master := testserver.Start(t, "--min-replicas-to-write", "1", "--min-replicas-max-lag", "10")
+	mc := master.Client(t)
+	waitFor(t, "NOREPLICAS", func() bool {
+		err := mc.Set(ctx, "k", "v", 0).Err()
+		return err != nil && err.Error() == "NOREPLICAS Not enough good replicas to write."
+	})
+	if err := mc.Get(ctx, "k").Err(); err != nil && err != redis.Nil {
+		t.Fatalf("a read is refused too: %v", err)
+	}
+	replica := testserver.Start(t)
+	replicate(t, replica, master)
+	waitFor(t, "writes to be accepted with a replica", func() bool { return mc.Set(ctx, "k", "v", 0).Err() == nil })
+}

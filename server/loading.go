@@ -19,6 +19,9 @@ const (
 	// AdmitMasterDown: a replica whose link is down, with replica-serve-stale-data no; only
 	// the commands flagged stale run (MasterDownError).
 	AdmitMasterDown
+	// AdmitNoReplicas: a master with min-replicas-to-write and fewer good replicas; writes
+	// are refused with NoReplicasError.
+	AdmitNoReplicas
 )
 
 // DiskError is Redis's reply to a write command while it cannot write its AOF, with the

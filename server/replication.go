@@ -63,6 +63,18 @@ const ReadOnlyError = "READONLY You can't write against a read only replica."
 // replica-serve-stale-data no.
 const MasterDownError = "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'."
 
+// NoReplicasError is Redis's reply to a write when min-replicas-to-write is not met.
+const NoReplicasError = "NOREPLICAS Not enough good replicas to write."
+
+// SetNoReplicas sets or clears AdmitNoReplicas.
+func (s *Server) SetNoReplicas(on bool) {
+	if on {
+		s.admission.Or(AdmitNoReplicas)
+	} else {
+		s.admission.And(^AdmitNoReplicas)
+	}
+}
+
 // SetReadOnlyReplica sets or clears AdmitReadOnly: writes from clients are refused with
 // ReadOnlyError.
 func (s *Server) SetReadOnlyReplica(on bool) {
