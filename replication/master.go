@@ -25,6 +25,7 @@ type feed struct {
 	cl *server.Client
 	// From REPLCONF, before PSYNC.
 	port      int
+	ip        string   // REPLCONF ip-address (replica-announce-ip), "" for the connection's
 	shardis   bool     // REPLCONF capa shardis: a shardis replica, which takes this stream
 	positions []uint64 // REPLCONF shardis-positions: the replica's last sequence per shard
 
@@ -52,6 +53,9 @@ func (f *feed) stop() { f.stopOnce.Do(func() { close(f.stopped) }) }
 
 func (f *feed) info(now time.Time) server.ReplicaInfo {
 	ip, _, _ := net.SplitHostPort(f.cl.Addr)
+	if f.ip != "" {
+		ip = f.ip
+	}
 	in := server.ReplicaInfo{IP: ip, Port: f.port, State: "wait_bgsave"}
 	if s, ok := f.state.Load().(string); ok {
 		in.State = s
@@ -122,6 +126,7 @@ func (r *Replication) Replconf(cl *server.Client, args []string) string {
 			}
 			f.port = p
 		case "ip-address":
+			f.ip = val
 		case "capa":
 			if strings.EqualFold(val, "shardis") {
 				f.shardis = true

@@ -154,8 +154,19 @@ func (l *link) session() error {
 	}
 	store := l.r.store
 	positions := store.LastSeqs()
+	port := cfg.Port()
+	if p, _ := strconv.Atoi(cfg.Value("replica-announce-port")); p != 0 {
+		port = p
+	}
+	if ip := cfg.Value("replica-announce-ip"); ip != "" {
+		if reply, err := call("REPLCONF", "ip-address", ip); err != nil {
+			return err
+		} else if reply != "+OK" {
+			return fmt.Errorf("master answered ip-address with %q", reply)
+		}
+	}
 	for _, args := range [][]string{
-		{"REPLCONF", "listening-port", strconv.Itoa(cfg.Port())},
+		{"REPLCONF", "listening-port", strconv.Itoa(port)},
 		{"REPLCONF", "capa", "eof", "capa", "psync2", "capa", "shardis"},
 		{"REPLCONF", "shardis-positions", formatPositions(positions)},
 	} {
