@@ -212,18 +212,27 @@ parts:
 	return nil
 }
 
+// errLinkStopped: a step reached its shards after its link stopped.
+var errLinkStopped = errors.New("replica: the link to the master stopped")
+
 // ApplyMirrored applies one step of a master's binlog on a replica (binlog.Assembler's Step:
 // one shard's records that stand alone, or a whole unit) in one commit, storing each record
 // at the master's sequence (shard.Tx.Mirror) with its effect, so the replica's binlog is a
 // copy of the master's and its positions are its replication position. raw[i][j] is the
-// encoded record of step.Parts[i].Entries[j]. Nothing of the step is applied when it fails.
-func (e *Executor) ApplyMirrored(step binlog.Step, raw [][][]byte) error {
+// encoded record of step.Parts[i].Entries[j]. Nothing of the step is applied when it fails,
+// nor when stopped, checked once the step holds its shards, reports true (the server stopped
+// being a replica of that master meanwhile).
+func (e *Executor) ApplyMirrored(step binlog.Step, raw [][][]byte, stopped func() bool) error {
 	ids := make([]int, len(step.Parts))
 	for i, p := range step.Parts {
 		ids[i] = p.Shard
 	}
 	var applyErr error
 	apply := func(tx *shard.Tx) {
+		if stopped() {
+			applyErr = errLinkStopped
+			return
+		}
 		tx.SetApplying(true)
 		for i, p := range step.Parts {
 			if len(step.Parts) > 1 {

@@ -40,7 +40,8 @@ func newLink(r *Replication, host string, port int) *link {
 		downSince: time.Now()}
 }
 
-// stop ends the link and waits for its goroutine.
+// stop ends the link without waiting for its goroutine (done is closed when it returned): a
+// step it applies after stop applies nothing.
 func (l *link) stop() {
 	l.stopOnce.Do(func() { close(l.stopCh) })
 	l.mu.Lock()
@@ -48,7 +49,6 @@ func (l *link) stop() {
 		_ = l.conn.Close()
 	}
 	l.mu.Unlock()
-	<-l.done
 }
 
 func (l *link) stopped() bool {
@@ -235,7 +235,7 @@ func (l *link) fullSync(conn net.Conn, fr *frameReader, replid string) error {
 		kind, payload, err := fr.next()
 		if err != nil {
 			loader.Abort()
-			r.srv.ChangeReplID() // half a snapshot is no history: the next PSYNC asks for a full one
+			l.forgetHistory()
 			return err
 		}
 		d := decoder{b: payload}
@@ -261,8 +261,11 @@ func (l *link) fullSync(conn net.Conn, fr *frameReader, replid string) error {
 			}
 		case frameSyncDone:
 			if err := loader.Finish(); err != nil {
-				r.srv.ChangeReplID()
+				l.forgetHistory()
 				return err
+			}
+			if l.stopped() {
+				return errors.New("the link stopped")
 			}
 			r.srv.SetReplID(replid)
 			r.mu.Lock()
@@ -282,9 +285,18 @@ func (l *link) fullSync(conn net.Conn, fr *frameReader, replid string) error {
 		}
 		if d.err != nil {
 			loader.Abort()
-			r.srv.ChangeReplID()
+			l.forgetHistory()
 			return d.err
 		}
+	}
+}
+
+// forgetHistory gives the server a new replication id after a full sync failed half way: half
+// a snapshot is no history, so the next PSYNC asks for a full sync. A link already stopped
+// leaves the id alone (the server may have been promoted meanwhile).
+func (l *link) forgetHistory() {
+	if !l.stopped() {
+		l.r.srv.ChangeReplID()
 	}
 }
 
@@ -319,7 +331,7 @@ func (l *link) apply(conn net.Conn, fr *frameReader) error {
 			if err != nil {
 				return err
 			}
-			if err := l.r.exec.ApplyMirrored(step, raw); err != nil {
+			if err := l.r.exec.ApplyMirrored(step, raw, l.stopped); err != nil {
 				return err
 			}
 		case framePing:

@@ -140,19 +140,23 @@ func (r *Replication) Stop() {
 	r.mu.Unlock()
 	if l != nil {
 		l.stop()
+		<-l.done
 	}
 	for _, f := range feeds {
 		f.stop()
 	}
 }
 
-// persist writes the ids to the store.
+// persist writes the ids to the store, as they are when shard 0 runs the write (so that of
+// two persists the later one writes the latest ids).
 func (r *Replication) persist() error {
-	r.mu.Lock()
-	p := persisted{ReplID: r.srv.ReplID(), ReplID2: r.replid2, Second: r.second}
-	r.mu.Unlock()
-	b, _ := json.Marshal(p)
-	err := r.store.Do(0, func(tx *shard.Tx) { tx.PutState(0, shard.StateReplication, b) })
+	err := r.store.Do(0, func(tx *shard.Tx) {
+		r.mu.Lock()
+		p := persisted{ReplID: r.srv.ReplID(), ReplID2: r.replid2, Second: r.second}
+		r.mu.Unlock()
+		b, _ := json.Marshal(p)
+		tx.PutState(0, shard.StateReplication, b)
+	})
 	if err != nil {
 		return fmt.Errorf("replication: saving the replication id: %w", err)
 	}
@@ -179,6 +183,8 @@ func (r *Replication) ReplicaOf(host string, port int) error {
 	next := r.link
 	r.mu.Unlock()
 	if old != nil {
+		// Not waited for: REPLICAOF may run inside EXEC, holding the shards the link's last
+		// step waits for; that step, once it runs, sees the link stopped and applies nothing.
 		old.stop()
 	}
 	if next == nil {
@@ -207,10 +213,12 @@ func (r *Replication) promote() {
 	r.second = r.store.LastSeqs()
 	r.mu.Unlock()
 	r.srv.ChangeReplID()
-	if err := r.persist(); err != nil {
-		log.Printf("%v", err)
-	}
-	log.Printf("MASTER MODE enabled (user request from 'id=? addr=? laddr=? fd=?')")
+	go func() { // in the background: REPLICAOF NO ONE may run in an EXEC holding shard 0
+		if err := r.persist(); err != nil {
+			log.Printf("%v", err)
+		}
+	}()
+	log.Printf("MASTER MODE enabled")
 }
 
 // Info describes the replication state (INFO replication, ROLE).

@@ -304,3 +304,28 @@ func TestMinReplicasToWrite_RefusesWritesUntilAReplicaIsThere(t *testing.T) {
 	replicate(t, replica, master)
 	waitFor(t, "writes to be accepted with a replica", func() bool { return mc.Set(ctx, "k", "v", 0).Err() == nil })
 }
+
+// Sentinel promotes a replica with SLAVEOF NO ONE inside MULTI/EXEC (with CONFIG REWRITE and
+// CLIENT KILL): the transaction holds every shard, and the promotion must not wait for one.
+func TestSlaveOfNoOne_InsideExec_PromotesWithoutDeadlock(t *testing.T) {
+	t.Parallel()
+	master := testserver.Start(t)
+	replica := testserver.Start(t)
+	mc := master.Client(t)
+	load(t, mc, "a", 50)
+	rc := replicate(t, replica, master)
+	master.Stop() // as when sentinel fails over: the master is gone
+	waitFor(t, "the link to go down", func() bool { return infoField(t, rc, "replication", "master_link_status") == "down" })
+	c := replica.Client(t, func(o *redis.Options) { o.ReadTimeout = time.Minute })
+	_, err := c.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.Do(ctx, "SLAVEOF", "NO", "ONE")
+		p.Do(ctx, "CLIENT", "KILL", "TYPE", "pubsub")
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("MULTI SLAVEOF NO ONE EXEC: %v", err)
+	}
+	if err := c.Set(ctx, "k", "v", 0).Err(); err != nil {
+		t.Fatalf("a write after the promotion: %v", err)
+	}
+}
