@@ -8,8 +8,8 @@ DIR      ?= ./data
 # Debian packages the build and the tests need (python3-redis: the redis-py Lock test;
 # prometheus-redis-exporter: TestExporter_MetricsAsRedis scrapes shardis with it; python3-rq
 # and npm (installed from Debian when the machine has none): the job-queue tests of
-# internal/apptest).
-DEB_PKGS := librocksdb-dev redis-server redis-tools python3 python3-redis prometheus-redis-exporter python3-rq
+# internal/apptest; redis-sentinel: the failover test of internal/crashtest).
+DEB_PKGS := librocksdb-dev redis-server redis-tools python3 python3-redis prometheus-redis-exporter python3-rq redis-sentinel
 # npm packages internal/apptest runs, at fixed versions, installed under .cache/node.
 NPM_PKGS := bullmq@6.7.0 ioredis@5.9.2
 

@@ -102,7 +102,12 @@ func (s *syncBuffer) String() string {
 // killed when the test ends if it is still running.
 func launchShardis(t *testing.T, dir string, flags ...string) *proc {
 	t.Helper()
-	port := testserver.FreePort(t)
+	return launchShardisOn(t, testserver.FreePort(t), dir, flags...)
+}
+
+// launchShardisOn is launchShardis on a port of the caller's (a restart on the same address).
+func launchShardisOn(t *testing.T, port int, dir string, flags ...string) *proc {
+	t.Helper()
 	args := append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--dir", dir,
 		"--loops", "2", "--cpu-pin", "no"}, flags...)
 	p := &proc{addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), out: &syncBuffer{}, done: make(chan struct{})}
