@@ -21,7 +21,7 @@ var forbidden = map[string][]string{
 	"executor": {"reactor"},
 	// The command families: run by the executor, never calling up into it or the network.
 	"cmds":  {"executor", "reactor", "admin"},
-	"admin": {"executor", "reactor"},
+	"admin": {"executor", "reactor", "replication"},
 	// Storage knows no command, connection or server.
 	"shard": {"cmds", "executor", "reactor", "server", "acl", "config", "tracking", "script"},
 	// The server's state is below the executor and the network.
@@ -37,6 +37,9 @@ var forbidden = map[string][]string{
 	"datatype": {"cmds", "executor", "reactor", "server", "script", "acl", "config"},
 	// What COMMAND makes of a declaration, knowing nothing of the table.
 	"cmdspec": {"cmds", "executor", "reactor", "server", "shard"},
+	// The replication link runs what it applies through the executor, never a command
+	// directly, and is reached by the commands through server.Replication.
+	"replication": {"cmds", "admin", "reactor", "datatype", "script"},
 }
 
 // onlyImporters names third-party packages only some packages may import.
