@@ -98,6 +98,22 @@ func New(srv *server.Server, exec *executor.Executor) *Replication {
 // master. Call it after the store is open.
 func (r *Replication) Start() error {
 	r.store.SetBinlogPin(r.pin)
+	r.srv.Config.OnChange("replica-read-only", func() {
+		r.srv.SetReadOnlyReplica(r.store.Replica() && r.srv.Config.Value("replica-read-only") == "yes")
+	})
+	r.srv.Config.OnChange("replica-serve-stale-data", func() {
+		r.mu.Lock()
+		l := r.link
+		r.mu.Unlock()
+		if l != nil {
+			l.mu.Lock()
+			up := l.up
+			l.mu.Unlock()
+			if !up {
+				l.setMasterDown()
+			}
+		}
+	})
 	r.stopCron = make(chan struct{})
 	go r.cron(r.stopCron)
 	var p persisted

@@ -329,3 +329,30 @@ func TestSlaveOfNoOne_InsideExec_PromotesWithoutDeadlock(t *testing.T) {
 		t.Fatalf("a write after the promotion: %v", err)
 	}
 }
+
+func TestReplica_Writable_LocalWritesStayAndTheStreamGoesOn(t *testing.T) {
+	t.Parallel()
+	master := testserver.Start(t)
+	replica := testserver.Start(t)
+	mc := master.Client(t)
+	rc := replicate(t, replica, master)
+	if err := rc.ConfigSet(ctx, "replica-read-only", "no").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := rc.Set(ctx, "local", "1", 0).Err(); err != nil {
+		t.Fatalf("a write to a writable replica: %v", err)
+	}
+	load(t, mc, "m", 50)
+	if n, _ := mc.Do(ctx, "WAIT", 1, 60000).Int(); n != 1 {
+		t.Fatal("WAIT: the replica stopped acknowledging after a local write")
+	}
+	if rc.Get(ctx, "m:49:s").Val() != "49" || rc.Get(ctx, "local").Val() != "1" {
+		t.Fatal("the replica lost the master's writes or its own")
+	}
+	if err := rc.ConfigSet(ctx, "replica-read-only", "yes").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := rc.Set(ctx, "local", "2", 0).Err(); err == nil || !strings.HasPrefix(err.Error(), "READONLY") {
+		t.Fatalf("a write after replica-read-only yes: %v", err)
+	}
+}

@@ -649,7 +649,9 @@ func (tx *Tx) LogShard(id, db int, args ...[]byte) {
 func (tx *Tx) logPart(p, db int, name, key []byte) { tx.logArgs(p, db, [][]byte{name, key}) }
 
 func (tx *Tx) logArgs(p, db int, args [][]byte) {
-	if tx.applying || tx.needsShard() { // applying: Mirror stores the master's record
+	// Applying, Mirror stores the master's record; on a replica, the binlog is its master's,
+	// and a write to a writable replica stays local, as in Redis.
+	if tx.applying || tx.store.replica.Load() || tx.needsShard() {
 		return
 	}
 	part := &tx.parts[p]
