@@ -313,6 +313,10 @@ func (f *feed) send(p []byte) error {
 		case <-f.drained:
 		case <-f.stopped:
 			return errStopped
+		case <-time.After(time.Second):
+			if f.state.Load() == "online" && f.timedOut() {
+				return errStopped
+			}
 		}
 	}
 	n := int64(len(p))
@@ -389,6 +393,8 @@ func (f *feed) stream(after []uint64) {
 	period := time.Duration(max(1, f.r.pingPeriod())) * time.Second
 	ping := time.NewTicker(period)
 	defer ping.Stop()
+	check := time.NewTicker(time.Second)
+	defer check.Stop()
 	for {
 		changed := store.LogChanged()
 		step, err := a.Next()
@@ -396,6 +402,11 @@ func (f *feed) stream(after []uint64) {
 			var ask bool
 			select {
 			case <-changed:
+				continue
+			case <-check.C:
+				if f.timedOut() {
+					return
+				}
 				continue
 			case <-ping.C:
 			case <-f.getack:
@@ -417,10 +428,23 @@ func (f *feed) stream(after []uint64) {
 		if err == nil {
 			err = f.send(frame)
 		}
-		if err != nil {
+		if err != nil || f.timedOut() {
 			return
 		}
 	}
+}
+
+// timedOut drops a replica that has not acknowledged anything for repl-timeout seconds (a
+// partition, a dead host): as Redis, the master closes the connection, and the replica, once
+// it can, connects again and continues with a partial sync.
+func (f *feed) timedOut() bool {
+	limit, _ := strconv.ParseInt(f.r.srv.Config.Value("repl-timeout"), 10, 64)
+	if limit <= 0 || time.Now().UnixMilli()-f.ackedAt.Load() <= limit*1000 {
+		return false
+	}
+	log.Printf("Disconnecting timedout replica (streaming sync): %s", f.cl.Addr)
+	f.cl.Kill()
+	return true
 }
 
 func (f *feed) sendPing(ask bool) error {
