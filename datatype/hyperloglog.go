@@ -694,3 +694,8 @@ func HLLStoreMax(dst []byte, max *[HLLRegisters]uint8, dense bool, maxBytes int6
 	HLLInvalidate(dst)
 	return dst, nil
 }
+
+// PutHLL stores the HLL b as the string's value, keeping its expire time (a missing key is
+// created without one). The value is raw, as Redis keeps a string the PF commands changed.
+// b must not change until the transaction commits (see SetString).
+func (s *String) PutHLL(b []byte) { s.put(b, true) }
