@@ -56,7 +56,11 @@ const (
 	hllSparseMaxDef = 3000 // hll-sparse-max-bytes's default
 )
 
-var strPFADD = []byte("PFADD")
+var (
+	strPFADD = []byte("PFADD")
+	hllZero  = []byte("0")
+	hllEight = []byte("8")
+)
 
 // hllSparseMax is hll-sparse-max-bytes.
 func hllSparseMax(c *Ctx) int64 {
@@ -86,14 +90,12 @@ func (c *Ctx) hllOpen(key []byte, m codec.Meta, found bool) (s datatype.String, 
 }
 
 // hllStore puts the HLL b at key and logs it whole: a sparse HLL's bytes depend on
-// hll-sparse-max-bytes, which a replay may not share. A short value is logged raw as well
-// (OBJECT ENCODING says raw for an HLL, as in Redis), by a SETRANGE that changes nothing.
+// hll-sparse-max-bytes, which a replay may not share. A SETRANGE that changes nothing makes
+// the replayed value raw too (OBJECT ENCODING says raw for an HLL, as in Redis).
 func (c *Ctx) hllStore(s *datatype.String, key, b []byte) {
 	s.PutHLL(b)
 	c.Tx.Log(c.DB, key, strSET, key, b, strKEEPTTL)
-	if len(b) <= 44 {
-		c.Tx.Log(c.DB, key, strSETRANGE, key, []byte("0"), b[:1])
-	}
+	c.Tx.Log(c.DB, key, strSETRANGE, key, hllZero, b[:1])
 }
 
 func pfadd(c *Ctx) {
@@ -184,7 +186,7 @@ func pfcount(c *Ctx) {
 	b := datatype.HLLClone(val)
 	datatype.HLLSetCached(b, n)
 	s.PutHLL(b)
-	c.Tx.Log(c.DB, key, strSETRANGE, key, []byte("8"), b[8:16])
+	c.Tx.Log(c.DB, key, strSETRANGE, key, hllEight, b[8:16])
 	c.W.Int(int64(n))
 }
 
