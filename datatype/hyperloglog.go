@@ -494,25 +494,52 @@ func HLLSetRegister(b []byte, index int, count uint8, maxBytes int64) ([]byte, i
 // HLLMerge raises each of max's registers to b's (a valid HLL), as Redis's hllMerge.
 func HLLMerge(max *[HLLRegisters]uint8, b []byte) error {
 	if b[4] == HLLDense {
-		regs := b[HLLHeaderSize:]
-		for i := range max {
-			if v := hllDenseGet(regs, i); v > max[i] {
-				max[i] = v
+		regs := b[HLLHeaderSize:HLLDenseSize]
+		for j, i := 0, 0; j+12 <= len(regs); j, i = j+12, i+16 {
+			r := regs[j : j+12 : j+12]
+			m := max[i : i+16 : i+16]
+			vals := [16]uint8{
+				r[0] & 63, (r[0]>>6 | r[1]<<2) & 63, (r[1]>>4 | r[2]<<4) & 63, r[2] >> 2,
+				r[3] & 63, (r[3]>>6 | r[4]<<2) & 63, (r[4]>>4 | r[5]<<4) & 63, r[5] >> 2,
+				r[6] & 63, (r[6]>>6 | r[7]<<2) & 63, (r[7]>>4 | r[8]<<4) & 63, r[8] >> 2,
+				r[9] & 63, (r[9]>>6 | r[10]<<2) & 63, (r[10]>>4 | r[11]<<4) & 63, r[11] >> 2,
+			}
+			for k, v := range vals {
+				if v > m[k] {
+					m[k] = v
+				}
 			}
 		}
 		return nil
 	}
-	ok := hllSparseWalk(b, func(first, n, val int) {
-		if val == 0 {
-			return
+	idx := 0
+	for p := HLLHeaderSize; p < len(b); {
+		c := b[p]
+		var n, val int
+		switch {
+		case hllIsZero(c):
+			n = hllZeroLen(c)
+			p++
+		case hllIsXZero(c):
+			n = hllXZeroLen(c, at(b, p+1))
+			p += 2
+		default:
+			n, val = hllValLen(c), hllValValue(c)
+			p++
 		}
-		for i := first; i < first+n; i++ {
-			if uint8(val) > max[i] {
-				max[i] = uint8(val)
+		if idx+n > HLLRegisters {
+			return ErrHLLCorrupt
+		}
+		if val != 0 {
+			for i := idx; i < idx+n; i++ {
+				if uint8(val) > max[i] {
+					max[i] = uint8(val)
+				}
 			}
 		}
-	})
-	if !ok {
+		idx += n
+	}
+	if idx != HLLRegisters {
 		return ErrHLLCorrupt
 	}
 	return nil
@@ -532,11 +559,28 @@ func HLLCount(b []byte) (uint64, error) {
 	return hllEstimate(&histo), nil
 }
 
-// HLLCountRegisters is the cardinality of plain 8-bit registers (PFCOUNT's union).
+// HLLCountRegisters is the cardinality of plain 8-bit registers (PFCOUNT's union). Eight
+// registers at a time: most are zero in all but the biggest HLLs.
 func HLLCountRegisters(regs *[HLLRegisters]uint8) uint64 {
+	var h [256]int
+	for i := 0; i+8 <= len(regs); i += 8 {
+		r := regs[i : i+8 : i+8]
+		if binary.LittleEndian.Uint64(r) == 0 {
+			h[0] += 8
+			continue
+		}
+		h[r[0]]++
+		h[r[1]]++
+		h[r[2]]++
+		h[r[3]]++
+		h[r[4]]++
+		h[r[5]]++
+		h[r[6]]++
+		h[r[7]]++
+	}
 	var histo [64]int
-	for _, v := range regs {
-		histo[v&63]++
+	for v, n := range h {
+		histo[v&63] += n
 	}
 	return hllEstimate(&histo)
 }
