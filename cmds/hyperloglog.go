@@ -98,6 +98,16 @@ func (c *Ctx) hllStore(s *datatype.String, key, b []byte) {
 	c.Tx.Log(c.DB, key, strSETRANGE, key, hllZero, b[:1])
 }
 
+// hllUnshare makes the HLL val at key raw, as Redis's dbUnshareStringValue does when a PF
+// command that may change it opens it: a short value SET made (embstr to OBJECT ENCODING)
+// turns raw even when nothing else changes.
+func (c *Ctx) hllUnshare(s *datatype.String, key, val []byte) {
+	if !s.Raw() && len(val) <= 44 {
+		s.PutHLL(val)
+		c.Tx.Log(c.DB, key, strSETRANGE, key, hllZero, val[:1])
+	}
+}
+
 func pfadd(c *Ctx) {
 	key := c.Args[1]
 	m, found := c.Tx.Meta(c.DB, key)
@@ -111,6 +121,7 @@ func pfadd(c *Ctx) {
 		b = datatype.NewHLL()
 		updated++
 	} else {
+		c.hllUnshare(&s, key, old)
 		b = datatype.HLLClone(old)
 	}
 	wasDense := old != nil && datatype.HLLEncoding(old) == datatype.HLLDense
@@ -173,6 +184,7 @@ func pfcount(c *Ctx) {
 		c.W.Int(0)
 		return
 	}
+	c.hllUnshare(&s, key, val)
 	if n, valid := datatype.HLLCached(val); valid {
 		c.W.Int(int64(n))
 		return
@@ -241,6 +253,7 @@ func pfdebug(c *Ctx) {
 	if !ok {
 		return
 	}
+	c.hllUnshare(&s, key, val)
 	sparse := datatype.HLLEncoding(val) == datatype.HLLSparse
 	switch {
 	case EqualFold(sub, "getreg"):

@@ -743,3 +743,7 @@ func HLLStoreMax(dst []byte, max *[HLLRegisters]uint8, dense bool, maxBytes int6
 // created without one). The value is raw, as Redis keeps a string the PF commands changed.
 // b must not change until the transaction commits (see SetString).
 func (s *String) PutHLL(b []byte) { s.put(b, true) }
+
+// Raw reports whether the value is flagged raw (APPEND, SETRANGE and the PF commands
+// changed it).
+func (s *String) Raw() bool { return s.meta.Raw }
