@@ -122,6 +122,10 @@ func pfadd(c *Ctx) {
 		updated++
 	} else {
 		c.hllUnshare(&s, key, old)
+		if datatype.HLLEncoding(old) == datatype.HLLDense && datatype.HLLDenseAddsNothing(old, c.Args[2:]) {
+			c.W.Int(0) // the common case of a big HLL: no copy, no write
+			return
+		}
 		b = datatype.HLLClone(old)
 	}
 	wasDense := old != nil && datatype.HLLEncoding(old) == datatype.HLLDense

@@ -747,3 +747,16 @@ func (s *String) PutHLL(b []byte) { s.put(b, true) }
 // Raw reports whether the value is flagged raw (APPEND, SETRANGE and the PF commands
 // changed it).
 func (s *String) Raw() bool { return s.meta.Raw }
+
+// HLLDenseAddsNothing reports whether adding elems to the dense HLL b would leave every
+// register as it is, so PFADD can answer 0 without copying the 12 KB value.
+func HLLDenseAddsNothing(b []byte, elems [][]byte) bool {
+	regs := b[HLLHeaderSize:]
+	for _, e := range elems {
+		index, count := hllPatLen(e)
+		if count > hllDenseGet(regs, index) {
+			return false
+		}
+	}
+	return true
+}

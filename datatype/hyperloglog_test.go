@@ -236,3 +236,25 @@ func TestHLL_SelfTest_Passes(t *testing.T) {
 		t.Fatal(msg)
 	}
 }
+
+func TestHLL_DenseAddsNothing_OnlyWhenNoRegisterRises(t *testing.T) {
+	b := NewHLL()
+	for i := range 5000 {
+		b, _ = HLLAdd(b, []byte("e"+strconv.Itoa(i)), 3000)
+	}
+	if HLLEncoding(b) != HLLDense {
+		t.Fatal("5000 elements did not make the HLL dense")
+	}
+	if !HLLDenseAddsNothing(b, [][]byte{[]byte("e1"), []byte("e4999")}) {
+		t.Error("elements already added would change a register")
+	}
+	for i := 5000; ; i++ {
+		e := []byte("e" + strconv.Itoa(i))
+		if _, r := HLLAdd(HLLClone(b), e, 3000); r == 1 {
+			if HLLDenseAddsNothing(b, [][]byte{[]byte("e1"), e}) {
+				t.Errorf("%s raises a register, but HLLDenseAddsNothing says it does not", e)
+			}
+			return
+		}
+	}
+}
