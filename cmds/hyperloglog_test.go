@@ -144,3 +144,34 @@ func TestHLL_BinlogReplay_ReproducesBytes(t *testing.T) {
 		}
 	}
 }
+
+// A client tracking an HLL is told when another's PFADD or PFMERGE changes it and when a
+// PFCOUNT writes its cached count (Redis signals the key modified), not when a PFCOUNT of
+// several keys reads it, nor when a PFADD changes no register.
+func TestHLL_Tracking_InvalidatesOnWritesOnly(t *testing.T) {
+	s := testserver.Start(t)
+	a := dialResp(t, s.Addr, true)
+	b := dialResp(t, s.Addr, false)
+	a.do("CLIENT", "TRACKING", "ON")
+	b.do("PFADD", "h", "x", "y")
+	b.do("PFADD", "other", "z")
+	for _, step := range []struct {
+		cmd  []string
+		told bool
+	}{
+		{[]string{"PFCOUNT", "h"}, true}, // the cache was stale: written
+		{[]string{"PFCOUNT", "h"}, false},
+		{[]string{"PFCOUNT", "h", "other"}, false},
+		{[]string{"PFADD", "h", "x"}, false},
+		{[]string{"PFADD", "h", "new"}, true},
+		{[]string{"PFMERGE", "h", "other"}, true},
+	} {
+		a.do("GET", "h")
+		a.sync()
+		b.do(step.cmd...)
+		got := invalidated(t, a.sync())
+		if told := len(got) == 1 && got[0] == "h"; told != step.told || len(got) > 1 {
+			t.Fatalf("%v: invalidations %#v, want told=%v", step.cmd, got, step.told)
+		}
+	}
+}
