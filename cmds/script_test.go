@@ -200,6 +200,8 @@ func TestScript_ErrorsAndSandbox(t *testing.T) {
 		{[]any{"eval", "return redis.call('nosuch')", 0}, "ERR Unknown Redis command called from script script: 206396248e12c6e742fd7296250433c8d7343b74, on @user_script:1."},
 		{[]any{"eval", "return redis.call('incr','str')", 0}, "ERR value is not an integer or out of range script: 851ab5c4815573433b8c8eed0a889f947a2e885a, on @user_script:1."},
 		{[]any{"eval_ro", "return redis.call('set','s','1')", 0}, "ERR Write commands are not allowed from read-only scripts. script: 331f1eab19bd8416f59ae02df4f687b1fb44edb5, on @user_script:1."},
+		// PUBLISH may replicate: a read-only script may not run it either.
+		{[]any{"eval_ro", "return redis.call('publish','c','m')", 0}, "ERR Write commands are not allowed from read-only scripts. script: 3a955b6d325623c001913b7b9046420fd9d06fc8, on @user_script:1."},
 		{[]any{"eval", "#!lua flags=no-writes\nreturn redis.call('set','s','1')", 0}, "ERR Write commands are not allowed from read-only scripts. script: af63a09a28673bbcb2d40b6ebb724db6035738ac, on @user_script:2."},
 		{[]any{"eval_ro", "#!lua\nreturn 1", 0}, "ERR Can not execute a script with write flag using *_ro command."},
 		{[]any{"eval", "#!lua flags=bad\nreturn 1", 0}, "ERR Unexpected flag in script shebang: bad"},

@@ -642,6 +642,10 @@ func (c *Config) WriteBufferSize() int64 { return c.cur.Load().writeBufferSize }
 // the LSM tree (blob-min-size; 0: never).
 func (c *Config) BlobMinSize() int64 { return c.cur.Load().blobMinSize }
 
+// HLLSparseMaxBytes returns the size past which a sparse HyperLogLog turns dense
+// (hll-sparse-max-bytes).
+func (c *Config) HLLSparseMaxBytes() int64 { return c.cur.Load().hllSparseMaxBytes }
+
 // ProtoMaxBulkLen returns the largest bulk string a client may send, in bytes
 // (proto-max-bulk-len).
 func (c *Config) ProtoMaxBulkLen() int64 { return c.cur.Load().protoMaxBulkLen }

@@ -22,6 +22,7 @@ var defaults = map[string]string{
 	"binlog-max-entries":         "1000000",
 	"block-cache-size":           "268435456",
 	"key-cache-size":             "67108864",
+	"hll-sparse-max-bytes":       "3000",
 	"disk-reserve":               "67108864",
 	"client-output-buffer-limit": "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60",
 	"client-query-buffer-limit":  "1073741824",

@@ -81,7 +81,6 @@ var keptParams = []*param{
 	keptEnum("enable-module-command", false, "no", "no", "yes", "local"),
 	keptNum("hash-max-listpack-entries", "hash-max-ziplist-entries", true, 512, uSpec(0, longMax)),
 	keptNum("hash-max-listpack-value", "hash-max-ziplist-value", true, 64, uMemSpec(0, longMax)),
-	keptNum("hll-sparse-max-bytes", "", true, 3000, uMemSpec(0, longMax)),
 	keptStr("ignore-warnings", "", true, "", nil),
 	keptNum("io-threads", "", false, 1, iSpec(1, 128)),
 	keptBool("io-threads-do-reads", "", false, false, nil),

@@ -58,6 +58,7 @@ type values struct {
 	kept                 map[string]string
 	trackingTableMaxKeys int64 // 0: no limit
 	diskReserve          int64 // bytes
+	hllSparseMaxBytes    int64 // a sparse HyperLogLog past this size turns dense
 }
 
 // ClientClass is a class of client-output-buffer-limit.
@@ -240,6 +241,8 @@ var paramList = []*param{
 		get: func(v *values) string { return strconv.FormatInt(v.hz, 10) },
 	},
 
+	// hll-sparse-max-bytes: the size past which PFADD and PFMERGE turn a sparse HyperLogLog dense.
+	numParam("hll-sparse-max-bytes", true, 3000, uMemSpec(0, longMax), func(v *values) *int64 { return &v.hllSparseMaxBytes }),
 	memParam("key-cache-size", true, 64*mb, 0, llMax, func(v *values) *int64 { return &v.keyCacheSize }),
 	// latency-monitor-threshold: commands and expire passes at least this slow are sampled by
 	// the latency monitor (LATENCY LATEST ...); 0 turns it off.

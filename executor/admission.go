@@ -149,10 +149,12 @@ func (e *Executor) admitScripted(req *cmds.AdmitRequest) string {
 		}
 		return "ERR The user executing the script is lacking the permissions for the command"
 	}
+	// A read-only script may not run a command that may replicate either (PFCOUNT, PUBLISH):
+	// Redis counts those as writes there.
+	if req.ReadOnly && cmd.HasAny(cmds.FlagWrite|cmds.FlagMayReplicate) {
+		return cmds.ErrScriptReadOnly
+	}
 	if cmd.IsWrite() {
-		if req.ReadOnly {
-			return cmds.ErrScriptReadOnly
-		}
 		if a := e.srv.Admission(); a&server.AdmitReadOnly != 0 {
 			return server.ReadOnlyError
 		} else if a&server.AdmitNoReplicas != 0 {

@@ -285,6 +285,8 @@ type Keyspace struct {
 	Stats      *Stats
 	Started    time.Time
 	MaxBulkLen func() int64 // proto-max-bulk-len; nil: Redis's default
+	// HLLSparseMaxBytes is hll-sparse-max-bytes; nil: Redis's default.
+	HLLSparseMaxBytes func() int64
 }
 
 // KeyspaceView returns the part of s the commands of the data see.
@@ -292,6 +294,7 @@ func (s *Server) KeyspaceView() Keyspace {
 	k := Keyspace{Store: s.Store, Cursors: &s.Cursors, Stats: &s.Stats, Started: s.Started}
 	if s.Config != nil {
 		k.MaxBulkLen = s.Config.ProtoMaxBulkLen
+		k.HLLSparseMaxBytes = s.Config.HLLSparseMaxBytes
 	}
 	return k
 }
