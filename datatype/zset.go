@@ -649,6 +649,17 @@ func (z *ZSet) Ordered(reverse bool) ZSetIter {
 	return ZSetIter{z.iterOrder(nil, nil, reverse), true}
 }
 
+// ScoreRange walks the members whose score is in [min, max), in (score, member) order: one
+// seek into the order entries. The iterator must be closed.
+func (z *ZSet) ScoreRange(min, max float64) ZSetIter {
+	if !z.c.live() || !(min < max) {
+		return ZSetIter{}
+	}
+	lower := codec.AppendSortableScore([]byte{codec.ZSetScoreTag}, min)
+	upper := codec.AppendSortableScore([]byte{codec.ZSetScoreTag}, max)
+	return ZSetIter{z.iterOrder(lower, upper, false), true}
+}
+
 // ZSetIter walks the members of a sorted set, in member order (Members) or in score order
 // (Ordered). The zero ZSetIter (of a missing set) is empty. Member is valid until the
 // iterator moves.
