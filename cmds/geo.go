@@ -456,6 +456,32 @@ func geoFind(z *datatype.ZSet, s *datatype.GeoShape, limit int) []geoPoint {
 	return pts
 }
 
+// geoSort orders the points by distance as Redis does: all of them with glibc's qsort (a
+// stable merge sort), or only the first count with Redis's pqsort when fewer are returned.
+func geoSort(pts []geoPoint, count int64, desc bool) {
+	if count == 0 || int64(len(pts)) <= count {
+		if desc {
+			sort.SliceStable(pts, func(i, j int) bool { return pts[i].dist > pts[j].dist })
+		} else {
+			sort.SliceStable(pts, func(i, j int) bool { return pts[i].dist < pts[j].dist })
+		}
+		return
+	}
+	cmp := func(a, b *geoPoint) int {
+		r := 0
+		if a.dist > b.dist {
+			r = 1
+		} else if a.dist < b.dist {
+			r = -1
+		}
+		if desc {
+			r = -r
+		}
+		return r
+	}
+	geoPartialSort(pts, int(count), cmp)
+}
+
 // georadiusGeneric is GEORADIUS, GEORADIUSBYMEMBER, their _RO forms, GEOSEARCH and
 // GEOSEARCHSTORE, with Redis's order of checks and replies (georadiusGeneric in geo.c).
 func georadiusGeneric(c *Ctx, srcIdx int, flags int) {
@@ -634,11 +660,8 @@ func georadiusGeneric(c *Ctx, srcIdx int, flags int) {
 		c.W.ArrayLen(0)
 		return
 	}
-	switch sortBy {
-	case geoSortAsc:
-		sort.SliceStable(pts, func(i, j int) bool { return pts[i].dist < pts[j].dist })
-	case geoSortDesc:
-		sort.SliceStable(pts, func(i, j int) bool { return pts[i].dist > pts[j].dist })
+	if sortBy != geoSortNone {
+		geoSort(pts, count, sortBy == geoSortDesc)
 	}
 	if count != 0 && int64(len(pts)) > count {
 		pts = pts[:count]
