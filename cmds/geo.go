@@ -8,6 +8,7 @@ import (
 
 	"shardis/cmdspec"
 	"shardis/datatype"
+	"shardis/pubsub"
 )
 
 // The geo family: points are members of a sorted set whose score is Redis's 52-bit geohash
@@ -642,7 +643,7 @@ func georadiusGeneric(c *Ctx, srcIdx int, flags int) {
 
 	if !exists {
 		if storeKey != nil {
-			c.zsetNewWriter(storeKey).finish("")
+			geoFinishStore(c.zsetNewWriter(storeKey), "")
 		} else {
 			c.W.ArrayLen(0)
 		}
@@ -711,5 +712,24 @@ func georadiusGeneric(c *Ctx, srcIdx int, flags int) {
 	if search {
 		event = "geosearchstore"
 	}
-	w.finish(event)
+	geoFinishStore(w, event)
+}
+
+// geoFinishStore replaces the destination with the points stored, or deletes it when there
+// are none, and replies how many were stored: zsetWriter.finish with the event before the
+// reply, where Redis's georadiusGeneric notifies.
+func geoFinishStore(w *zsetWriter, event string) {
+	c, key := w.c, w.z.Key()
+	if w.z.Len() == 0 {
+		if w.z.Save() {
+			c.Tx.Log(c.DB, key, zsetDEL, key)
+			c.notify(pubsub.Generic, "del", key)
+		}
+		c.W.Int(0)
+		return
+	}
+	w.z.Save()
+	w.flush()
+	c.notify(pubsub.ZSet, event, key)
+	c.W.Int(w.z.Len())
 }

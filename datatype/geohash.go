@@ -292,8 +292,8 @@ func (s *GeoShape) bounds() [4]float64 {
 		height, width = s.Conv*(s.Height/2), s.Conv*(s.Width/2)
 	}
 	latDelta := geoDeg(height / geoEarthRadius)
-	lonDeltaTop := geoDeg(width / geoEarthRadius / math.Cos(geoRad(s.Lat+latDelta)))
-	lonDeltaBottom := geoDeg(width / geoEarthRadius / math.Cos(geoRad(s.Lat-latDelta)))
+	lonDeltaTop := geoDeg(width / geoEarthRadius / geoCos(geoRad(s.Lat+latDelta)))
+	lonDeltaBottom := geoDeg(width / geoEarthRadius / geoCos(geoRad(s.Lat-latDelta)))
 	var b [4]float64
 	if s.Lat < 0 { // the southern hemisphere is widest at its top edge
 		b[0], b[2] = s.Lon-lonDeltaBottom, s.Lon+lonDeltaBottom
@@ -384,17 +384,4 @@ func (s *GeoShape) Within(score float64) (lon, lat, dist float64, ok bool) {
 // GeoLatDistance is the distance in metres between two latitudes on a meridian.
 func GeoLatDistance(lat1, lat2 float64) float64 {
 	return geoEarthRadius * math.Abs(geoRad(lat2)-geoRad(lat1))
-}
-
-// GeoDistance is the haversine distance in metres between two points.
-func GeoDistance(lon1, lat1, lon2, lat2 float64) float64 {
-	lon1r, lon2r := geoRad(lon1), geoRad(lon2)
-	v := math.Sin((lon2r - lon1r) / 2)
-	if v == 0 { // same meridian: the cheap formula
-		return GeoLatDistance(lat1, lat2)
-	}
-	lat1r, lat2r := geoRad(lat1), geoRad(lat2)
-	u := math.Sin((lat2r - lat1r) / 2)
-	a := u*u + math.Cos(lat1r)*math.Cos(lat2r)*v*v
-	return 2.0 * geoEarthRadius * math.Asin(math.Sqrt(a))
 }
