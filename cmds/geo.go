@@ -424,11 +424,11 @@ type geoPoint struct {
 }
 
 // geoFind returns the points of z in shape s, visiting s's cells in Redis's order and each
-// cell's members in score order; with limit > 0 (ANY) it stops once it has that many.
+// cell's members in score order (one seek per cell); with limit > 0 (ANY) it stops once it
+// has that many.
 func geoFind(z *datatype.ZSet, s *datatype.GeoShape, limit int) []geoPoint {
 	cells := s.Cells()
-	var pts []geoPoint
-	full := func() bool { return limit > 0 && len(pts) >= limit }
+	var ranges [][2]float64
 	last := 0 // the last cell searched; 0 (the centre) counts as none, as in Redis
 	for i, h := range cells {
 		if h.Zero() {
@@ -437,23 +437,17 @@ func geoFind(z *datatype.ZSet, s *datatype.GeoShape, limit int) []geoPoint {
 		if last != 0 && h == cells[last] { // huge areas: neighbours can be the same cell
 			continue
 		}
-		if full() {
-			break
-		}
 		min, max := h.ScoreRange()
-		it := z.ScoreRange(min, max)
-		for ; it.Valid(); it.Next() {
-			score := it.Score()
-			if lon, lat, dist, ok := s.Within(score); ok {
-				pts = append(pts, geoPoint{member: bytes.Clone(it.Member()), lon: lon, lat: lat, dist: dist, score: score})
-			}
-			if full() {
-				break
-			}
-		}
-		it.Close()
+		ranges = append(ranges, [2]float64{min, max})
 		last = i
 	}
+	var pts []geoPoint
+	z.ScoreRanges(ranges, func(member []byte, score float64) bool {
+		if lon, lat, dist, ok := s.Within(score); ok {
+			pts = append(pts, geoPoint{member: bytes.Clone(member), lon: lon, lat: lat, dist: dist, score: score})
+		}
+		return limit <= 0 || len(pts) < limit
+	})
 	return pts
 }
 
