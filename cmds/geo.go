@@ -121,23 +121,22 @@ func init() {
 	)
 }
 
-// georadiusKeys finds GEORADIUS's and GEORADIUSBYMEMBER's keys as Redis's georadiusGetKeys:
-// the source, and the key after the last STORE or STOREDIST from argument 5 on.
+// georadiusKeys finds GEORADIUS's and GEORADIUSBYMEMBER's keys: the source, and from argument
+// 5 on the key after each STORE or STOREDIST (Redis's georadiusGetKeys keeps the last, which
+// the command writes; its key specs, which COMMAND GETKEYS and ACL read, find STORE's and
+// STOREDIST's both).
 func georadiusKeys(args [][]byte) [][]byte {
 	if len(args) < 2 {
 		return nil
 	}
-	stored := -1
+	keys := [][]byte{args[1]}
 	for i := 5; i < len(args); i++ {
 		if (EqualFold(args[i], "store") || EqualFold(args[i], "storedist")) && i+1 < len(args) {
-			stored = i + 1
+			keys = append(keys, args[i+1])
 			i++
 		}
 	}
-	if stored < 0 {
-		return [][]byte{args[1]}
-	}
-	return [][]byte{args[1], args[stored]}
+	return keys
 }
 
 // ---- arguments ----
