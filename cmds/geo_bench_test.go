@@ -40,3 +40,19 @@ func BenchmarkGEOSEARCH_OnePointZRANGE(b *testing.B) {
 		return []any{"ZRANGE", "g" + strconv.Itoa(i%1000), 0, -1, "WITHSCORES"}
 	})
 }
+
+// BenchmarkGEOSEARCH_BigSet searches 10 km around a point of a set of 2,000 points spread
+// over 3 x 2 degrees (about a dozen found, a few hundred candidates in the cells).
+func BenchmarkGEOSEARCH_BigSet(b *testing.B) {
+	c := zsetBenchServer(b, "", 0)
+	args := []any{"GEOADD", "g"}
+	for i := 0; i < 2000; i++ {
+		args = append(args, 11.5+3*float64((i*7919)%2000)/2000, 37+2*float64((i*104729)%2000)/2000, "p"+strconv.Itoa(i))
+	}
+	if err := c.Do(zsetCtx, args...).Err(); err != nil {
+		b.Fatal(err)
+	}
+	zsetBenchRun(b, c, func(i int) []any {
+		return []any{"GEOSEARCH", "g", "FROMLONLAT", 13.2, 38.1, "BYRADIUS", 10, "km", "ASC", "WITHDIST"}
+	})
+}
