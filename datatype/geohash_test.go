@@ -153,8 +153,9 @@ func TestZSet_ScoreRanges_SmallAndBig_SameWalk(t *testing.T) {
 	s := openStore(t)
 	fillZSet(t, s, "small", 50)
 	fillZSet(t, s, "big", ZSetListpackMax+50)
-	ranges := [][2]float64{{40, 43}, {3, 5}, {7, 7}, {45.5, 47}, {-10, 1}}
-	want := "m40:40 m41:41 m42:42 m03:3 m04:4 m46:46 m00:0"
+	// Ranges out of order, empty, meeting (no seek between them), and past the end.
+	ranges := [][2]float64{{40, 43}, {3, 5}, {7, 7}, {45.5, 47}, {-10, 1}, {10, 11}, {11, 12}, {12.5, 13.5}, {500, 600}, {600, 700}}
+	want := "m40:40 m41:41 m42:42 m03:3 m04:4 m46:46 m00:0 m10:10 m11:11 m13:13"
 	for _, key := range []string{"small", "big"} {
 		do(t, s, func(tx *shard.Tx) {
 			z, err := LookupZSet(tx, 0, []byte(key))

@@ -38,6 +38,9 @@ var (
 	zsetMemberUp   = []byte{codec.ZSetMemberTag + 1}
 )
 
+// zsetOrderScore returns the score of an order entry's element part.
+func zsetOrderScore(elem []byte) float64 { return codec.SortableScore(elem[1:9]) }
+
 // zsetOrderElem splits the element part of an order entry.
 func zsetOrderElem(elem []byte) (member []byte, score float64) {
 	return elem[9:], codec.SortableScore(elem[1:9])
@@ -677,12 +680,21 @@ func (z *ZSet) ScoreRanges(ranges [][2]float64, fn func(member []byte, score flo
 		return
 	}
 	var target []byte
+	walked := math.Inf(1) // the iterator is at the first entry at or past this score
 	for _, r := range ranges {
 		if !(r[0] < r[1]) {
 			continue
 		}
-		target = codec.AppendSortableScore(append(target[:0], codec.ZSetScoreTag), r[0])
-		it.Seek(z.c.dataKey(target))
+		switch {
+		case walked <= r[0] && !it.Valid():
+			continue // nothing at or past r[0]
+		case walked <= r[0] && zsetOrderScore(it.Elem()) >= r[0]:
+			// already at the range's first entry: no seek
+		default:
+			target = codec.AppendSortableScore(append(target[:0], codec.ZSetScoreTag), r[0])
+			it.Seek(z.c.dataKey(target))
+		}
+		walked = r[1]
 		for ; it.Valid(); it.Next() {
 			member, score := zsetOrderElem(it.Elem())
 			if !(score < r[1]) {
