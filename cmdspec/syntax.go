@@ -62,7 +62,23 @@ func ParseSyntax(cmd, syntax string) ([]*Arg, error) {
 		return nil, fmt.Errorf("syntax %q: %v", syntax, c.err)
 	}
 	syntaxWrap(cmd, args)
+	syntaxTokenToFirst(cmd, args)
 	return args, nil
+}
+
+// syntaxTokenFirst are the blocks, by "command:block", whose token Redis declares on their
+// first argument rather than on the block (GEOSEARCH's BYBOX width height unit).
+var syntaxTokenFirst = map[string]bool{"geosearch:box": true, "geosearchstore:box": true}
+
+// syntaxTokenToFirst moves the token of the blocks in syntaxTokenFirst to their first argument.
+func syntaxTokenToFirst(cmd string, args []*Arg) {
+	for _, a := range args {
+		if a.Type == "block" && a.HasToken && len(a.Args) > 0 && syntaxTokenFirst[cmd+":"+a.Name] {
+			a.Args[0].Token, a.Args[0].HasToken = a.Token, true
+			a.Token, a.HasToken = "", false
+		}
+		syntaxTokenToFirst(cmd, a.Args)
+	}
 }
 
 // syntaxWrap puts the arguments listed in syntaxWrapBlocks into the one-child block Redis

@@ -103,6 +103,11 @@ func TestSyntax_ParseMatchesRedisDocs(t *testing.T) {
 		{"getex", "key [EX seconds|PX milliseconds|PERSIST]", 1,
 			"key:key#0 seconds_milliseconds_persist:oneof?(seconds:integer=EX milliseconds:integer=PX persist:pure-token=PERSIST)"},
 		{"ping", "", 0, ""},
+		// BYBOX is width's token, not the block's (BYRADIUS is radius's by the usual rule).
+		{"geosearch", "key <FROMMEMBER member | FROMLONLAT longitude latitude> <BYRADIUS radius <M | KM | FT | MI> | BYBOX width height <M | KM | FT | MI>>", 1,
+			"key:key#0 from:oneof(member:string=FROMMEMBER longitude_latitude:block=FROMLONLAT(longitude:double latitude:double)) " +
+				"by:oneof(circle:block(radius:double=BYRADIUS unit:oneof(m:pure-token=M km:pure-token=KM ft:pure-token=FT mi:pure-token=MI)) " +
+				"box:block(width:double=BYBOX height:double unit:oneof(m:pure-token=M km:pure-token=KM ft:pure-token=FT mi:pure-token=MI)))"},
 	}
 	for _, tc := range cases {
 		args, err := ParseSyntax(tc.cmd, tc.syntax)

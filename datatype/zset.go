@@ -2,6 +2,7 @@ package datatype
 
 import (
 	"bytes"
+	"math"
 	"slices"
 
 	"shardis/codec"
@@ -36,6 +37,9 @@ var (
 	zsetMemberLow  = []byte{codec.ZSetMemberTag}
 	zsetMemberUp   = []byte{codec.ZSetMemberTag + 1}
 )
+
+// zsetOrderScore returns the score of an order entry's element part.
+func zsetOrderScore(elem []byte) float64 { return codec.SortableScore(elem[1:9]) }
 
 // zsetOrderElem splits the element part of an order entry.
 func zsetOrderElem(elem []byte) (member []byte, score float64) {
@@ -647,6 +651,92 @@ func (z *ZSet) Ordered(reverse bool) ZSetIter {
 		return ZSetIter{}
 	}
 	return ZSetIter{z.iterOrder(nil, nil, reverse), true}
+}
+
+// ScoreRanges walks, for each [min, max) of ranges in turn, the members whose score is in it,
+// in (score, member) order. fn returns false to end the walk; member is valid only during the
+// call. A set of up to ZSetListpackMax members is read once (one iterator, bounded by the
+// ranges' span) and each range found in that copy; a bigger one is walked with one seek per
+// range.
+func (z *ZSet) ScoreRanges(ranges [][2]float64, fn func(member []byte, score float64) bool) {
+	if !z.c.live() || len(ranges) == 0 {
+		return
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, r := range ranges {
+		if r[0] < r[1] {
+			lo, hi = min(lo, r[0]), max(hi, r[1])
+		}
+	}
+	if !(lo < hi) {
+		return
+	}
+	lower := codec.AppendSortableScore([]byte{codec.ZSetScoreTag}, lo)
+	upper := codec.AppendSortableScore([]byte{codec.ZSetScoreTag}, hi)
+	it := z.iterOrder(lower, upper, false)
+	defer it.Close()
+	if z.c.meta.Count <= ZSetListpackMax {
+		z.scoreRangesSmall(it, ranges, fn)
+		return
+	}
+	var target []byte
+	walked := math.Inf(1) // the iterator is at the first entry at or past this score
+	for _, r := range ranges {
+		if !(r[0] < r[1]) {
+			continue
+		}
+		switch {
+		case walked <= r[0] && !it.Valid():
+			continue // nothing at or past r[0]
+		case walked <= r[0] && zsetOrderScore(it.Elem()) >= r[0]:
+			// already at the range's first entry: no seek
+		default:
+			target = codec.AppendSortableScore(append(target[:0], codec.ZSetScoreTag), r[0])
+			it.Seek(z.c.dataKey(target))
+		}
+		walked = r[1]
+		for ; it.Valid(); it.Next() {
+			member, score := zsetOrderElem(it.Elem())
+			if !(score < r[1]) {
+				break
+			}
+			if !fn(member, score) {
+				return
+			}
+		}
+	}
+}
+
+// scoreRangesSmall is ScoreRanges over a copy of what it walks.
+func (z *ZSet) scoreRangesSmall(it *shard.Iter, ranges [][2]float64, fn func([]byte, float64) bool) {
+	type elem struct {
+		score    float64
+		from, to int
+	}
+	var (
+		elems [ZSetListpackMax]elem
+		n     int
+		arena []byte
+	)
+	for ; it.Valid() && n < len(elems); it.Next() {
+		member, score := zsetOrderElem(it.Elem())
+		elems[n] = elem{score, len(arena), len(arena) + len(member)}
+		arena = append(arena, member...)
+		n++
+	}
+	for _, r := range ranges {
+		i, _ := slices.BinarySearchFunc(elems[:n], r[0], func(e elem, t float64) int {
+			if e.score < t {
+				return -1
+			}
+			return 1
+		})
+		for ; i < n && elems[i].score < r[1]; i++ {
+			if !fn(arena[elems[i].from:elems[i].to:elems[i].to], elems[i].score) {
+				return
+			}
+		}
+	}
 }
 
 // ZSetIter walks the members of a sorted set, in member order (Members) or in score order
