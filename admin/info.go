@@ -491,7 +491,7 @@ func infoReplication(c *cmds.Ctx, srv *server.Server, w *infoWriter) {
 	for i, r := range in.Replicas {
 		w.str("slave"+strconv.Itoa(i), fmt.Sprintf("ip=%s,port=%d,state=%s,offset=%d,lag=%d", r.IP, r.Port, r.State, r.Offset, r.Lag))
 	}
-	w.str("master_failover_state", "no-failover")
+	w.str("master_failover_state", in.FailoverState)
 	w.str("master_replid", in.ReplID)
 	w.str("master_replid2", in.ReplID2)
 	// The shards' binlogs are the replication stream: its offset is the sum of their last
@@ -522,7 +522,8 @@ func replicationInfo(srv *server.Server) server.ReplInfo {
 	for _, s := range srv.Store.LastSeqs() {
 		offset += s
 	}
-	return server.ReplInfo{ReplID: srv.ReplID(), ReplID2: strings.Repeat("0", 40), Offset: offset, SecondOffset: -1}
+	return server.ReplInfo{ReplID: srv.ReplID(), ReplID2: strings.Repeat("0", 40), Offset: offset, SecondOffset: -1,
+		FailoverState: "no-failover"}
 }
 
 func b2i(v bool) int64 {

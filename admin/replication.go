@@ -42,6 +42,11 @@ func init() {
 		&cmds.Command{Name: "sync", Arity: 1, Flags: []string{"admin", "noscript", "no_async_loading", "no_multi"},
 			ACL: []string{"admin", "slow", "dangerous"}, Group: "server", Since: "1.0.0",
 			Summary: "Internal command used for replication", Exec: cmds.ExecServer, RunServer: psyncCommand},
+		&cmds.Command{Name: "failover", Arity: -1, Flags: []string{"admin", "noscript", "stale"},
+			ACL: []string{"admin", "slow", "dangerous"}, Group: "server", Since: "6.2.0",
+			Summary:    "Start a coordinated failover between this server and one of its replicas.",
+			Complexity: "O(1)", Syntax: "[TO host port [FORCE]] [ABORT] [TIMEOUT milliseconds]",
+			Exec: cmds.ExecServer, RunServer: failoverCommand},
 		&cmds.Command{Name: "wait", Arity: 3, Flags: []string{"noscript"},
 			ACL: []string{"slow", "connection"}, Group: "generic", Since: "3.0.0",
 			Summary:    "Wait for the synchronous replication of all the write commands sent in the context of the current connection",
@@ -149,7 +154,15 @@ func psyncCommand(c *cmds.Ctx, srv *server.Server) {
 		return
 	}
 	replid, offset := "?", int64(-1)
-	if len(c.Args) == 3 {
+	failover := false
+	if len(c.Args) > 3 {
+		if len(c.Args) != 4 || !cmds.EqualFold(c.Args[3], "failover") {
+			c.Error(cmds.ErrSyntax)
+			return
+		}
+		failover = true
+	}
+	if len(c.Args) >= 3 {
 		replid = string(c.Args[1])
 		var err error
 		if offset, err = strconv.ParseInt(string(c.Args[2]), 10, 64); err != nil {
@@ -157,7 +170,7 @@ func psyncCommand(c *cmds.Ctx, srv *server.Server) {
 			return
 		}
 	}
-	if msg := srv.Replication.Psync(c.Client, replid, offset); msg != "" {
+	if msg := srv.Replication.Psync(c.Client, replid, offset, failover); msg != "" {
 		c.Error(msg)
 	}
 }
@@ -191,4 +204,58 @@ func waitCommand(c *cmds.Ctx, srv *server.Server) {
 	}
 	got := srv.Replication.Wait(int(n), time.Duration(ms)*time.Millisecond, gone)
 	c.W.Int(int64(got))
+}
+
+// failoverCommand parses FAILOVER as Redis's failoverCommand does, in its order of checks.
+func failoverCommand(c *cmds.Ctx, srv *server.Server) {
+	if srv.Replication == nil {
+		c.Error(errNoReplication)
+		return
+	}
+	if len(c.Args) == 2 && cmds.EqualFold(c.Args[1], "abort") {
+		if msg := srv.Replication.AbortFailover(); msg != "" {
+			c.Error(msg)
+			return
+		}
+		c.W.OK()
+		return
+	}
+	var timeout int64
+	var host string
+	var port int64
+	force := false
+	for j := 1; j < len(c.Args); j++ {
+		switch {
+		case cmds.EqualFold(c.Args[j], "timeout") && j+1 < len(c.Args) && timeout == 0:
+			v, err := strconv.ParseInt(string(c.Args[j+1]), 10, 64)
+			if err != nil {
+				c.Error(cmds.ErrNotInt)
+				return
+			}
+			if v <= 0 {
+				c.Error("ERR FAILOVER timeout must be greater than 0")
+				return
+			}
+			timeout = v
+			j++
+		case cmds.EqualFold(c.Args[j], "to") && j+2 < len(c.Args) && host == "":
+			v, err := strconv.ParseInt(string(c.Args[j+2]), 10, 64)
+			if err != nil {
+				c.Error(cmds.ErrNotInt)
+				return
+			}
+			host, port = string(c.Args[j+1]), v
+			j += 2
+		case cmds.EqualFold(c.Args[j], "force") && !force:
+			force = true
+		default:
+			c.Error(cmds.ErrSyntax)
+			return
+		}
+	}
+	if msg := srv.Replication.Failover(host, int(port), force, time.Duration(timeout)*time.Millisecond); msg != "" {
+		c.Error(msg)
+		return
+	}
+	c.W.OK()
 }

@@ -188,7 +188,26 @@ func formatPositions(seqs []uint64) string {
 // server's (its replication id, or the one before a failover up to where it ended) and the
 // binlog still holds every record after its position, else a full sync. The reply line and the
 // stream go to cl from the feed's goroutine.
-func (r *Replication) Psync(cl *server.Client, replid string, _ int64) string {
+func (r *Replication) Psync(cl *server.Client, replid string, _ int64, failover bool) string {
+	if failover {
+		// The master this server replicates hands over (its FAILOVER): take over first.
+		r.mu.Lock()
+		replica := r.link != nil
+		r.mu.Unlock()
+		if !replica {
+			return "ERR PSYNC FAILOVER can't be sent to a master."
+		}
+		if replid != r.srv.ReplID() {
+			return "ERR PSYNC FAILOVER replid must match my replid."
+		}
+		log.Printf("Failover request received for replid %s.", replid)
+		if err := r.ReplicaOf("", 0); err != nil {
+			return "ERR " + err.Error()
+		}
+	}
+	if r.failoverStateName() != failoverNone {
+		return "NOMASTERLINK Can't SYNC while failing over"
+	}
 	f := r.feedOf(cl)
 	if !f.shardis {
 		return "ERR shardis replicates only to a shardis replica: sending an RDB to a Redis replica is not built yet"

@@ -33,6 +33,10 @@ type link struct {
 	lastIO    time.Time
 	downSince time.Time
 	writeMu   sync.Mutex // the frame loop and the ACK ticker both write to conn
+
+	// failover, set for the link a master's FAILOVER makes to its target, sends PSYNC …
+	// FAILOVER on the first session; it is settled (done or aborted) by that session.
+	failover *failoverState
 }
 
 func newLink(r *Replication, host string, port int) *link {
@@ -80,6 +84,13 @@ func (l *link) run() {
 	l.setMasterDown()
 	for !l.stopped() {
 		err := l.session()
+		if fo := l.failover; fo != nil {
+			l.failover = nil
+			if err != nil { // the target refused or could not be reached: stay master
+				go l.r.abortFailover(fo, err.Error())
+				return
+			}
+		}
 		l.mu.Lock()
 		if l.up {
 			l.downSince = time.Now()
@@ -182,7 +193,11 @@ func (l *link) session() error {
 	if offset(positions) == 0 {
 		replid, off = "?", "-1"
 	}
-	reply, err := call("PSYNC", replid, off)
+	args := []string{"PSYNC", replid, off}
+	if l.failover != nil {
+		args = []string{"PSYNC", l.r.srv.ReplID(), strconv.FormatUint(offset(positions)+1, 10), "FAILOVER"}
+	}
+	reply, err := call(args...)
 	if err != nil {
 		return err
 	}
@@ -193,12 +208,19 @@ func (l *link) session() error {
 		if len(fields) != 3 {
 			return fmt.Errorf("bad FULLRESYNC line %q", reply)
 		}
+		if l.failover != nil {
+			return fmt.Errorf("the failover target answered PSYNC FAILOVER with a full resync")
+		}
 		log.Printf("Full resync from master: %s:%s", fields[1], fields[2])
 		if err := l.fullSync(conn, fr, fields[1]); err != nil {
 			return err
 		}
 	case strings.HasPrefix(reply, "+CONTINUE"):
 		log.Printf("Successful partial resynchronization with master.")
+		if fo := l.failover; fo != nil {
+			l.failover = nil
+			l.r.failoverDone(fo)
+		}
 		if id := strings.TrimSpace(strings.TrimPrefix(reply, "+CONTINUE")); id != "" && id != l.r.srv.ReplID() {
 			l.r.adoptMasterID(id) // the master changed history by a failover: we follow it
 		}

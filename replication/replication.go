@@ -42,6 +42,8 @@ type Replication struct {
 	waits map[*waiter]struct{}
 	// stopCron ends cron (Stop).
 	stopCron chan struct{}
+	// failover is the FAILOVER under way (failover.go), nil when none.
+	failover *failoverState
 }
 
 // cron counts the good replicas once a second, as Redis's replicationCron does, for
@@ -246,6 +248,10 @@ func (r *Replication) Info() server.ReplInfo {
 		ReplicaReadOnly: cfg.Value("replica-read-only") == "yes", ReplicaPriority: prio}
 	r.mu.Lock()
 	in.ReplID2 = r.replid2
+	in.FailoverState = failoverNone
+	if r.failover != nil {
+		in.FailoverState = r.failover.state
+	}
 	if r.second != nil {
 		in.SecondOffset = int64(offset(r.second)) + 1
 	}

@@ -356,3 +356,66 @@ func TestReplica_Writable_LocalWritesStayAndTheStreamGoesOn(t *testing.T) {
 		t.Fatalf("a write after replica-read-only yes: %v", err)
 	}
 }
+
+func TestFailover_ToAReplica_SwapsRolesAndTheOldMasterContinuesPartially(t *testing.T) {
+	t.Parallel()
+	master := testserver.Start(t, debugFlags...)
+	replica := testserver.Start(t, debugFlags...)
+	mc := master.Client(t)
+	load(t, mc, "a", 100)
+	rc := replicate(t, replica, master)
+	host, port := hostPort(t, replica)
+	if err := mc.Do(ctx, "FAILOVER", "TO", host, port, "TIMEOUT", 60000).Err(); err != nil {
+		t.Fatalf("FAILOVER: %v", err)
+	}
+	waitFor(t, "the roles to swap", func() bool {
+		return infoField(t, rc, "replication", "role") == "master" && infoField(t, mc, "replication", "role") == "slave" &&
+			infoField(t, mc, "replication", "master_link_status") == "up" &&
+			infoField(t, mc, "replication", "master_failover_state") == "no-failover"
+	})
+	load(t, rc, "b", 100) // the new master takes writes, the old one replicates them
+	if n, err := rc.Do(ctx, "WAIT", 1, 60000).Int(); err != nil || n != 1 {
+		t.Fatalf("WAIT on the new master: %d %v", n, err)
+	}
+	if m, r := digest(t, rc), digest(t, mc); m != r {
+		t.Fatalf("old master's digest %s, new master's %s", r, m)
+	}
+	if partial, full := infoField(t, rc, "stats", "sync_partial_ok"), infoField(t, rc, "stats", "sync_full"); partial != "1" || full != "0" {
+		t.Fatalf("the old master synced with sync_partial_ok %s sync_full %s: want a partial sync", partial, full)
+	}
+	if err := mc.Set(ctx, "x", "1", 0).Err(); err == nil || !strings.HasPrefix(err.Error(), "READONLY") {
+		t.Fatalf("a write to the old master: %v", err)
+	}
+}
+
+func TestFailover_Errors_AsRedis(t *testing.T) {
+	t.Parallel()
+	master := testserver.Start(t)
+	mc := master.Client(t)
+	for _, tc := range []struct {
+		args []any
+		want string
+	}{
+		{[]any{"FAILOVER"}, "ERR FAILOVER requires connected replicas."},
+		{[]any{"FAILOVER", "ABORT"}, "ERR No failover in progress."},
+		{[]any{"FAILOVER", "TIMEOUT", 0}, "ERR FAILOVER timeout must be greater than 0"},
+		{[]any{"FAILOVER", "TO", "a", "x"}, "ERR value is not an integer or out of range"},
+		{[]any{"FAILOVER", "bogus"}, "ERR syntax error"},
+		{[]any{"FAILOVER", "ABORT", "TIMEOUT", 5}, "ERR syntax error"},
+	} {
+		if err := mc.Do(ctx, tc.args...).Err(); err == nil || err.Error() != tc.want {
+			t.Errorf("%v: %v, want %s", tc.args, err, tc.want)
+		}
+	}
+	replica := testserver.Start(t)
+	rc := replicate(t, replica, master)
+	if err := rc.Do(ctx, "FAILOVER").Err(); err == nil || err.Error() != "ERR FAILOVER is not valid when server is a replica." {
+		t.Errorf("FAILOVER on a replica: %v", err)
+	}
+	if err := mc.Do(ctx, "FAILOVER", "FORCE").Err(); err == nil || err.Error() != "ERR FAILOVER with force option requires both a timeout and target HOST and IP." {
+		t.Errorf("FAILOVER FORCE alone: %v", err)
+	}
+	if err := mc.Do(ctx, "FAILOVER", "TO", "10.9.9.9", 1).Err(); err == nil || err.Error() != "ERR FAILOVER target HOST and PORT is not a replica." {
+		t.Errorf("FAILOVER to a stranger: %v", err)
+	}
+}

@@ -20,8 +20,13 @@ type Replication interface {
 	Replconf(cl *Client, args []string) string
 	// Psync serves PSYNC or SYNC for replica cl (replid "?" and offset -1 ask for a full
 	// sync): it writes the reply line and the stream that follows to cl itself, and returns
-	// an error text when it refuses.
-	Psync(cl *Client, replid string, offset int64) string
+	// an error text when it refuses. failover (PSYNC … FAILOVER) asks a replica of the
+	// sender to take over as master first.
+	Psync(cl *Client, replid string, offset int64, failover bool) string
+	// Failover starts FAILOVER (host "" for any replica; timeout 0 for none) and returns
+	// Redis's error text, or "" once it started; AbortFailover is FAILOVER ABORT.
+	Failover(host string, port int, force bool, timeout time.Duration) string
+	AbortFailover() string
 	// Wait blocks until n replicas acknowledged everything written so far, or timeout passed
 	// (0: for ever), or cancel was closed, and returns how many did.
 	Wait(n int, timeout time.Duration, cancel <-chan struct{}) int
@@ -42,6 +47,7 @@ type ReplInfo struct {
 	ReplicaReplOffset uint64 // what the replica applied
 	// Both.
 	ReplID, ReplID2 string
+	FailoverState   string // no-failover, waiting-for-sync, failover-in-progress
 	Offset          uint64 // master_repl_offset
 	SecondOffset    int64  // -1: none
 	Replicas        []ReplicaInfo
