@@ -153,6 +153,7 @@ func (s *String) Grow(n int64) { s.WriteAt(n, nil) }
 // bytes is fragmented first; a fragmented one rewrites only the fragments p touches.
 func (s *String) WriteAt(off int64, p []byte) {
 	n := max(s.Len(), off+int64(len(p)))
+	fragmented := false
 	if !s.meta.Frag {
 		if n <= int64(codec.FragSize) {
 			out := make([]byte, n)
@@ -162,9 +163,10 @@ func (s *String) WriteAt(off int64, p []byte) {
 			return
 		}
 		s.fragment()
+		fragmented = true
 	}
 	s.writeFrags(off, p)
-	if !s.exists || s.meta.Count != uint64(n) || !s.meta.Raw {
+	if fragmented || !s.exists || s.meta.Count != uint64(n) || !s.meta.Raw {
 		s.meta.Count, s.meta.Raw = uint64(n), true
 		s.tx.SetMeta(s.db, s.key, &s.meta)
 		s.exists = true
