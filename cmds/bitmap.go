@@ -57,7 +57,7 @@ func init() {
 			Group: "bitmap", Since: "6.0.0",
 			Summary:    "Perform arbitrary bitfield integer operations on strings. Read-only variant of BITFIELD",
 			Complexity: "O(1) for each subcommand specified",
-			Syntax:     "key GET encoding offset [GET encoding offset ...]",
+			Syntax:     "key [GET encoding offset [GET encoding offset ...]]",
 			KeySpecs:   oneKey(cmdspec.RO | cmdspec.Access),
 			Run:        func(c *Ctx) { bitfieldGeneric(c, true) }},
 	)
