@@ -125,13 +125,13 @@ func startRedis(t *testing.T) *redis.Client {
 }
 
 // bitmapEdgeOps is a random stream of string and bit commands whose offsets fall around the
-// 4 KiB fragment edges (and the whole-string limit), over strings that grow past it by
+// 1 KiB fragment edges (and the 4 KiB whole-string limit), over strings that grow past it by
 // SETBIT, SETRANGE, APPEND, BITFIELD and BITOP, and are replaced by SET, COPY and RENAME.
 func bitmapEdgeOps(rng *rand.Rand, n int) [][]any {
 	keys := []string{"{b}1", "{b}2", "{b}3", "b4", "b5"}
 	key := func() string { return keys[rng.IntN(len(keys))] }
 	edge := func() int {
-		base := []int{0, 4096, 8192, 12288, 40960}[rng.IntN(5)]
+		base := []int{0, 1024, 2048, 4096, 5120, 8192, 40960}[rng.IntN(7)]
 		return max(0, base+rng.IntN(24)-12)
 	}
 	idx := func() string { return strconv.Itoa(rng.IntN(30000) - 15000) }

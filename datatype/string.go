@@ -11,8 +11,9 @@ import (
 
 // A string is its meta value alone (docs/ENCODING.md), so a GET is one point read and a
 // string has no data keys, until it grows in place (SETRANGE, APPEND, SETBIT, BITFIELD) past
-// codec.FragSize bytes: it is then fragmented, its bytes kept in data keys of FragSize bytes
-// under a version, as a collection's elements are, and the meta holds its length. A missing
+// codec.FragMin bytes (4 KiB): it is then fragmented, its bytes kept in data keys of
+// codec.FragSize bytes (1 KiB) under a version, as a collection's elements are, and the meta
+// holds its length. A missing
 // fragment, and the bytes past a stored fragment's end, read as zeros, so a sparse bitmap
 // costs what its set bits' fragments cost, and a write rewrites one fragment, not the string.
 // SET (and whatever replaces the key) stores the value whole again; the old fragments go with
@@ -149,13 +150,13 @@ func (s *String) SetRange(offset int64, val []byte) int64 {
 func (s *String) Grow(n int64) { s.WriteAt(n, nil) }
 
 // WriteAt writes p at offset off (>= 0), padding with zero bytes up to off and creating a
-// missing key; the value becomes raw. A whole string that would grow past codec.FragSize
+// missing key; the value becomes raw. A whole string that would grow past codec.FragMin
 // bytes is fragmented first; a fragmented one rewrites only the fragments p touches.
 func (s *String) WriteAt(off int64, p []byte) {
 	n := max(s.Len(), off+int64(len(p)))
 	fragmented := false
 	if !s.meta.Frag {
-		if n <= int64(codec.FragSize) {
+		if n <= int64(codec.FragMin) {
 			out := make([]byte, n)
 			copy(out, s.meta.Value)
 			copy(out[off:], p)
@@ -302,7 +303,7 @@ type StringWriter struct {
 // NewStringWriter starts a string of n > 0 bytes (zeros until written) for key in logical db.
 func NewStringWriter(tx *shard.Tx, db int, key []byte, n int64) *StringWriter {
 	w := &StringWriter{s: String{tx: tx, db: db, key: key}}
-	if n <= int64(codec.FragSize) {
+	if n <= int64(codec.FragMin) {
 		w.whole = make([]byte, n)
 		w.s.meta = codec.Meta{Type: codec.TypeString, Raw: true}
 		return w
