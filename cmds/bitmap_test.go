@@ -1,17 +1,21 @@
 package cmds_test
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/sha1"
 	"fmt"
 	"io/fs"
 	"math/rand/v2"
+	"net"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -131,7 +135,7 @@ func bitmapEdgeOps(rng *rand.Rand, n int) [][]any {
 	keys := []string{"{b}1", "{b}2", "{b}3", "b4", "b5"}
 	key := func() string { return keys[rng.IntN(len(keys))] }
 	edge := func() int {
-		base := []int{0, 1024, 2048, 4096, 5120, 8192, 40960}[rng.IntN(7)]
+		base := []int{0, 1024, 2048, 4096, 5120, 8192, 40960, 70000}[rng.IntN(8)] // 70000: GET streams
 		return max(0, base+rng.IntN(24)-12)
 	}
 	idx := func() string { return strconv.Itoa(rng.IntN(30000) - 15000) }
@@ -301,4 +305,90 @@ func TestBitmap_RestartAndBinlogReplay_RebuildFragmentedStrings(t *testing.T) {
 	c2 := s2.Client(t)
 	expect(t, c2, int64(1), "GETBIT", "a", 8*4096)
 	expect(t, c2, "edge", "GETRANGE", "b", 8190, 8193)
+}
+
+// GET of a 512 MB bitmap is streamed: the server never holds it whole, and the reply is
+// Redis's bytes. A GET behind another shard's write in one pipeline (answered late in the
+// event loop) gives the same bytes too.
+func TestBitmap_GetHugeBitmap_Streamed(t *testing.T) {
+	s := testserver.Start(t, "--shards", "4")
+	c := s.Client(t)
+	expect(t, c, int64(0), "SETBIT", "k", "4294967295", "1")
+	expect(t, c, int64(0), "SETBIT", "k", "8", "1")
+	conn, err := net.Dial("tcp", s.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	runtime.GC()
+	rss := processRSS(t)
+	var peak atomic.Int64
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-done:
+				return
+			case <-time.After(20 * time.Millisecond):
+				if r := processRSS(t); r > peak.Load() {
+					peak.Store(r)
+				}
+			}
+		}
+	}()
+	if _, err := conn.Write([]byte("GET k\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	r := bufio.NewReaderSize(conn, 1<<16)
+	header, err := r.ReadString('\n')
+	if err != nil || header != "$536870912\r\n" {
+		t.Fatalf("header %q, %v", header, err)
+	}
+	buf := make([]byte, 1<<16)
+	var n, nonzero int64
+	var first, tail []byte
+	for n < 536870912+2 {
+		m, err := r.Read(buf[:min(int64(len(buf)), 536870912+2-n)])
+		if err != nil {
+			t.Fatalf("after %d bytes: %v", n, err)
+		}
+		if n == 0 {
+			first = bytes.Clone(buf[:min(m, 4)])
+		}
+		for _, b := range buf[:m] {
+			if b != 0 {
+				nonzero++
+			}
+		}
+		n += int64(m)
+		tail = append(tail, buf[:m]...)
+		if len(tail) > 3 {
+			tail = tail[len(tail)-3:]
+		}
+	}
+	close(done)
+	if string(first) != "\x00\x80\x00\x00" || string(tail) != "\x01\r\n" || nonzero != 4 {
+		t.Fatalf("reply starts % x, ends % x, %d non-zero bytes", first, tail, nonzero)
+	}
+	grew := peak.Load() - rss
+	t.Logf("RSS peak grew by %d MB during the 512 MB GET", grew>>20)
+	if grew > 96<<20 {
+		t.Fatalf("the 512 MB GET grew the RSS by %d MB: it was not streamed", grew>>20)
+	}
+	// A late read: the GET waits behind a write of another shard in the same pipeline.
+	expect(t, c, "OK", "SET", "small", strings.Repeat("v", 5000))
+	expect(t, c, int64(5000), "SETRANGE", "small", 4998, "xy")
+	other := "other"
+	for i := 0; s.Store.ShardOf([]byte(other)) == s.Store.ShardOf([]byte("small")); i++ {
+		other = fmt.Sprintf("other%d", i)
+	}
+	p := c.Pipeline()
+	p.Set(testCtx, other, "1", 0)
+	get := p.Get(testCtx, "small")
+	if _, err := p.Exec(testCtx); err != nil {
+		t.Fatal(err)
+	}
+	if v := get.Val(); v != strings.Repeat("v", 4998)+"xy" {
+		t.Fatalf("late GET of a fragmented string: %d bytes ending %q", len(v), v[max(0, len(v)-4):])
+	}
 }
