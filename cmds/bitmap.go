@@ -628,54 +628,12 @@ func bitfieldGeneric(c *Ctx, readOnlyCmd bool) {
 			}
 			continue
 		}
-		var newVal, ret uint64
-		var overflow bool
-		if o.isSigned {
-			oldS := bitsSigned(old, o.width)
-			var n, r int64
-			if o.op == bfIncrBy {
-				var lim int64
-				overflow, lim = bitfieldSignedOverflow(oldS, o.value, o.width, o.ovf)
-				n = oldS + o.value
-				if overflow {
-					n = lim
-				}
-				r = n
-			} else {
-				var lim int64
-				n = o.value
-				if overflow, lim = bitfieldSignedOverflow(n, 0, o.width, o.ovf); overflow {
-					n = lim
-				}
-				r = oldS
-			}
-			newVal, ret = uint64(n), uint64(r)
-			if !(overflow && o.ovf == bfFail) {
-				c.W.Int(r)
-			}
-		} else {
-			var lim uint64
-			if o.op == bfIncrBy {
-				newVal = old + uint64(o.value)
-				if overflow, lim = bitfieldUnsignedOverflow(old, o.value, o.width, o.ovf); overflow {
-					newVal = lim
-				}
-				ret = newVal
-			} else {
-				newVal = uint64(o.value)
-				if overflow, lim = bitfieldUnsignedOverflow(newVal, 0, o.width, o.ovf); overflow {
-					newVal = lim
-				}
-				ret = old
-			}
-			if !(overflow && o.ovf == bfFail) {
-				c.W.Int(int64(ret))
-			}
-		}
+		newVal, reply, overflow := bitfieldApply(&o, old)
 		if overflow && o.ovf == bfFail {
 			c.W.Null()
 			continue
 		}
+		c.W.Int(reply)
 		bitsSet(buf[:], rel, o.width, newVal)
 		n := (rel + uint64(o.width) + 7) / 8
 		s.WriteAt(at, buf[:n])
@@ -689,6 +647,41 @@ func bitfieldGeneric(c *Ctx, readOnlyCmd bool) {
 	if changes > 0 {
 		c.notify(pubsub.String, "setbit", key)
 	}
+}
+
+// bitfieldApply computes what SET or INCRBY o stores over the field's value old (its
+// width-bit pattern), what it replies (SET: the old value; INCRBY: the new one) and whether
+// it overflowed (with FAIL nothing is stored).
+func bitfieldApply(o *bitfieldOp, old uint64) (newVal uint64, reply int64, overflow bool) {
+	if o.isSigned {
+		oldS := bitsSigned(old, o.width)
+		var lim int64
+		if o.op == bfIncrBy {
+			n := oldS + o.value
+			if overflow, lim = bitfieldSignedOverflow(oldS, o.value, o.width, o.ovf); overflow {
+				n = lim
+			}
+			return uint64(n), n, overflow
+		}
+		n := o.value
+		if overflow, lim = bitfieldSignedOverflow(n, 0, o.width, o.ovf); overflow {
+			n = lim
+		}
+		return uint64(n), oldS, overflow
+	}
+	var lim uint64
+	if o.op == bfIncrBy {
+		n := old + uint64(o.value)
+		if overflow, lim = bitfieldUnsignedOverflow(old, o.value, o.width, o.ovf); overflow {
+			n = lim
+		}
+		return n, int64(n), overflow
+	}
+	n := uint64(o.value)
+	if overflow, lim = bitfieldUnsignedOverflow(n, 0, o.width, o.ovf); overflow {
+		n = lim
+	}
+	return n, int64(old), overflow
 }
 
 // bitsMask is the mask of the low width bits.
