@@ -147,8 +147,8 @@ func TestString_Fragmented_EdgesGapsAndReplace(t *testing.T) {
 			t.Fatal("a short string is fragmented")
 		}
 		write(&str, int64(codec.FragMin)-2, []byte("past the limit")) // crosses FragMin
-		write(&str, 9*f-3, []byte("edge-to-edge"))                     // spans fragments 8 and 9
-		write(&str, 40*f, []byte{0, 0, 1})                             // far away: a gap before it
+		write(&str, 9*f-3, []byte("edge-to-edge"))                    // spans fragments 8 and 9
+		write(&str, 40*f, []byte{0, 0, 1})                            // far away: a gap before it
 	})
 	do(t, s, func(tx *shard.Tx) {
 		str, _ := LookupString(tx, 0, key)
