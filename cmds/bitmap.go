@@ -456,7 +456,13 @@ func bitop(c *Ctx) {
 	piece := int64(codec.FragSize)
 	out := make([]byte, min(piece, maxLen))
 	in := make([]byte, len(out))
+	held := bitopPiecesHeld(srcs, piece, maxLen)
 	for lo := int64(0); lo < maxLen; lo += piece {
+		// A piece no source stores (AND: that some source lacks) is zeros in the result, left
+		// unwritten: BITOP over sparse bitmaps costs their stored fragments.
+		if h := held[lo/piece]; op != bitOpNot && (h == 0 || op == bitOpAnd && int(h) < len(srcs)) {
+			continue
+		}
 		o := out[:min(piece, maxLen-lo)]
 		x := in[:len(o)]
 		for i := range srcs {
@@ -493,6 +499,23 @@ func bitop(c *Ctx) {
 	c.logStringBytes(c.DB, dst, &m)
 	c.notify(pubsub.String, "set", dst)
 	c.W.Int(maxLen)
+}
+
+// bitopPiecesHeld counts, for each piece of size piece of [0, n), how many of srcs store
+// bytes in it (a whole string stores every piece of its length).
+func bitopPiecesHeld(srcs []datatype.String, piece, n int64) []int32 {
+	held := make([]int32, (n+piece-1)/piece)
+	for i := range srcs {
+		last := int64(-1)
+		srcs[i].Chunks(0, n, func(at int64, b []byte) bool {
+			for p := max(at/piece, last+1); p <= (at+int64(len(b))-1)/piece; p++ {
+				held[p]++
+				last = p
+			}
+			return true
+		})
+	}
+	return held
 }
 
 // The BITFIELD operations and overflow behaviours.
