@@ -109,7 +109,13 @@ func memoryUsage(c *cmds.Ctx) {
 		return
 	}
 	usage := int64(len(codec.AppendMetaKey(nil, 0, key)) + len(codec.AppendMeta(nil, &m)))
-	if m.Type != codec.TypeString && m.Count > 0 {
+	if m.Type == codec.TypeString && m.Frag { // every fragment: there are few of them
+		it := c.Tx.IterateData(c.DB, key, m.Version, nil, nil, false)
+		for ; it.Valid(); it.Next() {
+			usage += int64(len(it.Key()) + len(it.Value()))
+		}
+		it.Close()
+	} else if m.Type != codec.TypeString && m.Count > 0 {
 		var sampled, bytes int64
 		it := c.Tx.IterateData(c.DB, key, m.Version, nil, nil, false)
 		for ; it.Valid() && sampled < samples; it.Next() {

@@ -55,6 +55,23 @@ func (c *Ctx) notifySaved(removed bool, key []byte, class pubsub.Class, event st
 	}
 }
 
+// logStringBytes appends binlog records that rebuild raw string dst (logical db, meta m) after
+// a DEL: a SETRANGE of its last byte that gives it its length, then one SETRANGE per stored
+// piece (a fragment of a fragmented string), so a sparse 512 MB bitmap logs a few records,
+// not its bytes.
+func (c *Ctx) logStringBytes(db int, dst []byte, m *codec.Meta) {
+	s, _ := datatype.StringFromMeta(c.Tx, db, dst, *m, true)
+	n := s.Len()
+	if n == 0 {
+		return
+	}
+	c.Tx.Log(db, dst, strSETRANGE, dst, itoa(n-1), []byte{0})
+	s.Chunks(0, n, func(at int64, b []byte) bool {
+		c.Tx.Log(db, dst, strSETRANGE, dst, itoa(at), b)
+		return true
+	})
+}
+
 // dumpChunk bounds the arguments of one binlog record that rebuilds a collection.
 const dumpChunk = 512
 
@@ -64,6 +81,13 @@ const dumpChunk = 512
 // (or a replay) rebuilds it without the source.
 func (c *Ctx) logCollection(db int, dst []byte, m *codec.Meta) {
 	c.Tx.Log(db, dst, keysDEL, dst)
+	if m.Type == codec.TypeString && m.Frag {
+		c.logStringBytes(db, dst, m)
+		if m.Expire != 0 {
+			c.Tx.Log(db, dst, []byte("PEXPIREAT"), dst, itoa(m.Expire))
+		}
+		return
+	}
 	var name string
 	switch m.Type {
 	case codec.TypeHash:

@@ -460,7 +460,7 @@ func debugObject(c *Ctx, srv *server.Server) {
 	}
 	size := int64(len(codec.AppendMeta(nil, &m)))
 	var elemBytes int64
-	if m.Type != codec.TypeString && m.Count > 0 {
+	if (m.Type != codec.TypeString || m.Frag) && m.Count > 0 {
 		it := c.Tx.IterateData(c.DB, key, m.Version, nil, nil, false)
 		for ; it.Valid(); it.Next() {
 			size += int64(len(it.Key()) + len(it.Value()))
@@ -529,6 +529,32 @@ func (d *digest) mix(p []byte) {
 	*d = sha1.Sum(d[:])
 }
 
+// mixString is mix of a string's value read piece by piece: a fragmented one is never
+// assembled.
+func (d *digest) mixString(s *datatype.String) {
+	h := sha1.New()
+	var pos int64
+	zeros := make([]byte, 64<<10)
+	fill := func(to int64) {
+		for pos < to {
+			n := min(to-pos, int64(len(zeros)))
+			h.Write(zeros[:n])
+			pos += n
+		}
+	}
+	s.Chunks(0, s.Len(), func(at int64, b []byte) bool {
+		fill(at)
+		h.Write(b)
+		pos += int64(len(b))
+		return true
+	})
+	fill(s.Len())
+	for i, x := range h.Sum(nil) {
+		d[i] ^= x
+	}
+	*d = sha1.Sum(d[:])
+}
+
 func (d *digest) hex() string { return fmt.Sprintf("%x", d[:]) }
 
 // redisObjType is Redis's OBJ_* number of a type, which the digest mixes in.
@@ -565,7 +591,11 @@ func valueDigest(c *Ctx, db int, key []byte, m *codec.Meta, d *digest) {
 	switch m.Type {
 	case codec.TypeString:
 		s, _ := datatype.StringFromMeta(c.Tx, db, key, *m, true)
-		d.mix(s.Value())
+		if !s.Fragmented() {
+			d.mix(s.Value())
+			break
+		}
+		d.mixString(&s)
 	case codec.TypeList:
 		l, _ := datatype.ListFromMeta(c.Tx, db, key, *m, true)
 		it := l.Iter(0, false)

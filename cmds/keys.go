@@ -180,11 +180,11 @@ func typeCommand(c *Ctx) {
 // dst's shard. RENAME, RENAMENX, COPY and MOVE all copy through it, as their first write; it
 // returns the error to reply ("" on success).
 //
-// A string's whole value is its meta. A collection's elements are copied to data keys under a
+// A string's whole value is its meta. A collection's elements (a fragmented string's fragments) are copied to data keys under a
 // fresh version (two keys must never share data keys), O(elements), and the destination is
 // logged as a rebuild (logCollection), since the source may live in another shard.
 func copyKeyValue(c *Ctx, srcDB int, src []byte, m *codec.Meta, dstDB int, dst []byte) string {
-	if m.Type != codec.TypeString {
+	if m.Type != codec.TypeString || m.Frag { // a fragmented string is copied as a collection
 		out := *m
 		out.Version = c.Tx.NewVersion(dst)
 		c.Tx.CopyData(srcDB, src, m.Version, dstDB, dst, out.Version)

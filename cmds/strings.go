@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math"
 	"math/big"
+	"strconv"
 	"strings"
 
 	"shardis/cmdspec"
@@ -317,9 +318,26 @@ func strGet(c *Ctx, key []byte) (s datatype.String, ok bool) {
 	case !s.Exists():
 		c.W.Null()
 	default:
-		c.W.Bulk(s.Value())
+		c.bulkString(&s)
 	}
 	return s, true
+}
+
+// strStreamAbove is the length from which a fragmented string's reply is streamed (read
+// fragment by fragment as the client takes it) rather than assembled.
+const strStreamAbove = 64 << 10
+
+// bulkString replies s's value as a bulk string: a big fragmented one is streamed (see
+// shard.Tx.StreamString), never assembled whole.
+func (c *Ctx) bulkString(s *datatype.String) {
+	if !s.Fragmented() || !c.Streamable || s.Len() < strStreamAbove {
+		c.W.Bulk(s.Value())
+		return
+	}
+	c.W.Buf = append(c.W.Buf, '$')
+	c.W.Buf = strconv.AppendInt(c.W.Buf, s.Len(), 10)
+	c.W.Buf = append(c.W.Buf, '\r', '\n')
+	c.sendStream(s.Stream())
 }
 
 func get(c *Ctx) { strGet(c, c.Args[1]) }
@@ -353,11 +371,47 @@ func getPeek(c *Ctx) bool {
 	case m.Type != codec.TypeString:
 		c.Keyspace.Stats.KeyspaceHits.Add(1)
 		c.Error(errWrongType)
+	case m.Frag:
+		// The bytes are in fragments, which only a read of the shard's state can gather.
+		if !c.LatePeek {
+			return false
+		}
+		c.Keyspace.Stats.KeyspaceHits.Add(1)
+		strPeekFragmented(c)
 	default:
 		c.Keyspace.Stats.KeyspaceHits.Add(1)
 		c.W.Bulk(m.Value)
 	}
 	return true
+}
+
+// strPeekFragmented answers a late GET of a fragmented string through a read-only view of
+// its shard's committed state, assembled (a late read cannot stream).
+func strPeekFragmented(c *Ctx) {
+	st := c.Keyspace.Store
+	for try := 0; try < 3; try++ {
+		tx := st.View(st.ShardOf(c.Args[1]))
+		m, ok := tx.MetaRead(c.DB, c.Args[1])
+		var val []byte
+		isString := ok && m.Type == codec.TypeString
+		if isString {
+			s, _ := datatype.StringFromMeta(tx, c.DB, c.Args[1], m, true)
+			val = s.Value()
+		}
+		if !st.EndView(tx) {
+			continue
+		}
+		switch {
+		case !ok:
+			c.W.Null()
+		case !isString:
+			c.Error(errWrongType)
+		default:
+			c.W.Bulk(val)
+		}
+		return
+	}
+	c.Error("ERR could not read the key, try again")
 }
 
 func set(c *Ctx) {
@@ -474,7 +528,7 @@ func getex(c *Ctx) {
 			return
 		}
 	}
-	c.W.Bulk(s.Value())
+	c.bulkString(&s)
 	switch {
 	case flags&(strOptEXAT|strOptPXAT) != 0 && when <= c.Tx.Now():
 		// An absolute time already past deletes the key, as Redis does.
@@ -549,10 +603,10 @@ func appendCmd(c *Ctx) {
 	if s.Exists() && strTooLong(c, s.Len(), int64(len(add))) {
 		return
 	}
-	val := s.Append(add)
+	n := s.Append(add)
 	c.Tx.Log(c.DB, key, strAPPEND, key, add)
 	c.notify(pubsub.String, "append", key)
-	c.W.Int(int64(len(val)))
+	c.W.Int(n)
 }
 
 func strlenCmd(c *Ctx) {
@@ -619,7 +673,10 @@ func incrbyfloat(c *Ctx) {
 	var curInf bool
 	if s.Exists() {
 		var ok bool
-		if cur, curInf, ok = strParseLongDouble(s.Value()); !ok {
+		if s.Len() >= strMaxLDChars { // refused unread: a fragmented value is not assembled
+			c.Error(errNotFloat)
+			return
+		} else if cur, curInf, ok = strParseLongDouble(s.Value()); !ok {
 			c.Error(errNotFloat)
 			return
 		}
@@ -881,7 +938,13 @@ func getrange(c *Ctx) {
 		c.W.Bulk(nil)
 		return
 	}
-	c.W.Bulk(s.Value()[start : end+1])
+	if !s.Fragmented() {
+		c.W.Bulk(s.Value()[start : end+1])
+		return
+	}
+	out := make([]byte, end+1-start)
+	s.ReadAt(out, start)
+	c.W.Bulk(out)
 }
 
 // setrange logs SETRANGE itself, for the reasons given at appendCmd.
@@ -923,7 +986,6 @@ func lcs(c *Ctx) {
 		c.Error(errStrLCSType)
 		return
 	}
-	a, b := sa.Value(), sb.Value()
 	var getLen, getIdx, withMatchLen bool
 	var minMatchLen int64
 	for j := 3; j < len(c.Args); j++ {
@@ -951,12 +1013,13 @@ func lcs(c *Ctx) {
 		c.Error(errStrLCSBoth)
 		return
 	}
-	alen, blen := len(a), len(b)
+	alen, blen := int(sa.Len()), int(sb.Len())
 	cells := uint64(alen+1) * uint64(blen+1)
-	if cells*4 > uint64(strProtoMaxBulkLen(c)) {
+	if cells*4 > uint64(strProtoMaxBulkLen(c)) || cells/uint64(alen+1) != uint64(blen+1) {
 		c.Error(errStrLCSMemory)
 		return
 	}
+	a, b := sa.Value(), sb.Value()
 	// table[i*(blen+1)+j] is the LCS length of a[:i] and b[:j].
 	w := blen + 1
 	table := make([]uint32, cells)

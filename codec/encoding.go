@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"strconv"
 )
 
 // On-disk layout. Every shard owns one column family; inside it the first byte of a key says
@@ -58,8 +59,51 @@ func (t Type) String() string {
 }
 
 // flagRaw marks a string that Redis would hold with the "raw" encoding (it was modified in
-// place by APPEND or SETRANGE) so OBJECT ENCODING answers as Redis does.
+// place by APPEND, SETRANGE, SETBIT, …) so OBJECT ENCODING answers as Redis does.
 const flagRaw = 0x80
+
+// flagFrag marks a fragmented string: its bytes are in data keys of FragSize bytes under the
+// meta's version, and the meta holds only its length (docs/ENCODING.md).
+const flagFrag = 0x40
+
+// typeMask keeps the type of a meta value's first byte; the high bits are flags.
+const typeMask = 0x0f
+
+// FragSize is the size of one fragment of a fragmented string: 1024 (a SETBIT rewrites one
+// fragment: with 4096, SETBIT on a 1 MB bitmap ran at two thirds of the rate). It is on
+// disk, so never change it. It is a variable only so that a test build can make fragments
+// tiny (go build -ldflags "-X shardis/codec.fragSizeFlag=16"), which puts fragment edges
+// under every short test (difftest's bitmaps are at most 1 KiB); such a build must not open a
+// directory written by another.
+var FragSize = fragSizeOf(fragSizeFlag)
+
+// FragMin is the length up to which a string that grows in place stays whole in its meta (a
+// GET is one point read): 4 fragments, 4096 bytes.
+var FragMin = 4 * FragSize
+
+var fragSizeFlag string
+
+func fragSizeOf(flag string) int {
+	if n, err := strconv.Atoi(flag); err == nil && n > 0 {
+		return n
+	}
+	return 1024
+}
+
+// FragIndexLen is the length of the element part of a fragment's data key: the fragment's
+// index (4, big-endian; fragment i holds bytes [i*FragSize, (i+1)*FragSize)).
+const FragIndexLen = 4
+
+// AppendFragIndex appends the element part of fragment i's data key.
+func AppendFragIndex(b []byte, i uint32) []byte { return binary.BigEndian.AppendUint32(b, i) }
+
+// FragIndex decodes the element part of a fragment's data key (ok false if it is not one).
+func FragIndex(elem []byte) (uint32, bool) {
+	if len(elem) != FragIndexLen {
+		return 0, false
+	}
+	return binary.BigEndian.Uint32(elem), true
+}
 
 // ErrCorruptMeta is returned when a meta value cannot be decoded.
 var ErrCorruptMeta = errors.New("codec: corrupt meta value")
@@ -67,15 +111,17 @@ var ErrCorruptMeta = errors.New("codec: corrupt meta value")
 // Meta is the decoded meta value of one user key.
 //
 // Layout: type|flags (1) | expire ms, big-endian, 0 = none (8) | then for a string its bytes;
-// for a collection version (8) | count (8) | and for a list head (8) | tail (8); for a stream
-// (count = entries) the StreamMetaLen bytes of its stream part follow, in Value.
+// for a fragmented string version (8) | length (8); for a collection version (8) | count (8) |
+// and for a list head (8) | tail (8); for a stream (count = entries) the StreamMetaLen bytes
+// of its stream part follow, in Value.
 type Meta struct {
 	Type    Type
 	Raw     bool   // strings only: Redis would report the "raw" encoding
+	Frag    bool   // strings only: the bytes are in fragments (data keys); Count is the length
 	Expire  int64  // unix ms, 0 = no expiry
 	Value   []byte // strings: the value; streams: the stream part (StreamMetaLen bytes). Aliases the decoded buffer
-	Version uint64 // collections: data keys carry it, a new version hides all older data keys
-	Count   uint64 // collections: number of elements
+	Version uint64 // collections and fragmented strings: data keys carry it, a new version hides all older data keys
+	Count   uint64 // collections: number of elements; fragmented strings: length in bytes
 	Head    uint64 // lists: sequence of the first element
 	Tail    uint64 // lists: sequence after the last element
 }
@@ -92,17 +138,20 @@ func AppendMeta(b []byte, m *Meta) []byte {
 	if m.Raw {
 		t |= flagRaw
 	}
+	if m.Frag && m.Type == TypeString {
+		t |= flagFrag
+	}
 	b = append(b, t)
 	b = binary.BigEndian.AppendUint64(b, uint64(m.Expire))
-	switch m.Type {
-	case TypeString:
+	switch {
+	case m.Type == TypeString && !m.Frag:
 		return append(b, m.Value...)
-	case TypeList:
+	case m.Type == TypeList:
 		b = binary.BigEndian.AppendUint64(b, m.Version)
 		b = binary.BigEndian.AppendUint64(b, m.Count)
 		b = binary.BigEndian.AppendUint64(b, m.Head)
 		return binary.BigEndian.AppendUint64(b, m.Tail)
-	case TypeStream:
+	case m.Type == TypeStream:
 		b = binary.BigEndian.AppendUint64(b, m.Version)
 		b = binary.BigEndian.AppendUint64(b, m.Count)
 		return append(b, m.Value...)
@@ -117,13 +166,21 @@ func DecodeMeta(v []byte, m *Meta) error {
 	if len(v) < metaHeaderLen {
 		return ErrCorruptMeta
 	}
-	*m = Meta{Type: Type(v[0] &^ flagRaw), Raw: v[0]&flagRaw != 0}
+	*m = Meta{Type: Type(v[0] & typeMask), Raw: v[0]&flagRaw != 0, Frag: v[0]&flagFrag != 0}
 	m.Expire = int64(binary.BigEndian.Uint64(v[1:9]))
 	rest := v[metaHeaderLen:]
+	if m.Frag && m.Type != TypeString {
+		return fmt.Errorf("%w: type %d", ErrCorruptMeta, v[0])
+	}
 	switch m.Type {
 	case TypeString:
-		m.Value = rest
-		return nil
+		if !m.Frag {
+			m.Value = rest
+			return nil
+		}
+		if len(rest) != 16 {
+			return ErrCorruptMeta
+		}
 	case TypeHash, TypeSet, TypeZSet:
 		if len(rest) != 16 {
 			return ErrCorruptMeta
@@ -160,7 +217,13 @@ func MetaType(v []byte) Type {
 	if len(v) == 0 {
 		return TypeString
 	}
-	return Type(v[0] &^ flagRaw)
+	return Type(v[0] & typeMask)
+}
+
+// MetaHasData reports whether an encoded meta value has data keys: a collection's or a
+// fragmented string's.
+func MetaHasData(v []byte) bool {
+	return len(v) > 0 && (v[0]&typeMask != byte(TypeString) || v[0]&flagFrag != 0)
 }
 
 // AppendMetaKey appends the meta key of user key in physical database db:

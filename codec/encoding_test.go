@@ -132,3 +132,27 @@ func TestUserKeyOf_MetaAndDataKeys(t *testing.T) {
 		t.Fatal("a truncated data key decoded")
 	}
 }
+
+// The fragmented string of docs/ENCODING.md: SETBIT {u}b 4294967295 1 in db 0.
+func TestFragmentedString_DocExample(t *testing.T) {
+	key, ver := []byte("{u}b"), uint64(0x1800000000000001)
+	m := Meta{Type: TypeString, Raw: true, Frag: true, Version: ver, Count: 1 << 29}
+	enc := AppendMeta(nil, &m)
+	if want := unhex(t, "c0 0000000000000000 1800000000000001 0000000020000000"); !bytes.Equal(enc, want) {
+		t.Fatalf("meta % x, want % x", enc, want)
+	}
+	var got Meta
+	if err := DecodeMeta(enc, &got); err != nil || got.Type != TypeString || !got.Raw || !got.Frag || got.Version != ver || got.Count != 1<<29 || got.Value != nil {
+		t.Fatalf("decoded %+v, %v", got, err)
+	}
+	if MetaType(enc) != TypeString || !MetaHasData(enc) || MetaHasData(AppendMeta(nil, &Meta{Type: TypeString, Value: []byte("v")})) {
+		t.Fatal("MetaType / MetaHasData of a fragmented string")
+	}
+	data := AppendFragIndex(AppendDataPrefix(nil, 0, key, ver), uint32((1<<29-1)/FragSize))
+	if want := unhex(t, "64 00 2e 32 00000004 7b757d62 1800000000000001 0007ffff"); !bytes.Equal(data, want) {
+		t.Fatalf("fragment key % x, want % x", data, want)
+	}
+	if err := DecodeMeta(unhex(t, "c1 0000000000000000 1800000000000001 0000000000000001"), &got); err == nil {
+		t.Fatal("a fragmented hash decoded")
+	}
+}

@@ -86,12 +86,17 @@ func (x *Iter) Elem() []byte { return x.key[x.prefixLen:] }
 // physical db pdb of part p: point deletes for a small one, one range delete for a large one.
 func (tx *Tx) dropData(p, pdb int, key, val []byte) {
 	var m codec.Meta
-	if codec.DecodeMeta(val, &m) != nil || m.Type == codec.TypeString {
+	if codec.DecodeMeta(val, &m) != nil || m.Type == codec.TypeString && !m.Frag {
 		return
 	}
 	prefix := codec.AppendDataPrefix(nil, pdb, key, m.Version)
 	end := PrefixEnd(prefix)
-	if m.Count > smallCollection {
+	// A fragmented string's Count is its length: it has at most one data key per FragSize.
+	n := m.Count
+	if m.Frag {
+		n /= uint64(codec.FragSize)
+	}
+	if n > smallCollection {
 		tx.deleteRange(p, prefix, end)
 		return
 	}

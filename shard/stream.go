@@ -1,6 +1,7 @@
 package shard
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"sync"
@@ -33,6 +34,12 @@ type Stream struct {
 	left      int // elements still to emit; < 0: until the end of the range
 	emit      EmitFunc
 	closed    bool
+	// A string's bytes (StreamString) instead of elements: its length, the fragment size,
+	// the next offset to write, and whether the final CRLF is out.
+	str              bool
+	strLen, fragSize int64
+	pos              int64
+	crlf             bool
 }
 
 // StreamData opens a Stream over the data keys of collection key (logical db, version) whose
@@ -43,6 +50,19 @@ type Stream struct {
 // committed first: the group's earlier commands become durable a little earlier than the
 // group, and each command stays atomic. A failed early commit fails the transaction.
 func (tx *Tx) StreamData(db int, key []byte, version uint64, lowerElem, upperElem []byte, reverse bool, limit int, emit EmitFunc) (*Stream, error) {
+	return tx.openStream(db, key, version, lowerElem, upperElem, reverse, &Stream{left: limit, emit: emit})
+}
+
+// StreamString opens a Stream over the bytes of the fragmented string key (logical db,
+// version) of length bytes in fragments of fragSize: Fill writes them in order, zeros for
+// missing fragments and past short ones, then CRLF. The bulk header is the caller's. As with
+// StreamData, the transaction's writes so far are committed first.
+func (tx *Tx) StreamString(db int, key []byte, version uint64, length int64, fragSize int) (*Stream, error) {
+	return tx.openStream(db, key, version, nil, nil, false,
+		&Stream{left: -1, str: true, strLen: length, fragSize: int64(fragSize)})
+}
+
+func (tx *Tx) openStream(db int, key []byte, version uint64, lowerElem, upperElem []byte, reverse bool, s *Stream) (*Stream, error) {
 	if tx.needsShard() {
 		return nil, ErrNeedsShard
 	}
@@ -66,7 +86,7 @@ func (tx *Tx) StreamData(db int, key []byte, version uint64, lowerElem, upperEle
 	if upperElem != nil {
 		upper = append(append([]byte(nil), prefix...), upperElem...)
 	}
-	s := &Stream{store: tx.store, prefixLen: len(prefix), left: limit, emit: emit}
+	s.store, s.prefixLen = tx.store, len(prefix)
 	s.r = openBatchReader(tx.store.db, tx.shards[p].cf, lower, upper, reverse)
 	tx.store.trackStream(s)
 	return s, nil
@@ -93,6 +113,9 @@ func (s *Stream) Fill(w *codec.Writer, maxBytes int) (more bool, err error) {
 	if s.closed {
 		return false, ErrStreamClosed
 	}
+	if s.str {
+		return s.fillString(w, maxBytes)
+	}
 	for s.left != 0 && s.r.valid() && len(w.Buf) < maxBytes {
 		s.emit(w, s.r.key()[s.prefixLen:], s.r.val())
 		s.r.next()
@@ -104,6 +127,42 @@ func (s *Stream) Fill(w *codec.Writer, maxBytes int) (more bool, err error) {
 		return false, fmt.Errorf("reply stream: %w", err)
 	}
 	return s.left != 0 && s.r.valid(), nil
+}
+
+// fillString is Fill of a string's bytes (StreamString).
+func (s *Stream) fillString(w *codec.Writer, maxBytes int) (more bool, err error) {
+	for len(w.Buf) < maxBytes && s.pos < s.strLen {
+		next := s.strLen // where the next stored fragment starts
+		var val []byte
+		if s.r.valid() {
+			elem := s.r.key()[s.prefixLen:]
+			if len(elem) != codec.FragIndexLen {
+				s.r.next()
+				continue
+			}
+			next = min(int64(binary.BigEndian.Uint32(elem))*s.fragSize, s.strLen)
+			val = s.r.val()
+		}
+		if s.pos < next { // zeros up to it, in pieces
+			n := min(next-s.pos, int64(max(maxBytes-len(w.Buf), 1)))
+			w.Buf = append(w.Buf, make([]byte, n)...)
+			s.pos += n
+			continue
+		}
+		if end := min(next+int64(len(val)), s.strLen); end > s.pos {
+			w.Buf = append(w.Buf, val[s.pos-next:end-next]...)
+			s.pos = end
+		}
+		s.r.next()
+	}
+	if err := s.r.err(); err != nil {
+		return false, fmt.Errorf("reply stream: %w", err)
+	}
+	if s.pos == s.strLen && !s.crlf && len(w.Buf) < maxBytes {
+		w.Buf = append(w.Buf, '\r', '\n')
+		s.crlf = true
+	}
+	return !s.crlf, nil
 }
 
 // Close releases the stream's iterator (and the data version it pins).

@@ -481,9 +481,9 @@ func (tx *Tx) SetMeta(db int, key []byte, m *codec.Meta) {
 	} else {
 		tx.touchKey(p, pdb, key, true) // a write over a key it did not look up (SET) is an access too
 	}
-	if existed && codec.MetaType(old) != codec.TypeString {
+	if existed && codec.MetaHasData(old) {
 		var om codec.Meta
-		if codec.DecodeMeta(old, &om) == nil && (om.Type != m.Type || om.Version != m.Version) {
+		if codec.DecodeMeta(old, &om) == nil && (om.Type != m.Type || om.Frag != m.Frag || om.Version != m.Version) {
 			tx.dropData(p, pdb, key, old) // overwritten by a new value: its elements go
 		}
 	}

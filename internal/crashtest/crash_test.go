@@ -226,6 +226,7 @@ type crashWriter struct {
 	id       int
 	singles  []string
 	ctr      string
+	bm       string   // a bitmap grown past 4 KiB by SETBIT and SETRANGE: a fragmented string
 	group    []string // keys in different shards
 	acked    map[string]kv
 	inflight map[string]kv // what the command in flight would leave; nil: none
@@ -234,10 +235,10 @@ type crashWriter struct {
 	rng      *rand.Rand
 }
 
-type crashFeatures struct{ incr, mset, del bool }
+type crashFeatures struct{ incr, mset, del, bits bool }
 
 func newCrashWriter(id int, seed uint64) *crashWriter {
-	w := &crashWriter{id: id, ctr: fmt.Sprintf("w%d:ctr", id), acked: map[string]kv{}, rng: rand.New(rand.NewPCG(seed, uint64(id)))}
+	w := &crashWriter{id: id, ctr: fmt.Sprintf("w%d:ctr", id), bm: fmt.Sprintf("w%d:bm", id), acked: map[string]kv{}, rng: rand.New(rand.NewPCG(seed, uint64(id)))}
 	for j := range 6 {
 		w.singles = append(w.singles, fmt.Sprintf("w%d:s%d", id, j))
 	}
@@ -253,7 +254,7 @@ func newCrashWriter(id int, seed uint64) *crashWriter {
 }
 
 func (w *crashWriter) keys() []string {
-	return append(append(append([]string(nil), w.singles...), w.ctr), w.group...)
+	return append(append(append([]string(nil), w.singles...), w.ctr, w.bm), w.group...)
 }
 
 // run issues commands until one fails. A network error (the kill) leaves the command in
@@ -286,6 +287,24 @@ func (w *crashWriter) run(ctx context.Context, c *redis.Client, f crashFeatures)
 			k := w.singles[w.rng.IntN(len(w.singles))]
 			args = []any{"DEL", k}
 			next[k] = kv{}
+		case r < 62 && f.bits:
+			cur := []byte(w.acked[w.bm].val)
+			if w.rng.IntN(2) == 0 {
+				off, on := w.rng.IntN(8*20000), w.rng.IntN(2)
+				args = []any{"SETBIT", w.bm, off, on}
+				if need := off/8 + 1; len(cur) < need {
+					cur = append(cur, make([]byte, need-len(cur))...)
+				}
+				cur[off/8] = cur[off/8]&^(0x80>>(off%8)) | byte(on)<<(7-off%8)
+			} else {
+				off := w.rng.IntN(20000)
+				args = []any{"SETRANGE", w.bm, off, val}
+				if need := off + len(val); len(cur) < need {
+					cur = append(cur, make([]byte, need-len(cur))...)
+				}
+				copy(cur[off:], val)
+			}
+			next[w.bm] = kv{string(cur), true}
 		default:
 			k := w.singles[w.rng.IntN(len(w.singles))]
 			args = []any{"SET", k, val}
@@ -376,6 +395,7 @@ func (w *crashWriter) verify(t *testing.T, ctx context.Context, c *redis.Client,
 		check([]string{k}, "lost an acknowledged write")
 	}
 	check([]string{w.ctr}, "lost an acknowledged INCR")
+	check([]string{w.bm}, "lost an acknowledged SETBIT or SETRANGE of its bitmap")
 	check(w.group, "has a half-applied MSET/DEL or lost one")
 	w.acked, w.inflight = actual, nil
 }
@@ -408,6 +428,7 @@ func TestCrash_KillNineKeepsAcknowledgedWrites(t *testing.T) {
 	f.incr = !isUnknownCommand(probe.Do(ctx, "INCR", "probe:ctr").Err())
 	f.mset = !isUnknownCommand(probe.Do(ctx, "MSET", "probe:a", "1", "probe:b", "1").Err())
 	f.del = !isUnknownCommand(probe.Do(ctx, "DEL", "probe:a", "probe:b").Err())
+	f.bits = !isUnknownCommand(probe.Do(ctx, "SETBIT", "probe:bm", 1, 1).Err())
 	if !f.incr || !f.mset || !f.del {
 		t.Logf("commands not in the server yet, left out of the workload: INCR %v, MSET %v, DEL %v", !f.incr, !f.mset, !f.del)
 	}
