@@ -21,7 +21,10 @@ const (
 // or migrated when shard/migrate.go knows how.
 // 2: the binlog has a column family of its own; 3: binlog records may belong to a unit (a
 // format-2 directory is migrated by rewriting its manifest: shard/migrate.go).
-const FormatVersion = 3
+// 4: keys may be streams (type 5) and strings may be fragmented (flag 0x40); a format-3
+// directory is migrated by rewriting its manifest, which stops a format-3 build from
+// misreading them.
+const FormatVersion = 4
 
 // SlotCount is the number of Redis Cluster hash slots.
 const SlotCount = 16384

@@ -7,4 +7,8 @@ package shard
 // field, which a format-2 writer never set (unix milliseconds do not reach it). Every format-2
 // record is therefore a valid format-3 record that stands alone, and nothing else changed.
 // Once migrated, a format-2 build refuses the directory: it would misread unit records.
-func migratable(from int) bool { return from == 2 }
+//
+// Format 3 -> 4: streams (meta type 5) and fragmented strings (meta flag 0x40) are new kinds
+// of value; a format-3 directory holds none, so it is format 4 as it is. The rewritten manifest
+// stops a format-3 build from opening a directory that may hold them.
+func migratable(from int) bool { return from == 2 || from == 3 }

@@ -83,6 +83,28 @@ func TestStore_Open_MigratesFormat2(t *testing.T) {
 	}
 }
 
+// A format-3 directory opens as format 4: nothing in it changes, and a format-3 build can no
+// longer open it (it would misread streams and fragmented strings).
+func TestStore_Open_MigratesFormat3(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(Options{Dir: dir, Shards: 1, Databases: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = s.Do(0, func(tx *Tx) { tx.SetMeta(0, []byte("k"), str("v")) })
+	s.Close()
+	setManifestFormat(t, dir, 3, 1)
+	s = openTestStore(t, dir, 1)
+	if f := manifestFormat(t, s); f != 4 {
+		t.Fatalf("manifest format %d after the migration, want 4", f)
+	}
+	_ = s.Do(0, func(tx *Tx) {
+		if m, ok := tx.Meta(0, []byte("k")); !ok || string(m.Value) != "v" {
+			t.Errorf("a key of the format-3 directory: %v %q", ok, m.Value)
+		}
+	})
+}
+
 // A directory of a format this build does not know (a newer one, or one with no migration)
 // is refused with both versions named, and left as it was.
 func TestStore_Open_RefusesUnknownFormat(t *testing.T) {
