@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"math/rand/v2"
 	"net"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -105,27 +104,6 @@ func dataKeys(t *testing.T, st *shard.Store, key string) int {
 		t.Fatal(err)
 	}
 	return n
-}
-
-// startRedis starts redis-server 7.0 on a free port (the test is skipped without it).
-func startRedis(t *testing.T) *redis.Client {
-	t.Helper()
-	bin, err := exec.LookPath("redis-server")
-	if err != nil {
-		t.Skip("redis-server is not installed")
-	}
-	port := testserver.FreePort(t)
-	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "",
-		"--appendonly", "no", "--dir", t.TempDir())
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	rc := redis.NewClient(&redis.Options{Addr: "127.0.0.1:" + strconv.Itoa(port), DisableIdentity: true,
-		Protocol: 2, MaxRetries: -1})
-	t.Cleanup(func() { rc.Close() })
-	waitFor(t, func() bool { return rc.Ping(testCtx).Err() == nil })
-	return rc
 }
 
 // bitmapEdgeOps is a random stream of string and bit commands whose offsets fall around the

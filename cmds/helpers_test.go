@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -136,4 +137,26 @@ func pythonWithRedis(t *testing.T) string {
 	}
 	t.Skip("no python3 with the redis module (apt-get install python3-redis)")
 	return ""
+}
+
+// startRedis starts a redis-server 7.0 on a free loopback port for the test (the test is
+// skipped without one) and returns a client of it.
+func startRedis(t *testing.T) *redis.Client {
+	t.Helper()
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		t.Skip("redis-server is not installed")
+	}
+	port := testserver.FreePort(t)
+	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "",
+		"--appendonly", "no", "--dir", t.TempDir())
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	rc := redis.NewClient(&redis.Options{Addr: "127.0.0.1:" + strconv.Itoa(port), DisableIdentity: true,
+		Protocol: 2, MaxRetries: -1})
+	t.Cleanup(func() { rc.Close() })
+	waitFor(t, func() bool { return rc.Ping(testCtx).Err() == nil })
+	return rc
 }

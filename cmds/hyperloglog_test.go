@@ -3,7 +3,6 @@ package cmds_test
 import (
 	"bytes"
 	"fmt"
-	"os/exec"
 	"strconv"
 	"testing"
 
@@ -18,27 +17,6 @@ import (
 // strings that are not HLLs, corrupt HLLs), the cache, TTLs, MULTI and scripts, recorded from
 // redis-server 7.0.15 (testdata/hll).
 func TestHLL_Replies_MatchRedis(t *testing.T) { replayRecorded(t, "testdata/hll") }
-
-// startRedis starts a redis-server on a free loopback port for the test, or skips it.
-func startRedis(t *testing.T) *redis.Client {
-	t.Helper()
-	bin, err := exec.LookPath("redis-server")
-	if err != nil {
-		t.Skip("redis-server is not installed")
-	}
-	port := testserver.FreePort(t)
-	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "",
-		"--appendonly", "no", "--dir", t.TempDir())
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	rc := redis.NewClient(&redis.Options{Addr: "127.0.0.1:" + strconv.Itoa(port), DisableIdentity: true,
-		Protocol: 2, MaxRetries: -1})
-	t.Cleanup(func() { rc.Close() })
-	waitFor(t, func() bool { return rc.Ping(testCtx).Err() == nil })
-	return rc
-}
 
 // pfaddAll adds n elements to key in batches of 1000.
 func pfaddAll(t *testing.T, c *redis.Client, key string, n int) {
