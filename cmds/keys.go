@@ -199,6 +199,11 @@ func copyKeyValue(c *Ctx, srcDB int, src []byte, m *codec.Meta, dstDB int, dst [
 		args = append(args, []byte("PXAT"), itoa(m.Expire))
 	}
 	c.Tx.Log(dstDB, dst, args...)
+	if m.Raw && len(m.Value) > 0 {
+		// A SETRANGE of the first byte, which changes nothing, makes the rebuilt value raw
+		// too (OBJECT ENCODING), as it is here.
+		c.Tx.Log(dstDB, dst, strSETRANGE, dst, []byte("0"), m.Value[:1])
+	}
 	return ""
 }
 

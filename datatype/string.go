@@ -1,6 +1,7 @@
 package datatype
 
 import (
+	"bytes"
 	"errors"
 	"math"
 	"strconv"
@@ -140,7 +141,16 @@ func (s *String) Append(add []byte) int64 {
 
 // SetRange overwrites the value from offset (>= 0) with val, padding with zero bytes up to
 // offset, and returns the new length. The value becomes raw; a missing key is created.
+//
+// A whole string that already holds val at offset is only made raw, not rewritten (nor
+// fragmented): the binlog's SETRANGE that carries an HLL's raw encoding (cmds/hyperloglog.go)
+// must leave a 12 KB HLL whole on a replay or a replica, as it is on the master.
 func (s *String) SetRange(offset int64, val []byte) int64 {
+	if v := s.meta.Value; s.exists && !s.meta.Frag && offset+int64(len(val)) <= int64(len(v)) &&
+		bytes.Equal(v[offset:offset+int64(len(val))], val) {
+		s.MarkRaw()
+		return s.Len()
+	}
 	s.WriteAt(offset, val)
 	return s.Len()
 }
@@ -151,12 +161,13 @@ func (s *String) Grow(n int64) { s.WriteAt(n, nil) }
 
 // WriteAt writes p at offset off (>= 0), padding with zero bytes up to off and creating a
 // missing key; the value becomes raw. A whole string that would grow past codec.FragMin
-// bytes is fragmented first; a fragmented one rewrites only the fragments p touches.
+// bytes (or, not growing, is longer than wholeRewriteMax) is fragmented first; a fragmented
+// one rewrites only the fragments p touches.
 func (s *String) WriteAt(off int64, p []byte) {
 	n := max(s.Len(), off+int64(len(p)))
 	fragmented := false
 	if !s.meta.Frag {
-		if n <= int64(codec.FragMin) {
+		if n <= int64(codec.FragMin) || n == s.Len() && n <= wholeRewriteMax {
 			out := make([]byte, n)
 			copy(out, s.meta.Value)
 			copy(out[off:], p)
@@ -173,6 +184,11 @@ func (s *String) WriteAt(off int64, p []byte) {
 		s.exists = true
 	}
 }
+
+// wholeRewriteMax is the largest whole string an in-place write that does not grow it
+// rewrites whole instead of fragmenting it: a dense HyperLogLog (12 KiB), whose cached count
+// the binlog carries as a SETRANGE, stays whole on a replay or a replica as on the master.
+const wholeRewriteMax = 16 << 10
 
 // fragment turns a whole string into a fragmented one of the same bytes, under a new version
 // (written to the meta by the caller).
