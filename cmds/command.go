@@ -278,7 +278,15 @@ type BlockRequest struct {
 	Type    codec.Type // the type a key must hold to serve it
 	Dst     []byte     // BLMOVE's destination (its shard must be held to serve), or nil
 	Timeout int64      // ms; 0 waits for ever
+	// Ready, when set, decides instead of Type whether a write to key (in logical db)
+	// serves the command, given its arguments: a blocked XREADGROUP waits for entries beyond
+	// its group's last id, and is woken with an error when the stream or the group goes.
+	Ready ReadyFunc
 }
+
+// ReadyFunc reports whether the blocked command args is to be served now that key of logical
+// db was written (or deleted); it reads tx, which holds the key's shard.
+type ReadyFunc func(tx *shard.Tx, db int, args [][]byte, key []byte) bool
 
 // MayBlock reports whether the command may block instead of answering nil.
 func (c *Ctx) MayBlock() bool { return c.Host != nil && !c.InTransaction && c.ReadyKey == nil }

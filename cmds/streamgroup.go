@@ -8,6 +8,7 @@ import (
 	"shardis/codec"
 	"shardis/datatype"
 	"shardis/pubsub"
+	"shardis/shard"
 )
 
 // Stream consumer groups: XGROUP, XREADGROUP, XACK, XPENDING, XCLAIM, XAUTOCLAIM (XINFO is in
@@ -611,7 +612,7 @@ func xreadgroupCmd(c *Ctx) {
 		return
 	}
 	if a.timeout >= 0 && c.MayBlock() {
-		c.Block = &BlockRequest{Keys: a.keys, Type: codec.TypeStream, Timeout: a.timeout}
+		c.Block = &BlockRequest{Keys: a.keys, Type: codec.TypeStream, Timeout: a.timeout, Ready: xreadgroupReady}
 		return
 	}
 	c.W.NullArray()
@@ -770,15 +771,15 @@ func xreadgroupServe(c *Ctx, a *xreadgroupArgs) {
 	xreadgroupReply(c, &t, a, count)
 }
 
-// XReadGroupReady reports whether a blocked XREADGROUP (args) is to be served now that key was
-// written: its stream has entries beyond its group's last id, or the stream or the group is
-// gone (served with an error).
-func XReadGroupReady(c *Ctx, key []byte) bool {
-	a, ok := xreadgroupParseQuiet(c.Args)
+// xreadgroupReady is a blocked XREADGROUP's ready check (BlockRequest.Ready): its stream has
+// an id beyond its group's last id, or the stream or the group is gone (it is then answered
+// with Redis's error).
+func xreadgroupReady(tx *shard.Tx, db int, args [][]byte, key []byte) bool {
+	a, ok := xreadgroupParseQuiet(args)
 	if !ok {
 		return true
 	}
-	st, err := datatype.LookupStream(c.Tx, c.DB, key)
+	st, err := datatype.LookupStream(tx, db, key)
 	if err != nil || !st.Exists() {
 		return true
 	}

@@ -37,6 +37,7 @@ type Blocked struct {
 	client *server.Client
 	host   cmds.BlockHost
 	dst    []byte // BLMOVE's destination: its shard is needed to serve
+	ready  cmds.ReadyFunc
 	reply  []byte // the host's reply buffer; the claimer writes the reply into it
 	timer  *time.Timer
 }
@@ -46,7 +47,7 @@ type Blocked struct {
 func (e *Executor) block(c *cmds.Ctx) {
 	req := c.Block
 	b := &Blocked{e: e, cmd: c.Cmd, args: c.Args, db: c.DB, resp3: c.W.RESP3, client: c.Client,
-		host: c.Host, dst: req.Dst, reply: c.W.Buf[:0]}
+		host: c.Host, dst: req.Dst, ready: req.Ready, reply: c.W.Buf[:0]}
 	b.w.Type, b.w.Owner = req.Type, b
 	c.Host.Blocking()
 	c.Tx.Block(c.DB, req.Keys, &b.w)
@@ -146,14 +147,18 @@ func (e *Executor) serveReady(tx *shard.Tx) {
 	}
 }
 
-// serveKey serves the waiters of rk, oldest first, while it holds data of a type they wait for.
+// serveKey serves the waiters of rk, oldest first, while it holds data of a type they wait for
+// (or, for a waiter with a ready check, while the check says so: it may be served by the key's
+// deletion).
 func (e *Executor) serveKey(tx *shard.Tx, rk shard.ReadyKey) {
 	for {
 		m, ok := tx.Meta(rk.DB, rk.Key)
-		if !ok {
-			return
-		}
-		w := tx.FirstWaiter(rk, m.Type)
+		w := tx.FirstWaiterFunc(rk, func(w *shard.Waiter) bool {
+			if b, _ := w.Owner.(*Blocked); b != nil && b.ready != nil {
+				return b.ready(tx, rk.DB, b.args, rk.Key)
+			}
+			return ok && w.Type == m.Type
+		})
 		if w == nil {
 			return
 		}

@@ -165,6 +165,22 @@ func (tx *Tx) FirstWaiter(rk ReadyKey, t codec.Type) *Waiter {
 	return nil
 }
 
+// FirstWaiterFunc returns the waiter that has waited longest for rk among those not yet
+// claimed for which servable reports true, or nil. servable runs without the table's lock, so
+// it may read the transaction.
+func (tx *Tx) FirstWaiterFunc(rk ReadyKey, servable func(w *Waiter) bool) *Waiter {
+	sh := tx.store.shards[rk.Shard]
+	sh.waitMu.Lock()
+	list := slices.Clone(sh.waiters[watchMapKey(rk.DB, rk.Key)])
+	sh.waitMu.Unlock()
+	for _, w := range list {
+		if !w.claimed.Load() && servable(w) {
+			return w
+		}
+	}
+	return nil
+}
+
 // Holds reports whether the transaction holds shard id.
 func (tx *Tx) Holds(id int) bool { return tx.partOf(id) >= 0 }
 
