@@ -278,6 +278,12 @@ type BlockRequest struct {
 	Type    codec.Type // the type a key must hold to serve it
 	Dst     []byte     // BLMOVE's destination (its shard must be held to serve), or nil
 	Timeout int64      // ms; 0 waits for ever
+	// Args, when set, are the arguments the command runs again with when served, instead
+	// of its own (XREAD's, with "$" resolved to the id it stood for when it blocked).
+	Args [][]byte
+	// Ready, when set, says whether key, holding Type with meta m, serves the command (see
+	// shard.Waiter.Serves); it must only look at its arguments.
+	Ready func(key []byte, m codec.Meta) bool
 }
 
 // MayBlock reports whether the command may block instead of answering nil.

@@ -48,6 +48,12 @@ func (e *Executor) block(c *cmds.Ctx) {
 	b := &Blocked{e: e, cmd: c.Cmd, args: c.Args, db: c.DB, resp3: c.W.RESP3, client: c.Client,
 		host: c.Host, dst: req.Dst, reply: c.W.Buf[:0]}
 	b.w.Type, b.w.Owner = req.Type, b
+	if req.Args != nil {
+		b.args = req.Args
+	}
+	if req.Ready != nil {
+		b.w.Serves = req.Ready
+	}
 	c.Host.Blocking()
 	c.Tx.Block(c.DB, req.Keys, &b.w)
 	if req.Timeout > 0 {
@@ -153,7 +159,7 @@ func (e *Executor) serveKey(tx *shard.Tx, rk shard.ReadyKey) {
 		if !ok {
 			return
 		}
-		w := tx.FirstWaiter(rk, m.Type)
+		w := tx.FirstServed(rk, m)
 		if w == nil {
 			return
 		}
