@@ -278,10 +278,16 @@ type BlockRequest struct {
 	Type    codec.Type // the type a key must hold to serve it
 	Dst     []byte     // BLMOVE's destination (its shard must be held to serve), or nil
 	Timeout int64      // ms; 0 waits for ever
-	// Ready, when set, decides instead of Type whether a write to key (in logical db)
+	// Args, when set, are the arguments the command runs again with when served, instead
+	// of its own (XREAD's, with "$" resolved to the id it stood for when it blocked).
+	Args [][]byte
+	// Ready, when set, says whether key, holding Type with meta m, serves the command (see
+	// shard.Waiter.Serves); it must only look at its arguments.
+	Ready func(key []byte, m codec.Meta) bool
+	// ReadyTx, when set, decides instead of Type and Ready whether a write to key (in logical db)
 	// serves the command, given its arguments: a blocked XREADGROUP waits for entries beyond
 	// its group's last id, and is woken with an error when the stream or the group goes.
-	Ready ReadyFunc
+	ReadyTx ReadyFunc
 }
 
 // ReadyFunc reports whether the blocked command args is to be served now that key of logical

@@ -589,7 +589,7 @@ func xreadgroupCmd(c *Ctx) {
 			if t.st.Len() == 0 {
 				continue
 			}
-			last, ok := xgLastEntryID(&t.st)
+			last, ok := t.st.LastEntryID()
 			if !ok || last.Compare(t.g.LastID) <= 0 {
 				continue
 			}
@@ -612,7 +612,7 @@ func xreadgroupCmd(c *Ctx) {
 		return
 	}
 	if a.timeout >= 0 && c.MayBlock() {
-		c.Block = &BlockRequest{Keys: a.keys, Type: codec.TypeStream, Timeout: a.timeout, Ready: xreadgroupReady}
+		c.Block = &BlockRequest{Keys: a.keys, Type: codec.TypeStream, Timeout: a.timeout, ReadyTx: xreadgroupReady}
 		return
 	}
 	c.W.NullArray()
@@ -640,16 +640,6 @@ func xgPatchLen(c *Ctx, mark, want, got int, isMap bool) {
 	}
 	rest := append([]byte(nil), c.W.Buf[mark+old:]...)
 	c.W.Buf = append(append(c.W.Buf[:mark], w.Buf...), rest...)
-}
-
-// xgLastEntryID returns the id of the stream's last entry (streamLastValidID).
-func xgLastEntryID(st *datatype.Stream) (codec.StreamID, bool) {
-	r := st.EntriesBetween(codec.MinStreamID, codec.MaxStreamID, true)
-	defer r.Close()
-	if !r.Valid() {
-		return codec.StreamID{}, false
-	}
-	return r.ID(), true
 }
 
 // xreadgroupReply writes one served key, [key, entries] (a map entry in RESP3), and does the
@@ -684,7 +674,7 @@ func xreadgroupReply(c *Ctx, t *xreadgroupTarget, a *xreadgroupArgs, count int64
 		v  []byte
 	}
 	var entries []entry
-	r := t.st.EntriesBetween(start, codec.MaxStreamID, false)
+	r := t.st.Range(start, codec.MaxStreamID, false)
 	for ; r.Valid() && (count == 0 || int64(len(entries)) < count); r.Next() {
 		entries = append(entries, entry{r.ID(), append([]byte(nil), r.Value()...)})
 	}
@@ -726,7 +716,7 @@ func xreadgroupHistory(c *Ctx, t *xreadgroupTarget, cons *datatype.Consumer, cou
 	ids := g.OwnedIDs(cons.Name, start, codec.MaxStreamID, int(count))
 	c.W.ArrayLen(len(ids))
 	for _, id := range ids {
-		v, ok := t.st.EntryValue(id)
+		v, ok := t.st.Entry(id)
 		if !ok {
 			c.W.ArrayLen(2)
 			xgWriteID(c, id)
@@ -1073,7 +1063,7 @@ func xclaimCmd(c *Ctx) {
 	n := 0
 	for _, id := range ids {
 		nack, pending := g.NACK(id)
-		v, exists := st.EntryValue(id)
+		v, exists := st.Entry(id)
 		if !exists {
 			if pending {
 				xgLogClaim(c, key, g, id, &nack)
@@ -1204,7 +1194,7 @@ func xautoclaimCmd(c *Ctx) {
 	for ; attempts > 0 && count > 0 && i < len(walk); i++ {
 		attempts--
 		id, nack := walk[i].id, walk[i].nack
-		v, exists := st.EntryValue(id)
+		v, exists := st.Entry(id)
 		if !exists {
 			xgLogClaim(c, key, g, id, &nack)
 			g.Ack(id)

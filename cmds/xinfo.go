@@ -7,8 +7,7 @@ import (
 )
 
 // XINFO STREAM [FULL [COUNT n]], XINFO GROUPS, XINFO CONSUMERS, XINFO HELP, with Redis 7.0's
-// fields. The radix-tree sizes are those of Redis's layout for the stream's length (nodes of
-// 100 entries): shardis keeps entries one per data key.
+// fields.
 
 func init() {
 	ks := []cmdspec.KeySpec{{Flags: cmdspec.RO | cmdspec.Access, Begin: cmdspec.Index(2), Find: cmdspec.Range(0, 1, 0)}}
@@ -122,13 +121,11 @@ func xinfoGroups(c *Ctx) {
 	}
 }
 
-// xinfoRadixKeys returns the radix-tree-keys and radix-tree-nodes Redis would show for a
-// stream of n entries written in order (nodes of at most 100 entries).
-func xinfoRadixKeys(n uint64) (keys, nodes int64) {
-	keys = int64((n + 99) / 100)
-	if keys == 0 {
-		return 0, 1
-	}
+// xinfoRadixKeys returns radix-tree-keys and radix-tree-nodes: the stream's node records,
+// and a node count that is Redis's for streams of fewer than two nodes (Redis's inner rax
+// nodes depend on its key bytes; shardis does not model them).
+func xinfoRadixKeys(st *datatype.Stream) (keys, nodes int64) {
+	keys = st.NodeCount()
 	return keys, keys + 1
 }
 
@@ -167,7 +164,7 @@ func xinfoStream(c *Ctx) {
 	}
 	c.W.BulkString("length")
 	c.W.Int(int64(st.Len()))
-	keys, nodes := xinfoRadixKeys(st.Len())
+	keys, nodes := xinfoRadixKeys(&st)
 	c.W.BulkString("radix-tree-keys")
 	c.W.Int(keys)
 	c.W.BulkString("radix-tree-nodes")
@@ -189,7 +186,7 @@ func xinfoStream(c *Ctx) {
 			} else {
 				c.W.BulkString("first-entry")
 			}
-			r := st.EntriesBetween(codec.MinStreamID, codec.MaxStreamID, rev)
+			r := st.Range(codec.MinStreamID, codec.MaxStreamID, rev)
 			if r.Valid() {
 				xgWriteEntry(c, r.ID(), r.Value())
 			} else {
@@ -205,7 +202,7 @@ func xinfoStream(c *Ctx) {
 		v  []byte
 	}
 	var entries []entry
-	r := st.EntriesBetween(codec.MinStreamID, codec.MaxStreamID, false)
+	r := st.Range(codec.MinStreamID, codec.MaxStreamID, false)
 	for ; r.Valid() && (count == 0 || int64(len(entries)) < count); r.Next() {
 		entries = append(entries, entry{r.ID(), append([]byte(nil), r.Value()...)})
 	}

@@ -16,6 +16,7 @@ import (
 //	StreamConsumer 'c' · len(group) (4) · group · consumer name     -> consumer record
 //	StreamPending  'p' · len(group) (4) · group · id (16)           -> pending entry (NACK)
 //	StreamOwned    'q' · len(group) (4) · group · len(consumer) (4) · consumer · id (16) -> empty
+//	StreamNode     'n' · master id (16)                            -> node record (see datatype)
 //
 // Entries sort by id, so a range read is one seek; groups and, within a group, consumers sort
 // by name, the order in which Redis lists them; a group's pending entries sort by id, and so
@@ -26,6 +27,9 @@ const (
 	StreamConsumer byte = 'c'
 	StreamPending  byte = 'p'
 	StreamOwned    byte = 'q'
+	// StreamNode is a record of the radix-tree node (listpack) Redis would keep the entries
+	// from its master id on in: what `~` trimming removes depends on that layout.
+	StreamNode byte = 'n'
 )
 
 // StreamID is a stream entry id, <ms>-<seq>.
@@ -153,17 +157,20 @@ func parseUint64(b []byte) (uint64, bool) {
 }
 
 // StreamMeta is the stream part of a stream's meta value, after version and count:
-// last id (16) · max deleted id (16) · entries added (8) · first id (16) · groups (8).
+// last id (16) · max deleted id (16) · entries added (8) · first id (16) · groups (8) ·
+// nodes (8) · tail node (16).
 type StreamMeta struct {
 	LastID       StreamID // the largest id ever added (XADD, XSETID), 0-0 for a new stream
 	MaxDeletedID StreamID // the largest id deleted by XDEL or trimming (XSETID MAXDELETEDID)
 	EntriesAdded uint64   // entries ever added (XSETID ENTRIESADDED)
 	FirstID      StreamID // the first entry's id, 0-0 when empty (Redis's recorded first id)
 	Groups       uint64   // number of consumer groups
+	Nodes        uint64   // number of node records (StreamNode), Redis's radix-tree keys
+	TailNode     StreamID // the master id of the last node, when Nodes > 0
 }
 
 // StreamMetaLen is the length of an encoded StreamMeta.
-const StreamMetaLen = 64
+const StreamMetaLen = 88
 
 // AppendStreamMeta appends the encoding of s (StreamMetaLen bytes).
 func AppendStreamMeta(b []byte, s *StreamMeta) []byte {
@@ -171,7 +178,9 @@ func AppendStreamMeta(b []byte, s *StreamMeta) []byte {
 	b = AppendStreamID(b, s.MaxDeletedID)
 	b = binary.BigEndian.AppendUint64(b, s.EntriesAdded)
 	b = AppendStreamID(b, s.FirstID)
-	return binary.BigEndian.AppendUint64(b, s.Groups)
+	b = binary.BigEndian.AppendUint64(b, s.Groups)
+	b = binary.BigEndian.AppendUint64(b, s.Nodes)
+	return AppendStreamID(b, s.TailNode)
 }
 
 // DecodeStreamMeta decodes a stream meta's Value into s.
@@ -184,6 +193,8 @@ func DecodeStreamMeta(v []byte, s *StreamMeta) error {
 	s.EntriesAdded = binary.BigEndian.Uint64(v[32:40])
 	s.FirstID = DecodeStreamID(v[40:56])
 	s.Groups = binary.BigEndian.Uint64(v[56:64])
+	s.Nodes = binary.BigEndian.Uint64(v[64:72])
+	s.TailNode = DecodeStreamID(v[72:88])
 	return nil
 }
 

@@ -426,3 +426,18 @@ func (g *Group) FirstLastPending() (first, last codec.StreamID) {
 	it.Close()
 	return first, last
 }
+
+// NodeCount returns the number of node records (the radix-tree keys XINFO STREAM shows).
+func (s *Stream) NodeCount() int64 {
+	if !s.c.live() {
+		return 0
+	}
+	lo := []byte{codec.StreamNode}
+	it := s.c.iter(lo, prefixEnd(lo), false)
+	defer it.Close()
+	var n int64
+	for ; it.Valid(); it.Next() {
+		n++
+	}
+	return n
+}

@@ -47,8 +47,14 @@ type Blocked struct {
 func (e *Executor) block(c *cmds.Ctx) {
 	req := c.Block
 	b := &Blocked{e: e, cmd: c.Cmd, args: c.Args, db: c.DB, resp3: c.W.RESP3, client: c.Client,
-		host: c.Host, dst: req.Dst, ready: req.Ready, reply: c.W.Buf[:0]}
+		host: c.Host, dst: req.Dst, ready: req.ReadyTx, reply: c.W.Buf[:0]}
 	b.w.Type, b.w.Owner = req.Type, b
+	if req.Args != nil {
+		b.args = req.Args
+	}
+	if req.Ready != nil {
+		b.w.Serves = req.Ready
+	}
 	c.Host.Blocking()
 	c.Tx.Block(c.DB, req.Keys, &b.w)
 	if req.Timeout > 0 {
@@ -157,7 +163,7 @@ func (e *Executor) serveKey(tx *shard.Tx, rk shard.ReadyKey) {
 			if b, _ := w.Owner.(*Blocked); b != nil && b.ready != nil {
 				return b.ready(tx, rk.DB, b.args, rk.Key)
 			}
-			return ok && w.Type == m.Type
+			return ok && w.Type == m.Type && (w.Serves == nil || w.Serves(rk.Key, m))
 		})
 		if w == nil {
 			return

@@ -22,6 +22,11 @@ type Waiter struct {
 	// Owner is what the waiter serves (the executor's blocked command); the shard package only
 	// hands it back (NextReady's callers, Store.Close).
 	Owner WaitOwner
+	// Serves, when set, says whether key, of Type with meta m, serves the waiter (a blocked
+	// XREAD waits for an id above its own, not just for a stream): nil serves with any.
+	// It is called with the shard's waiter table locked, so it must only look at its
+	// arguments.
+	Serves func(key []byte, m codec.Meta) bool
 
 	claimed atomic.Bool
 	entries []waitEntry // set by Block, read by Forget once claimed
@@ -154,11 +159,17 @@ func (tx *Tx) readyAfterSwap(p, db int) {
 // FirstWaiter returns the waiter that has waited longest for rk among those not yet claimed
 // that a key of type t serves, or nil.
 func (tx *Tx) FirstWaiter(rk ReadyKey, t codec.Type) *Waiter {
+	return tx.FirstServed(rk, codec.Meta{Type: t})
+}
+
+// FirstServed returns the waiter that has waited longest for rk among those not yet claimed
+// that the key, whose meta is m, serves (its type, and Waiter.Serves), or nil.
+func (tx *Tx) FirstServed(rk ReadyKey, m codec.Meta) *Waiter {
 	sh := tx.store.shards[rk.Shard]
 	sh.waitMu.Lock()
 	defer sh.waitMu.Unlock()
 	for _, w := range sh.waiters[watchMapKey(rk.DB, rk.Key)] {
-		if w.Type == t && !w.claimed.Load() {
+		if w.Type == m.Type && !w.claimed.Load() && (w.Serves == nil || w.Serves(rk.Key, m)) {
 			return w
 		}
 	}
