@@ -1,7 +1,9 @@
 package cmds
 
 import (
+	"bytes"
 	"math"
+	"slices"
 	"strconv"
 
 	"shardis/cmdspec"
@@ -178,7 +180,15 @@ func xgWriteEntry(c *Ctx, id codec.StreamID, v []byte) {
 
 // xgNoGroup replies Redis's NOGROUP error of XPENDING, XCLAIM and XAUTOCLAIM.
 func xgNoGroup(c *Ctx, key, group []byte) {
-	c.Error("NOGROUP No such key '" + string(key) + "' or consumer group '" + string(group) + "'")
+	c.Error("NOGROUP No such key '" + cstr(key) + "' or consumer group '" + cstr(group) + "'")
+}
+
+// cstr is b as Redis's "%s" prints it: up to its first NUL byte.
+func cstr(b []byte) string {
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		b = b[:i]
+	}
+	return string(b)
 }
 
 // xgCreateConsumer creates consumer name in g, with its keyspace event.
@@ -273,7 +283,7 @@ func xgroupStart(c *Ctx, create, setid, needGroup bool) (st datatype.Stream, g *
 		}
 		g, _ = st.Group(c.Args[3])
 		if g == nil && needGroup {
-			c.Error("NOGROUP No such consumer group '" + string(c.Args[3]) + "' for key name '" + string(c.Args[2]) + "'")
+			c.Error("NOGROUP No such consumer group '" + cstr(c.Args[3]) + "' for key name '" + cstr(c.Args[2]) + "'")
 			return st, nil, false, 0, false
 		}
 	}
@@ -553,14 +563,19 @@ func xreadgroupCmd(c *Ctx) {
 	for i, key := range a.keys {
 		t := &targets[i]
 		t.key = key
-		if t.st, ok = xgOpen(c, key); !ok {
-			return
-		}
-		if t.st.Exists() {
-			t.g, _ = t.st.Group(a.group)
+		if j := slices.IndexFunc(a.keys[:i], func(k []byte) bool { return bytes.Equal(k, key) }); j >= 0 {
+			// A key named twice is read twice through one group, as Redis's pointers do.
+			t.st, t.g = targets[j].st, targets[j].g
+		} else {
+			if t.st, ok = xgOpen(c, key); !ok {
+				return
+			}
+			if t.st.Exists() {
+				t.g, _ = t.st.Group(a.group)
+			}
 		}
 		if t.g == nil {
-			c.Error("NOGROUP No such key '" + string(key) + "' or consumer group '" + string(a.group) +
+			c.Error("NOGROUP No such key '" + cstr(key) + "' or consumer group '" + cstr(a.group) +
 				"' in XREADGROUP with GROUP option")
 			return
 		}

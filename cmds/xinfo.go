@@ -56,7 +56,7 @@ func xinfoConsumers(c *Ctx) {
 	}
 	g, ok := st.Group(c.Args[3])
 	if !ok {
-		c.Error("NOGROUP No such consumer group '" + string(c.Args[3]) + "' for key name '" + string(c.Args[2]) + "'")
+		c.Error("NOGROUP No such consumer group '" + cstr(c.Args[3]) + "' for key name '" + cstr(c.Args[2]) + "'")
 		return
 	}
 	names := g.ConsumerNames()
