@@ -136,14 +136,28 @@ func ParseStreamID(b []byte, missingSeq uint64, strict bool) (id StreamID, seqGi
 	return StreamID{ms, seq}, true, ok
 }
 
-// parseUint64 parses a decimal as strtoull with Redis's checks: digits only, no sign, no
-// overflow.
+// parseUint64 parses a decimal as Redis's string2ull: a canonical signed 64-bit integer
+// (string2ll) that is not negative, or else what strtoull accepts whole: leading white space,
+// an optional sign (a minus negates modulo 2^64), at least one digit, no overflow.
 func parseUint64(b []byte) (uint64, bool) {
-	if len(b) == 0 || len(b) > 20 {
+	if v, ok := ParseInt(b); ok {
+		return uint64(v), v >= 0
+	}
+	i := 0
+	for i < len(b) && (b[i] == ' ' || b[i] >= '\t' && b[i] <= '\r') {
+		i++
+	}
+	neg := false
+	if i < len(b) && (b[i] == '+' || b[i] == '-') {
+		neg = b[i] == '-'
+		i++
+	}
+	if i == len(b) {
 		return 0, false
 	}
 	var v uint64
-	for _, c := range b {
+	for ; i < len(b); i++ {
+		c := b[i]
 		if c < '0' || c > '9' {
 			return 0, false
 		}
@@ -152,6 +166,9 @@ func parseUint64(b []byte) (uint64, bool) {
 			return 0, false
 		}
 		v = v*10 + d
+	}
+	if neg {
+		v = -v
 	}
 	return v, true
 }
