@@ -8,7 +8,9 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"shardis/codec"
 	"shardis/internal/testserver"
+	"shardis/shard"
 )
 
 // Replies that walk more than 1,024 elements are streamed (see reactor/stream.go). These
@@ -95,4 +97,120 @@ func check(t *testing.T, what string, cmd *redis.Cmd, want []any) {
 func TestStream_Recorded_MatchesRedis(t *testing.T) {
 	t.Parallel()
 	replayRecorded(t, "testdata/stream")
+}
+
+// A stream is a type like the others: TYPE, OBJECT ENCODING, and DEBUG DIGEST-VALUE and
+// DIGEST equal to redis-server 7.0.15's (these digests are what it answered).
+func TestStream_TypeEncodingDigest_MatchRedis(t *testing.T) {
+	t.Parallel()
+	s := testserver.Start(t, debugOn...)
+	c := s.Client(t)
+	expect(t, c, "1-1", "XADD", "s", "1-1", "a", "1", "b", "2")
+	expect(t, c, "2-1", "XADD", "s", "2-1", "a", "3", "b", "4")
+	expect(t, c, "3-0", "XADD", "s", "3-0", "c", "5")
+	expect(t, c, "1-1", "XADD", "e", "1-1", "a", "b")
+	expect(t, c, int64(1), "XDEL", "e", "1-1")
+	expect(t, c, []any{"e3e1dd4dc324586e6c6f00fa73e513dfe9583439", "06bd01623de1d087bbd377851096317b1af476a2"},
+		"DEBUG", "DIGEST-VALUE", "s", "e")
+	expect(t, c, "1d3e90fffd7241e79f85115c15dcabbec1b40c66", "DEBUG", "DIGEST")
+	expect(t, c, "stream", "TYPE", "s")
+	expect(t, c, "stream", "OBJECT", "ENCODING", "e")
+	var found []string
+	for cursor := uint64(0); ; {
+		keys, next, err := c.ScanType(testCtx, cursor, "*", 1000, "stream").Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		found = append(found, keys...)
+		if cursor = next; cursor == 0 {
+			break
+		}
+	}
+	if slices.Sort(found); fmt.Sprint(found) != "[e s]" {
+		t.Errorf("SCAN TYPE stream found %v, want [e s]", found)
+	}
+}
+
+// TestStream_BinlogReplay replays the binlog the stream commands wrote into an empty store
+// and checks every stream comes out the same: entries, the meta's stream part, and (but for
+// copies, rebuilt entry by entry) the node records `~` trimming depends on. XADD * must be
+// logged with the id it made, `~` trims as the exact trims they came to.
+func TestStream_BinlogReplay(t *testing.T) {
+	t.Parallel()
+	s := testserver.Start(t)
+	c := s.Client(t)
+	for i := range 300 {
+		if err := c.Do(testCtx, "XADD", "s1", "*", "f", i, "g", strings.Repeat("x", i%50)).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, args := range [][]any{
+		{"XADD", "s1", "MAXLEN", "~", "150", "*", "a", "b"},
+		{"XTRIM", "s1", "MAXLEN", "~", "120"},
+		{"XTRIM", "s1", "MINID", "0"},
+		{"XADD", "s2", "5-*", "a", "1"},
+		{"XADD", "s2", "5-*", "a", "2"},
+		{"XADD", "s2", "MINID", "=", "5-1", "6-0", "a", "3"},
+		{"XDEL", "s2", "6-0", "9-9"},
+		{"XSETID", "s2", "100-0", "ENTRIESADDED", "50", "MAXDELETEDID", "7-0"},
+		{"XADD", "s3", "1-1", "a", "1"},
+		{"XDEL", "s3", "1-1"},
+		{"COPY", "s1", "c1"},
+		{"COPY", "s3", "c3"},
+		{"RENAME", "s2", "r2"},
+		{"EXPIRE", "r2", "1000"},
+	} {
+		if err := c.Do(testCtx, args...).Err(); err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+	}
+	dst, dstSrv := testserver.ReplayTarget(t, 4)
+	for id := range s.Store.NumShards() {
+		if _, err := dstSrv.ReplayShard(s.Store, id); err != nil {
+			t.Fatalf("replay shard %d: %v", id, err)
+		}
+	}
+	for _, key := range []string{"s1", "r2", "s3", "c1", "c3", "s2"} {
+		copied := key[0] == 'c' || key == "r2" // rebuilt entry by entry
+		got, want := streamRead(t, dst, key, copied), streamRead(t, s.Store, key, copied)
+		if got != want {
+			t.Errorf("replayed %s:\n%s\nwant\n%s", key, got, want)
+		}
+	}
+	if m, ok := testserver.MetaOf(t, dst, 0, "r2"); !ok || m.Expire == 0 {
+		t.Errorf("replayed r2 has no expire: %+v %v", m, ok)
+	}
+}
+
+// streamRead describes stream key in db 0 of st: its count, the meta's stream part and its
+// data keys ("" when missing). entriesOnly leaves out the node records.
+func streamRead(t *testing.T, st *shard.Store, key string, entriesOnly bool) string {
+	t.Helper()
+	var b strings.Builder
+	k := []byte(key)
+	if err := st.Do(st.ShardOf(k), func(tx *shard.Tx) {
+		m, ok := tx.Meta(0, k)
+		if !ok {
+			return
+		}
+		var sm codec.StreamMeta
+		if err := codec.DecodeStreamMeta(m.Value, &sm); err != nil {
+			t.Error(err)
+		}
+		if entriesOnly {
+			sm.Nodes, sm.TailNode = 0, codec.StreamID{}
+		}
+		fmt.Fprintf(&b, "type %v count %d %+v\n", m.Type, m.Count, sm)
+		it := tx.IterateData(0, k, m.Version, nil, nil, false)
+		for ; it.Valid(); it.Next() {
+			if entriesOnly && it.Elem()[0] != codec.StreamEntry {
+				continue
+			}
+			fmt.Fprintf(&b, "%x=%x\n", it.Elem(), it.Value())
+		}
+		it.Close()
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
 }
