@@ -717,6 +717,9 @@ func xread(c *Ctx) {
 		c.W.Buf = append(c.W.Buf, body.Buf...)
 		return
 	}
+	if timeout >= 0 && c.Host == nil && !c.InTransaction && c.ReadyKey == nil && c.Tx.NeedShard() {
+		return // answered from a view in the event loop: only its shard may block it
+	}
 	if timeout < 0 || !c.MayBlock() {
 		c.W.NullArray()
 		return

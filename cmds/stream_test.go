@@ -214,3 +214,113 @@ func streamRead(t *testing.T, st *shard.Store, key string, entriesOnly bool) str
 	}
 	return b.String()
 }
+
+// xreadBlock sends XREAD … BLOCK from c in the background.
+func xreadBlock(c *redis.Client, args ...any) chan result {
+	return async(func() (any, error) { return c.Do(testCtx, append([]any{"XREAD"}, args...)...).Result() })
+}
+
+// Blocking XREAD: served by a later XADD, with "$" meaning the last id when it blocked, only
+// by an id above the one it waits after, on a stream of another shard, with a COUNT of 1,000
+// when it gave none; it times out with nil, and a deleted stream leaves it waiting (Redis 7.0
+// unblocks only XREADGROUP then).
+func TestStream_XReadBlock_ServedByXAdd(t *testing.T) {
+	t.Parallel()
+	s := testserver.Start(t)
+	c, w := s.Client(t), s.Client(t)
+	keys := keysInShards(t, s, "xs", 2)
+	a, b := keys[0], keys[1]
+	expect(t, c, "5-0", "XADD", a, "5-0", "f", "old")
+
+	got := xreadBlock(w, "BLOCK", "0", "STREAMS", a, b, "$", "$")
+	waitBlocked(t, s, 1)
+	expect(t, c, "6-0", "XADD", a, "6-0", "f", "new")
+	if r := recv(t, got); r.err != nil || fmt.Sprint(r.v) != "[["+a+" [[6-0 [f new]]]]]" {
+		t.Fatalf("XREAD = %v, %v", r.v, r.err)
+	}
+
+	// An id above the stream's: an XADD below it does not serve.
+	got = xreadBlock(w, "BLOCK", "0", "STREAMS", b, a, "100-0", "100-0")
+	waitBlocked(t, s, 1)
+	expect(t, c, "50-0", "XADD", b, "50-0", "f", "low")
+	expect(t, c, "7-0", "XADD", a, "7-0", "f", "low")
+	waitBlocked(t, s, 1)
+	expect(t, c, "101-0", "XADD", b, "101-0", "f", "high")
+	if r := recv(t, got); r.err != nil || fmt.Sprint(r.v) != "[["+b+" [[101-0 [f high]]]]]" {
+		t.Fatalf("XREAD = %v, %v", r.v, r.err)
+	}
+
+	// A deleted stream keeps the reader waiting; "$" stays the id it stood for.
+	got = xreadBlock(w, "BLOCK", "0", "STREAMS", a, "$")
+	waitBlocked(t, s, 1)
+	expect(t, c, int64(1), "DEL", a)
+	expect(t, c, "1-0", "XADD", a, "1-0", "f", "reborn")
+	waitBlocked(t, s, 1)
+	expect(t, c, "8-0", "XADD", a, "8-0", "f", "above")
+	if r := recv(t, got); r.err != nil || fmt.Sprint(r.v) != "[["+a+" [[8-0 [f above]]]]]" {
+		t.Fatalf("XREAD = %v, %v", r.v, r.err)
+	}
+
+	// Without COUNT, a served reader gets at most 1,000 entries.
+	got = xreadBlock(w, "BLOCK", "0", "STREAMS", "big", "0")
+	waitBlocked(t, s, 1)
+	p := c.TxPipeline()
+	for i := range 1500 {
+		p.Do(testCtx, "XADD", "big", fmt.Sprintf("%d-1", i+1), "f", i)
+	}
+	if _, err := p.Exec(testCtx); err != nil {
+		t.Fatal(err)
+	}
+	r := recv(t, got)
+	if r.err != nil || len(r.v.([]any)[0].([]any)[1].([]any)) != 1000 {
+		t.Fatalf("XREAD of 1500 new entries: %v", r.err)
+	}
+
+	// Timeouts answer nil; MULTI and scripts do not block.
+	if v, err := doCmdResult(w, "XREAD", "BLOCK", "30", "STREAMS", "none", "$"); err != redis.Nil {
+		t.Fatalf("XREAD BLOCK 30 = %v, %v; want nil", v, err)
+	}
+	p = c.TxPipeline()
+	x := p.Do(testCtx, "XREAD", "BLOCK", "0", "STREAMS", "none", "$")
+	_, _ = p.Exec(testCtx)
+	if x.Err() != redis.Nil {
+		t.Fatalf("XREAD BLOCK in MULTI = %v, %v; want nil", x.Val(), x.Err())
+	}
+	expectErr(t, c, "ERR xread command is not allowed with BLOCK option from scripts script: 172974610bd4ae26edc6abd8c78f3d6ee3f56de0, on @user_script:1.",
+		"EVAL", "return redis.call('xread','BLOCK','0','STREAMS','s','$')", "0")
+	expectErr(t, c, "ERR timeout is negative", "XREAD", "BLOCK", "-1", "STREAMS", "s", "$")
+	expectErr(t, c, "ERR timeout is not an integer or out of range", "XREAD", "BLOCK", "1.5", "STREAMS", "s", "$")
+	waitBlocked(t, s, 0)
+}
+
+// A blocked XREAD answers nil to CLIENT UNBLOCK and the UNBLOCKED error to CLIENT UNBLOCK
+// … ERROR, and in RESP3 a served one is a map.
+func TestStream_XReadBlock_UnblockAndRESP3(t *testing.T) {
+	t.Parallel()
+	s := testserver.Start(t)
+	admin := s.Client(t)
+	one := s.Client(t, func(o *redis.Options) { o.PoolSize = 1; o.Protocol = 3 })
+	id, err := one.ClientID(testCtx).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := xreadBlock(one, "BLOCK", "0", "STREAMS", "s", "$")
+	waitBlocked(t, s, 1)
+	expect(t, admin, int64(1), "CLIENT", "UNBLOCK", id)
+	if r := recv(t, got); r.err != redis.Nil {
+		t.Fatalf("XREAD after UNBLOCK = %v, %v; want nil", r.v, r.err)
+	}
+	got = xreadBlock(one, "BLOCK", "0", "STREAMS", "s", "$")
+	waitBlocked(t, s, 1)
+	expect(t, admin, int64(1), "CLIENT", "UNBLOCK", id, "ERROR")
+	if r := recv(t, got); r.err == nil || r.err.Error() != "UNBLOCKED client unblocked via CLIENT UNBLOCK" {
+		t.Fatalf("XREAD after UNBLOCK ERROR = %v, %v", r.v, r.err)
+	}
+	got = xreadBlock(one, "BLOCK", "0", "STREAMS", "s", "$")
+	waitBlocked(t, s, 1)
+	expect(t, admin, "3-3", "XADD", "s", "3-3", "k", "v")
+	if r := recv(t, got); r.err != nil || fmt.Sprint(r.v) != "map[s:[[3-3 [k v]]]]" {
+		t.Fatalf("RESP3 XREAD = %v, %v", r.v, r.err)
+	}
+	waitBlocked(t, s, 0)
+}
