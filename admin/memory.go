@@ -111,7 +111,11 @@ func memoryUsage(c *cmds.Ctx) {
 	usage := int64(len(codec.AppendMetaKey(nil, 0, key)) + len(codec.AppendMeta(nil, &m)))
 	if m.Type != codec.TypeString && m.Count > 0 {
 		var sampled, bytes int64
-		it := c.Tx.IterateData(c.DB, key, m.Version, nil, nil, false)
+		var lower, upper []byte
+		if m.Type == codec.TypeStream { // sample the entries, which the count counts
+			lower, upper = []byte{codec.StreamEntry}, []byte{codec.StreamEntry + 1}
+		}
+		it := c.Tx.IterateData(c.DB, key, m.Version, lower, upper, false)
 		for ; it.Valid() && sampled < samples; it.Next() {
 			bytes += int64(len(it.Key()) + len(it.Value()))
 			sampled++

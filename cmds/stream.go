@@ -1,6 +1,9 @@
 package cmds
 
 import (
+	"bytes"
+	"strconv"
+
 	"shardis/cmdspec"
 	"shardis/codec"
 	"shardis/datatype"
@@ -714,6 +717,9 @@ func xread(c *Ctx) {
 		c.W.Buf = append(c.W.Buf, body.Buf...)
 		return
 	}
+	if timeout >= 0 && c.Host == nil && !c.InTransaction && c.ReadyKey == nil && c.Tx.NeedShard() {
+		return // answered from a view in the event loop: only its shard may block it
+	}
 	if timeout < 0 || !c.MayBlock() {
 		c.W.NullArray()
 		return
@@ -789,3 +795,80 @@ func xreadServe(c *Ctx, keys, idArgs [][]byte, count int64) {
 	}
 	streamReplyRange(c, &s, start, codec.MaxStreamID, false, limit)
 }
+
+// streamDigest mixes a stream into d as Redis 7.0's xorObjectDigest: each entry's
+// "<ms>.<seq>", then its fields and values, in id order. Redis 7.0.15 mixes in nothing of
+// the consumer groups; streamGroupsDigest is where a later version's would go.
+func streamDigest(c *Ctx, db int, key []byte, m *codec.Meta, d *digest) {
+	s, err := datatype.StreamFromMeta(c.Tx, db, key, *m, true)
+	if err != nil {
+		return
+	}
+	it := s.Range(codec.MinStreamID, codec.MaxStreamID, false)
+	var buf []byte
+	for ; it.Valid(); it.Next() {
+		id := it.ID()
+		buf = strconv.AppendUint(buf[:0], id.Ms, 10)
+		buf = append(buf, '.')
+		buf = strconv.AppendUint(buf, id.Seq, 10)
+		d.mix(buf)
+		f, err := codec.NewStreamFields(it.Value())
+		if err != nil {
+			continue
+		}
+		for f.Next() {
+			d.mix(f.Field)
+			d.mix(f.Value)
+		}
+	}
+	it.Close()
+	streamGroupsDigest(c, &s, d)
+}
+
+// streamGroupsDigest mixes a stream's consumer groups into d: nothing, as in Redis 7.0.15.
+func streamGroupsDigest(_ *Ctx, _ *datatype.Stream, _ *digest) {}
+
+// logStream is logCollection for a stream: each entry as XADD with its id, then XSETID with
+// the last id, entries added and max deleted id (an empty stream is made by an XADD that
+// MAXLEN 0 trims away, as Redis's AOF rewrite does), then the groups (logStreamGroups) and
+// the expire. The node layout the replay makes may differ from the source's where entries
+// were deleted; the entries and the meta are the same.
+func logStream(c *Ctx, db int, dst []byte, m *codec.Meta) {
+	s, err := datatype.StreamFromMeta(c.Tx, db, dst, *m, true)
+	if err != nil {
+		return
+	}
+	info := *s.Info()
+	if s.Len() == 0 {
+		first := info.LastID
+		if first.IsZero() {
+			first = codec.StreamID{Seq: 1}
+		}
+		c.Tx.Log(db, dst, streamXADD, dst, []byte("MAXLEN"), []byte("0"), first.AppendText(nil), []byte("x"), []byte("y"))
+	}
+	it := s.Range(codec.MinStreamID, codec.MaxStreamID, false)
+	for ; it.Valid(); it.Next() {
+		f, err := codec.NewStreamFields(it.Value())
+		if err != nil {
+			continue
+		}
+		rec := make([][]byte, 0, 3+2*f.Len())
+		rec = append(rec, streamXADD, dst, it.ID().AppendText(nil))
+		for f.Next() {
+			rec = append(rec, bytes.Clone(f.Field), bytes.Clone(f.Value))
+		}
+		c.Tx.Log(db, dst, rec...)
+	}
+	it.Close()
+	c.Tx.Log(db, dst, []byte("XSETID"), dst, info.LastID.AppendText(nil),
+		[]byte("ENTRIESADDED"), itoa(int64(info.EntriesAdded)),
+		[]byte("MAXDELETEDID"), info.MaxDeletedID.AppendText(nil))
+	logStreamGroups(c, db, dst, &s)
+	if m.Expire != 0 {
+		c.Tx.Log(db, dst, []byte("PEXPIREAT"), dst, itoa(m.Expire))
+	}
+}
+
+// logStreamGroups logs the consumer groups of stream dst for logStream: the consumer-group
+// family's to fill in.
+func logStreamGroups(_ *Ctx, _ int, _ []byte, _ *datatype.Stream) {}
