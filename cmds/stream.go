@@ -869,6 +869,4 @@ func logStream(c *Ctx, db int, dst []byte, m *codec.Meta) {
 	}
 }
 
-// logStreamGroups logs the consumer groups of stream dst for logStream: the consumer-group
-// family's to fill in.
-func logStreamGroups(_ *Ctx, _ int, _ []byte, _ *datatype.Stream) {}
+// logStreamGroups (streamgroup.go) logs the consumer groups of stream dst for logStream.

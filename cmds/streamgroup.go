@@ -1252,3 +1252,29 @@ func xautoclaimCmd(c *Ctx) {
 	}
 	g.Save()
 }
+
+// logStreamGroups logs what rebuilds the consumer groups of stream dst (logical db) after its
+// entries (logStream, for RENAME, COPY and MOVE): each group as XGROUP CREATE with its last id
+// and read counter, its consumers as XGROUP CREATECONSUMER, and its pending entries as XCLAIM
+// … FORCE with their owners, delivery times and counts. As in Redis's AOF rewrite, a pending
+// entry whose stream entry was deleted is not rebuilt (XCLAIM cannot create it).
+func logStreamGroups(c *Ctx, db int, dst []byte, s *datatype.Stream) {
+	for _, name := range s.GroupNames() {
+		g, ok := s.Group(name)
+		if !ok {
+			continue
+		}
+		c.Tx.Log(db, dst, xgXGROUP, []byte("CREATE"), dst, name, xgIDText(g.LastID), xgENTRIESRD, itoa(g.EntriesRead))
+		for _, cn := range g.ConsumerNames() {
+			c.Tx.Log(db, dst, xgXGROUP, []byte("CREATECONSUMER"), dst, name, cn)
+		}
+		it := g.PEL(codec.MinStreamID, codec.MaxStreamID)
+		for ; it.Valid(); it.Next() {
+			n := it.NACK()
+			c.Tx.Log(db, dst, xgXCLAIM, dst, name, n.Consumer, xgZero, xgIDText(it.ID()), xgTIME,
+				itoa(n.DeliveryTime), xgRETRYCOUNT, strconv.AppendUint(nil, n.DeliveryCount, 10), xgFORCE,
+				xgJUSTID)
+		}
+		it.Close()
+	}
+}

@@ -223,3 +223,38 @@ func TestReplay_StreamGroupsRebuiltExactly(t *testing.T) {
 	}
 	t.Logf("%d streams and groups rebuilt from %d records", len(want), n)
 }
+
+// TestReplay_RenamedStreamKeepsGroups: RENAME and COPY log a stream as a rebuild; its groups,
+// consumers and PEL come back with it when the binlogs are replayed.
+func TestReplay_RenamedStreamKeepsGroups(t *testing.T) {
+	s := testserver.Start(t, "--shards", "4", "--binlog-max-entries", "0", "--binlog-max-age", "0")
+	ctx := context.Background()
+	c := s.Client(t)
+	run := func(args ...any) {
+		t.Helper()
+		if err := c.Do(ctx, args...).Err(); err != nil && !errors.Is(err, redis.Nil) {
+			t.Fatalf("%v: %v", args, err)
+		}
+	}
+	for i := 1; i <= 20; i++ {
+		run("XADD", "src", fmt.Sprintf("%d-1", i), "f", i)
+	}
+	run("XGROUP", "CREATE", "src", "g1", "0")
+	run("XGROUP", "CREATE", "src", "g2", "5-1", "ENTRIESREAD", "5")
+	run("XGROUP", "CREATECONSUMER", "src", "g2", "idle")
+	run("XREADGROUP", "GROUP", "g1", "alice", "COUNT", "7", "STREAMS", "src", ">")
+	run("XREADGROUP", "GROUP", "g1", "bob", "COUNT", "3", "STREAMS", "src", ">")
+	run("XREADGROUP", "GROUP", "g2", "carol", "COUNT", "4", "STREAMS", "src", ">")
+	run("XCLAIM", "src", "g1", "bob", "0", "2-1", "RETRYCOUNT", "9", "TIME", "1700000000000")
+	run("XACK", "src", "g1", "3-1")
+	run("COPY", "src", "copy")
+	run("RENAME", "src", "dst")
+	want := dumpGroups(t, s.Store)
+	if len(want) != 6 {
+		t.Fatalf("dump: %v", want)
+	}
+	dst, _, _ := replayInto(t, s.Store)
+	if diffs := diffDumps(want, dumpGroups(t, dst)); len(diffs) > 0 {
+		t.Fatalf("%d differences after the replay: %s", len(diffs), strings.Join(diffs, "\n"))
+	}
+}
