@@ -200,16 +200,6 @@ func xgCreateConsumer(c *Ctx, key []byte, g *datatype.Group, name []byte) (*data
 	return cons, created
 }
 
-// xgConsumer returns consumer name of g, seen now, creating it when missing (Redis's
-// streamLookupConsumer then streamCreateConsumer).
-func xgConsumer(c *Ctx, key []byte, g *datatype.Group, name []byte) *datatype.Consumer {
-	if cons := g.Consumer(name, true, c.Tx.Now()); cons != nil {
-		return cons
-	}
-	cons, _ := xgCreateConsumer(c, key, g, name)
-	return cons
-}
-
 // xgLogClaim logs the XCLAIM that rebuilds pending entry id of group as n (Redis's
 // streamPropagateXCLAIM); a NACK with no consumer (deleted entry) is logged as its owner's.
 func xgLogClaim(c *Ctx, key []byte, g *datatype.Group, id codec.StreamID, n *datatype.NACK) {
@@ -324,8 +314,8 @@ func xgroupCreate(c *Ctx) {
 	} else {
 		c.Tx.Log(c.DB, key, xgXGROUP, []byte("CREATE"), key, g.Name(), xgIDText(id), xgENTRIESRD, itoa(entriesRead))
 	}
+	c.W.OK() // Redis replies before it notifies
 	c.notify(pubsub.Stream, "xgroup-create", key)
-	c.W.OK()
 }
 
 func xgroupSetID(c *Ctx) {
@@ -347,8 +337,8 @@ func xgroupSetID(c *Ctx) {
 	g.MarkDirty()
 	g.Save()
 	xgLogSetID(c, c.Args[2], g)
-	c.notify(pubsub.Stream, "xgroup-setid", c.Args[2])
 	c.W.OK()
+	c.notify(pubsub.Stream, "xgroup-setid", c.Args[2])
 }
 
 func xgroupDestroy(c *Ctx) {
@@ -364,8 +354,8 @@ func xgroupDestroy(c *Ctx) {
 	st.DestroyGroup(c.Args[3])
 	st.Save()
 	c.Tx.Log(c.DB, key, xgXGROUP, []byte("DESTROY"), key, c.Args[3])
-	c.notify(pubsub.Stream, "xgroup-destroy", key)
 	c.W.Int(1)
+	c.notify(pubsub.Stream, "xgroup-destroy", key)
 }
 
 func xgroupCreateConsumer(c *Ctx) {
@@ -1072,10 +1062,13 @@ func xclaimCmd(c *Ctx) {
 		delivery = now
 	}
 	var cons *datatype.Consumer
+	created := false
 	name := c.Args[3]
-	mark := len(c.W.Buf)
-	c.W.ArrayLen(math.MaxInt32)
-	n := 0
+	type claimed struct {
+		id codec.StreamID
+		v  []byte
+	}
+	var out []claimed
 	for _, id := range ids {
 		nack, pending := g.NACK(id)
 		v, exists := st.Entry(id)
@@ -1098,7 +1091,7 @@ func xclaimCmd(c *Ctx) {
 			continue
 		}
 		if cons == nil {
-			cons = xgConsumer(c, key, g, name)
+			cons, created = xgConsumerQuiet(c, g, name)
 		}
 		if fresh {
 			nack = datatype.NACK{DeliveryTime: now, DeliveryCount: 1}
@@ -1111,20 +1104,34 @@ func xclaimCmd(c *Ctx) {
 		}
 		nack.Consumer = cons.Name
 		g.SetNACK(id, nack)
-		if justid {
-			xgWriteID(c, id)
-		} else {
-			xgWriteEntry(c, id, v)
-		}
-		n++
+		out = append(out, claimed{id, v})
 		xgLogClaim(c, key, g, id, &nack)
 		logLast = false
 	}
-	xgPatchLen(c, mark, math.MaxInt32, n, false)
 	if logLast {
 		xgLogSetID(c, key, g)
 	}
 	g.Save()
+	c.W.ArrayLen(len(out))
+	if created { // Redis creates the consumer after the reply's header, before the first entry
+		c.notify(pubsub.Stream, "xgroup-createconsumer", key)
+	}
+	for _, e := range out {
+		if justid {
+			xgWriteID(c, e.id)
+		} else {
+			xgWriteEntry(c, e.id, e.v)
+		}
+	}
+}
+
+// xgConsumerQuiet is xgConsumer without the keyspace event, which the caller sends where
+// Redis's reply has it when created is true.
+func xgConsumerQuiet(c *Ctx, g *datatype.Group, name []byte) (cons *datatype.Consumer, created bool) {
+	if cons = g.Consumer(name, true, c.Tx.Now()); cons != nil {
+		return cons, false
+	}
+	return g.CreateConsumer(name, c.Tx.Now())
 }
 
 // ---- XAUTOCLAIM ----
@@ -1183,6 +1190,7 @@ func xautoclaimCmd(c *Ctx) {
 	now := c.Tx.Now()
 	name := c.Args[3]
 	var cons *datatype.Consumer
+	created := false
 	var deleted []codec.StreamID
 	type claimed struct {
 		id codec.StreamID
@@ -1221,7 +1229,7 @@ func xautoclaimCmd(c *Ctx) {
 			continue
 		}
 		if cons == nil {
-			cons = xgConsumer(c, key, g, name)
+			cons, created = xgConsumerQuiet(c, g, name)
 		}
 		nack.DeliveryTime = now
 		if !justid {
@@ -1239,6 +1247,9 @@ func xautoclaimCmd(c *Ctx) {
 	c.W.ArrayLen(3)
 	xgWriteID(c, next)
 	c.W.ArrayLen(len(out))
+	if created { // where Redis's reply has it: after the placeholders of its two first elements
+		c.notify(pubsub.Stream, "xgroup-createconsumer", key)
+	}
 	for _, e := range out {
 		if justid {
 			xgWriteID(c, e.id)
