@@ -721,7 +721,7 @@ func xreadgroupHistory(c *Ctx, t *xreadgroupTarget, cons *datatype.Consumer, cou
 	ids := g.OwnedIDs(cons.Name, start, codec.MaxStreamID, int(count))
 	c.W.ArrayLen(len(ids))
 	for _, id := range ids {
-		v, ok := t.st.Entry(id)
+		v, ok := t.st.EntryValue(id)
 		if !ok {
 			c.W.ArrayLen(2)
 			xgWriteID(c, id)
@@ -1071,7 +1071,7 @@ func xclaimCmd(c *Ctx) {
 	var out []claimed
 	for _, id := range ids {
 		nack, pending := g.NACK(id)
-		v, exists := st.Entry(id)
+		v, exists := st.EntryValue(id)
 		if !exists {
 			if pending {
 				xgLogClaim(c, key, g, id, &nack)
@@ -1217,7 +1217,7 @@ func xautoclaimCmd(c *Ctx) {
 	for ; attempts > 0 && count > 0 && i < len(walk); i++ {
 		attempts--
 		id, nack := walk[i].id, walk[i].nack
-		v, exists := st.Entry(id)
+		v, exists := st.EntryValue(id)
 		if !exists {
 			xgLogClaim(c, key, g, id, &nack)
 			g.Ack(id)

@@ -441,3 +441,16 @@ func (s *Stream) NodeCount() int64 {
 	}
 	return n
 }
+
+// EntryValue returns a copy of the value of entry id, ok false when the stream has none. It
+// seeks rather than reading the key point-wise: an entry removed by a whole-node trim (one
+// range delete) may linger in the shard's key cache, which range deletes of data keys do not
+// clear, but never in an iterator.
+func (s *Stream) EntryValue(id codec.StreamID) ([]byte, bool) {
+	r := s.Range(id, id, false)
+	defer r.Close()
+	if !r.Valid() {
+		return nil, false
+	}
+	return bytes.Clone(r.Value()), true
+}
