@@ -123,6 +123,18 @@ func xgOpen(c *Ctx, key []byte) (datatype.Stream, bool) {
 	return st, true
 }
 
+// xgOpenRead is xgOpen for Redis's lookupKeyRead in a command that writes: a missing key is a
+// "keymiss" event.
+func xgOpenRead(c *Ctx, key []byte) (datatype.Stream, bool) {
+	m, exists := c.Tx.MetaRead(c.DB, key)
+	st, err := datatype.StreamFromMeta(c.Tx, c.DB, key, m, exists)
+	if err != nil {
+		c.typeError(err)
+		return st, false
+	}
+	return st, true
+}
+
 // xgParseID parses an id as streamParseIDOrReply (strict: as streamParseStrictIDOrReply,
 // which refuses "-" and "+"), replying the error when it is not one.
 func xgParseID(c *Ctx, b []byte, missingSeq uint64, strict bool) (codec.StreamID, bool) {
@@ -557,7 +569,7 @@ func xreadgroupCmd(c *Ctx) {
 			// A key named twice is read twice through one group, as Redis's pointers do.
 			t.st, t.g = targets[j].st, targets[j].g
 		} else {
-			if t.st, ok = xgOpen(c, key); !ok {
+			if t.st, ok = xgOpenRead(c, key); !ok {
 				return
 			}
 			if t.st.Exists() {
@@ -807,7 +819,7 @@ func xreadgroupParseQuiet(args [][]byte) (a xreadgroupArgs, ok bool) {
 
 func xackCmd(c *Ctx) {
 	key := c.Args[1]
-	st, ok := xgOpen(c, key)
+	st, ok := xgOpenRead(c, key)
 	if !ok {
 		return
 	}
@@ -975,7 +987,7 @@ func xpendingCmd(c *Ctx) {
 
 func xclaimCmd(c *Ctx) {
 	key, group := c.Args[1], c.Args[2]
-	st, ok := xgOpen(c, key)
+	st, ok := xgOpenRead(c, key)
 	if !ok {
 		return
 	}
@@ -1138,6 +1150,9 @@ func xgConsumerQuiet(c *Ctx, g *datatype.Group, name []byte) (cons *datatype.Con
 
 func xautoclaimCmd(c *Ctx) {
 	key, group := c.Args[1], c.Args[2]
+	// Redis looks the key up before parsing (a miss is a "keymiss" even when the arguments are
+	// refused) and checks its type after.
+	m, exists := c.Tx.MetaRead(c.DB, key)
 	minIdle, ok := codec.ParseInt(c.Args[4])
 	if !ok {
 		c.Error("ERR Invalid min-idle-time argument for XAUTOCLAIM")
@@ -1174,8 +1189,9 @@ func xautoclaimCmd(c *Ctx) {
 			return
 		}
 	}
-	st, ok := xgOpen(c, key)
-	if !ok {
+	st, err := datatype.StreamFromMeta(c.Tx, c.DB, key, m, exists)
+	if err != nil {
+		c.typeError(err)
 		return
 	}
 	var g *datatype.Group
