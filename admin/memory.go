@@ -125,6 +125,9 @@ func memoryUsage(c *cmds.Ctx) {
 			usage += int64(float64(bytes) / float64(sampled) * float64(m.Count))
 		}
 	}
+	if m.Type == codec.TypeStream {
+		usage += cmds.StreamGroupsUsage(c.Tx, c.DB, key, m, samples)
+	}
 	c.W.Int(usage)
 }
 

@@ -1305,3 +1305,50 @@ func logStreamGroups(c *Ctx, db int, dst []byte, s *datatype.Stream) {
 		it.Close()
 	}
 }
+
+// StreamGroupsUsage estimates the bytes the consumer groups of stream key (meta m) take on
+// disk, for MEMORY USAGE: as Redis's objectComputeSize, up to samples groups are measured
+// (each its record, its consumers and its PEL, both the group's entries and the consumers'
+// index, from up to samples of them) and the average counts for every group.
+func StreamGroupsUsage(tx *shard.Tx, db int, key []byte, m codec.Meta, samples int64) int64 {
+	st, err := datatype.StreamFromMeta(tx, db, key, m, true)
+	if err != nil || st.Info().Groups == 0 {
+		return 0
+	}
+	var total, measured int64
+	for _, name := range st.GroupNames() {
+		if measured >= samples {
+			break
+		}
+		g, ok := st.Group(name)
+		if !ok {
+			continue
+		}
+		measured++
+		prefix := int64(len(key) + 16) // a data key's prefix: db, key, version
+		size := prefix + 1 + int64(len(name)) + 40
+		cnames := g.ConsumerNames()
+		for _, cn := range cnames {
+			size += prefix + 5 + int64(len(name)+len(cn)) + 16
+		}
+		if g.Pending() > 0 {
+			var n, bytes int64
+			it := g.PEL(codec.MinStreamID, codec.MaxStreamID)
+			for ; it.Valid() && n < samples; it.Next() {
+				nack := it.NACK()
+				// the 'p' entry and the 'q' index entry
+				bytes += 2*(prefix+5+int64(len(name))+codec.StreamIDLen) + 16 + 2*int64(len(nack.Consumer)) + 4
+				n++
+			}
+			it.Close()
+			if n > 0 {
+				size += bytes / n * int64(g.Pending())
+			}
+		}
+		total += size
+	}
+	if measured == 0 {
+		return 0
+	}
+	return total / measured * int64(st.Info().Groups)
+}

@@ -248,3 +248,33 @@ func TestStreamGroup_BlockedReader_WokenAsRedisWakesIt(t *testing.T) {
 		t.Errorf("served: %v %v", r.v, r.err)
 	}
 }
+
+// MEMORY USAGE of a stream counts its consumer groups: a group with 1,000 pending entries adds
+// at least their ids twice over (the PEL and its owner's index).
+func TestStreamGroup_MemoryUsage_CountsPEL(t *testing.T) {
+	t.Parallel()
+	s := testserver.Start(t)
+	c := s.Client(t)
+	p := c.Pipeline()
+	for i := 1; i <= 1000; i++ {
+		p.XAdd(testCtx, &redis.XAddArgs{Stream: "s", ID: fmt.Sprintf("%d-1", i), Values: []any{"f", "v"}})
+	}
+	if _, err := p.Exec(testCtx); err != nil {
+		t.Fatal(err)
+	}
+	before, err := c.MemoryUsage(testCtx, "s", 0).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	expect(t, c, "OK", "XGROUP", "CREATE", "s", "g", "0")
+	if err := c.XReadGroup(testCtx, &redis.XReadGroupArgs{Group: "g", Consumer: "alice", Streams: []string{"s", ">"}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	after, err := c.MemoryUsage(testCtx, "s", 0).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after-before < 1000*2*16 || after-before > 1000*1000 {
+		t.Fatalf("MEMORY USAGE %d before the group, %d after: want about 1000 pending entries more", before, after)
+	}
+}
