@@ -602,12 +602,14 @@ func xreadgroupCmd(c *Ctx) {
 	mark := len(c.W.Buf)
 	for i := range targets {
 		t := &targets[i]
+		var entries []xgEntry
 		if !t.history {
+			// Served when an entry lies beyond the group's last id: the walk that finds it
+			// reads what is served.
 			if t.st.Len() == 0 {
 				continue
 			}
-			last, ok := t.st.LastEntryID()
-			if !ok || last.Compare(t.g.LastID) <= 0 {
+			if entries = xgNewEntries(t, a.count); len(entries) == 0 {
 				continue
 			}
 		}
@@ -620,7 +622,7 @@ func xreadgroupCmd(c *Ctx) {
 			}
 		}
 		served++
-		xreadgroupReply(c, t, &a, a.count)
+		xreadgroupReply(c, t, &a, a.count, entries)
 	}
 	if served > 0 {
 		if served != len(targets) {
@@ -661,7 +663,7 @@ func xgPatchLen(c *Ctx, mark, want, got int, isMap bool) {
 
 // xreadgroupReply writes one served key, [key, entries] (a map entry in RESP3), and does the
 // group's bookkeeping.
-func xreadgroupReply(c *Ctx, t *xreadgroupTarget, a *xreadgroupArgs, count int64) {
+func xreadgroupReply(c *Ctx, t *xreadgroupTarget, a *xreadgroupArgs, count int64, entries []xgEntry) {
 	if !c.W.RESP3 {
 		c.W.ArrayLen(2)
 	}
@@ -680,22 +682,6 @@ func xreadgroupReply(c *Ctx, t *xreadgroupTarget, a *xreadgroupArgs, count int64
 		g.Save()
 		return
 	}
-	start, ok := g.LastID.Next()
-	if !ok {
-		c.W.ArrayLen(0)
-		g.Save()
-		return
-	}
-	type entry struct {
-		id codec.StreamID
-		v  []byte
-	}
-	var entries []entry
-	r := t.st.Range(start, codec.MaxStreamID, false)
-	for ; r.Valid() && (count == 0 || int64(len(entries)) < count); r.Next() {
-		entries = append(entries, entry{r.ID(), append([]byte(nil), r.Value()...)})
-	}
-	r.Close()
 	moved := false
 	c.W.ArrayLen(len(entries))
 	for _, e := range entries {
@@ -720,6 +706,27 @@ func xreadgroupReply(c *Ctx, t *xreadgroupTarget, a *xreadgroupArgs, count int64
 	if moved {
 		xgLogSetID(c, t.key, g)
 	}
+}
+
+// xgEntry is an entry read for a reply.
+type xgEntry struct {
+	id codec.StreamID
+	v  []byte
+}
+
+// xgNewEntries reads up to count (0: all) entries beyond t's group's last id.
+func xgNewEntries(t *xreadgroupTarget, count int64) []xgEntry {
+	start, ok := t.g.LastID.Next()
+	if !ok {
+		return nil
+	}
+	var entries []xgEntry
+	r := t.st.Range(start, codec.MaxStreamID, false)
+	for ; r.Valid() && (count == 0 || int64(len(entries)) < count); r.Next() {
+		entries = append(entries, xgEntry{r.ID(), append([]byte(nil), r.Value()...)})
+	}
+	r.Close()
+	return entries
 }
 
 // xreadgroupHistory writes the consumer's pending entries above t.after: each one still in the
@@ -775,7 +782,7 @@ func xreadgroupServe(c *Ctx, a *xreadgroupArgs) {
 		c.W.ArrayLen(1)
 	}
 	t := xreadgroupTarget{key: key, st: st, g: g}
-	xreadgroupReply(c, &t, a, count)
+	xreadgroupReply(c, &t, a, count, xgNewEntries(&t, count))
 }
 
 // xreadgroupReady is a blocked XREADGROUP's ready check (BlockRequest.Ready): its stream has
