@@ -230,7 +230,7 @@ func TestStreamGroup_BlockedReader_WokenAsRedisWakesIt(t *testing.T) {
 	ids, _ := admin.Do(testCtx, "CLIENT", "LIST").Text()
 	var cid string
 	for _, line := range strings.Split(ids, "\n") {
-		if strings.Contains(line, "cmd=xreadgroup") {
+		if strings.Contains(line, "cmd=xreadgroup") && strings.Contains(line, " flags=b ") {
 			cid = strings.TrimPrefix(strings.Fields(line)[0], "id=")
 		}
 	}
