@@ -422,80 +422,77 @@ type TrimArgs struct {
 }
 
 // Trim trims the stream as Redis's streamTrim does and returns the number of entries
-// removed. Whole nodes go with one range delete of their entries.
+// removed. It walks the node records from the head; the whole nodes it removes go with one
+// range delete of their entries and one of their records, however many they are, so
+// trimming a million entries holds none of them.
 func (s *Stream) Trim(a TrimArgs) int64 {
 	if a.Strategy == TrimNone || !s.c.live() || s.sm.Nodes == 0 {
 		return 0
 	}
 	var deleted int64
-	for s.sm.Nodes > 0 {
-		if a.Strategy == TrimMaxLen && s.c.meta.Count <= a.MaxLen {
+	var removed uint64 // whole nodes removed, from the head
+	var first []byte   // the first removed node's master id ('n' · id), nil for none
+	var partial *streamNode
+	var partialEnd []byte // the entry element bounding the partial node, nil: the stream's end
+	var keptMaster []byte // the first node kept, nil when all went
+	left := s.c.meta.Count
+	it := s.c.iter([]byte{codec.StreamNode}, []byte{codec.StreamNode + 1}, false)
+	for ; it.Valid(); it.Next() {
+		if len(it.Elem()) != 1+codec.StreamIDLen {
 			break
 		}
-		n, nextMaster, hasNext, ok := s.headNode()
-		if !ok {
+		n, err := decodeStreamNode(codec.DecodeStreamID(it.Elem()[1:]), it.Value(), false)
+		if err != nil {
 			break
 		}
-		if a.Limit != 0 && deleted+int64(n.live) > a.Limit {
-			break
-		}
-		var remove bool
-		if a.Strategy == TrimMaxLen {
-			remove = s.c.meta.Count-n.live >= a.MaxLen
-		} else {
-			remove = n.last.Compare(a.MinID) < 0
+		stop := a.Strategy == TrimMaxLen && left <= a.MaxLen ||
+			a.Limit != 0 && deleted+int64(n.live) > a.Limit
+		remove := false
+		if !stop {
+			if a.Strategy == TrimMaxLen {
+				remove = left-n.live >= a.MaxLen
+			} else {
+				remove = n.last.Compare(a.MinID) < 0
+			}
 		}
 		if remove {
-			lower := entryElem(nil, n.master)
-			upper := []byte{codec.StreamEntry + 1}
-			if hasNext {
-				upper = entryElem(nil, nextMaster)
+			if first == nil {
+				first = append([]byte(nil), it.Elem()...)
 			}
-			s.deleteEntries(lower, upper, n.live)
-			s.removeNode(n.master)
-			s.c.meta.Count -= n.live
+			removed++
+			left -= n.live
 			deleted += int64(n.live)
 			continue
 		}
-		if a.Approx {
-			break
-		}
-		// Delete entries from within the node, from its start.
-		var doomed [][]byte
-		left := s.c.meta.Count
-		upper := []byte{codec.StreamEntry + 1}
-		if hasNext {
-			upper = entryElem(nil, nextMaster)
-		}
-		it := s.c.iter(entryElem(nil, n.master), upper, false)
-		for ; it.Valid(); it.Next() {
-			id := codec.DecodeStreamID(it.Elem()[1:])
-			if a.Strategy == TrimMaxLen {
-				if left <= a.MaxLen {
-					break
-				}
-			} else if id.Compare(a.MinID) >= 0 {
-				break
+		keptMaster = append([]byte(nil), it.Elem()...)
+		if !stop && !a.Approx {
+			partial = &n
+			it.Next()
+			if it.Valid() && len(it.Elem()) == 1+codec.StreamIDLen {
+				partialEnd = entryElem(nil, codec.DecodeStreamID(it.Elem()[1:]))
 			}
-			doomed = append(doomed, append([]byte(nil), it.Elem()...))
-			left--
 		}
-		it.Close()
-		k := uint64(len(doomed))
-		for _, e := range doomed {
-			s.c.del(e)
-		}
-		n2, err := s.readNode(n.master, true)
-		if err == nil && k > 0 {
-			n2.bytes += lpIntSize(int64(n2.live-k)) - lpIntSize(int64(n2.live))
-			n2.bytes += lpIntSize(int64(n2.deleted+k)) - lpIntSize(int64(n2.deleted))
-			n2.live -= k
-			n2.deleted += k
-			s.putNode(&n2)
-		}
-		s.c.meta.Count -= k
-		deleted += int64(k)
 		break
+	}
+	it.Close()
+	if removed > 0 {
+		lower := entryElem(nil, codec.DecodeStreamID(first[1:]))
+		upper := []byte{codec.StreamEntry + 1}
+		nodeUpper := []byte{codec.StreamNode + 1}
+		if keptMaster != nil {
+			upper = entryElem(nil, codec.DecodeStreamID(keptMaster[1:]))
+			nodeUpper = keptMaster
+		}
+		s.deleteEntries(lower, upper, s.c.meta.Count-left)
+		s.deleteRange(first, nodeUpper, removed)
+		s.sm.Nodes -= removed
+		if s.sm.Nodes == 0 {
+			s.sm.TailNode = codec.StreamID{}
+		}
+		s.c.meta.Count = left
+	}
+	if partial != nil {
+		deleted += s.trimWithin(a, partial, partialEnd)
 	}
 	if s.c.meta.Count == 0 {
 		s.sm.FirstID = codec.StreamID{}
@@ -505,12 +502,55 @@ func (s *Stream) Trim(a TrimArgs) int64 {
 	return deleted
 }
 
-// deleteEntries deletes the entries in [lower, upper) of which there are n: one by one when
-// few, with a range delete otherwise.
-func (s *Stream) deleteEntries(lower, upper []byte, n uint64) {
-	if n == 0 {
-		return
+// trimWithin deletes entries of node n from its start (the node Trim could not remove
+// whole), up to end (nil: the stream's end), as an exact trim does, and returns how many.
+func (s *Stream) trimWithin(a TrimArgs, n *streamNode, end []byte) int64 {
+	if end == nil {
+		end = []byte{codec.StreamEntry + 1}
 	}
+	var doomed [][]byte
+	left := s.c.meta.Count
+	it := s.c.iter(entryElem(nil, n.master), end, false)
+	for ; it.Valid(); it.Next() {
+		if a.Strategy == TrimMaxLen {
+			if left <= a.MaxLen {
+				break
+			}
+		} else if codec.DecodeStreamID(it.Elem()[1:]).Compare(a.MinID) >= 0 {
+			break
+		}
+		doomed = append(doomed, append([]byte(nil), it.Elem()...))
+		left--
+	}
+	it.Close()
+	k := uint64(len(doomed))
+	if k == 0 {
+		return 0
+	}
+	for _, e := range doomed {
+		s.c.del(e)
+	}
+	if n2, err := s.readNode(n.master, true); err == nil {
+		n2.bytes += lpIntSize(int64(n2.live-k)) - lpIntSize(int64(n2.live))
+		n2.bytes += lpIntSize(int64(n2.deleted+k)) - lpIntSize(int64(n2.deleted))
+		n2.live -= k
+		n2.deleted += k
+		s.putNode(&n2)
+	}
+	s.c.meta.Count -= k
+	return int64(k)
+}
+
+// deleteEntries deletes the entries in [lower, upper), of which there are n.
+func (s *Stream) deleteEntries(lower, upper []byte, n uint64) {
+	if n > 0 {
+		s.deleteRange(lower, upper, n)
+	}
+}
+
+// deleteRange deletes the data keys whose elements lie in [lower, upper), of which there
+// are n: one by one when few, with a range delete otherwise.
+func (s *Stream) deleteRange(lower, upper []byte, n uint64) {
 	if n > 16 {
 		lo := append([]byte(nil), s.c.dataKey(lower)...)
 		s.c.tx.DeleteDataRange(s.c.key, lo, append([]byte(nil), s.c.dataKey(upper)...))
@@ -525,25 +565,6 @@ func (s *Stream) deleteEntries(lower, upper []byte, n uint64) {
 	for _, e := range doomed {
 		s.c.del(e)
 	}
-}
-
-// headNode returns the first node record and the master id of the next one, if any.
-func (s *Stream) headNode() (n streamNode, next codec.StreamID, hasNext, ok bool) {
-	it := s.c.iter([]byte{codec.StreamNode}, []byte{codec.StreamNode + 1}, false)
-	defer it.Close()
-	if !it.Valid() || len(it.Elem()) != 1+codec.StreamIDLen {
-		return n, next, false, false
-	}
-	var err error
-	n, err = decodeStreamNode(codec.DecodeStreamID(it.Elem()[1:]), it.Value(), false)
-	if err != nil {
-		return n, next, false, false
-	}
-	it.Next()
-	if it.Valid() && len(it.Elem()) == 1+codec.StreamIDLen {
-		next, hasNext = codec.DecodeStreamID(it.Elem()[1:]), true
-	}
-	return n, next, hasNext, true
 }
 
 // Range walks the entries with ids in [start, end], ascending or descending (rev). The
