@@ -202,7 +202,8 @@ func streamRead(t *testing.T, st *shard.Store, key string, entriesOnly bool) str
 			t.Error(err)
 		}
 		if entriesOnly {
-			sm.Nodes, sm.TailNode = 0, codec.StreamID{}
+			sm.Nodes, sm.TailNode, sm.TailLast = 0, codec.StreamID{}, codec.StreamID{}
+			sm.TailLive, sm.TailDeleted, sm.TailBytes, sm.TailFields, sm.TailFieldsHash = 0, 0, 0, 0, 0
 		}
 		fmt.Fprintf(&b, "type %v count %d %+v\n", m.Type, m.Count, sm)
 		it := tx.IterateData(0, k, m.Version, nil, nil, false)

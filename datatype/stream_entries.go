@@ -211,16 +211,48 @@ func nodeElem(b []byte, master codec.StreamID) []byte {
 	return codec.AppendStreamID(append(b, codec.StreamNode), master)
 }
 
-// readNode reads the node record of master.
+// readNode reads the node record of master (with the tail's counters from the meta).
 func (s *Stream) readNode(master codec.StreamID, withFields bool) (streamNode, error) {
 	v, ok := s.c.get(nodeElem(nil, master))
 	if !ok {
 		return streamNode{}, codec.ErrCorruptMeta
 	}
-	return decodeStreamNode(master, v, withFields)
+	n, err := decodeStreamNode(master, v, withFields)
+	s.tailState(&n)
+	return n, err
 }
 
-func (s *Stream) putNode(n *streamNode) { s.c.put(nodeElem(nil, n.master), n.encode()) }
+// isTail reports whether master is the last node's.
+func (s *Stream) isTail(master codec.StreamID) bool {
+	return s.sm.Nodes > 0 && master == s.sm.TailNode
+}
+
+// tailState gives n the counters the meta keeps when it is the last node.
+func (s *Stream) tailState(n *streamNode) {
+	if s.isTail(n.master) {
+		n.live, n.deleted, n.bytes, n.last = s.sm.TailLive, s.sm.TailDeleted, s.sm.TailBytes, s.sm.TailLast
+	}
+}
+
+// putNode writes n's counters: into the meta for the last node, into its record otherwise
+// (the record then needs its fields).
+func (s *Stream) putNode(n *streamNode) {
+	if s.isTail(n.master) {
+		s.sm.TailLive, s.sm.TailDeleted, s.sm.TailBytes, s.sm.TailLast = n.live, n.deleted, n.bytes, n.last
+		return
+	}
+	s.c.put(nodeElem(nil, n.master), n.encode())
+}
+
+// makeTail makes the node record of master the last node, moving the previous last node's
+// counters into its record first.
+func (s *Stream) makeTail(master codec.StreamID) {
+	if s.sm.Nodes > 0 && s.sm.TailNode != master {
+		if old, err := s.readNode(s.sm.TailNode, true); err == nil {
+			s.c.put(nodeElem(nil, old.master), old.encode())
+		}
+	}
+}
 
 // Add appends an entry with id (above the last id: the caller checked) and fields and values
 // fv, creating the stream if missing.
@@ -237,13 +269,12 @@ func (s *Stream) Add(id codec.StreamID, fv [][]byte) error {
 	}
 	s.c.create()
 	numfields := uint64(len(fv) / 2)
+	hash := codec.StreamFieldsHash(fv)
 	var n streamNode
 	newNode := true
 	if s.sm.Nodes > 0 {
-		var err error
-		if n, err = s.readNode(s.sm.TailNode, true); err != nil {
-			return err
-		}
+		n = streamNode{master: s.sm.TailNode}
+		s.tailState(&n)
 		newNode = n.bytes+total >= StreamNodeMaxBytes || n.live+n.deleted >= StreamNodeMaxEntries
 	}
 	same := false
@@ -256,20 +287,15 @@ func (s *Stream) Add(id codec.StreamID, fv [][]byte) error {
 		}
 		n.bytes += lpIntSize(0)
 		same = true
-		s.sm.Nodes++
-		s.sm.TailNode = id
+		nodes := s.sm.Nodes
+		s.makeTail(id)
+		s.c.put(nodeElem(nil, id), n.encode()) // the master fields; the counters go in the meta
+		s.sm.Nodes, s.sm.TailNode = nodes+1, id
+		s.sm.TailFields, s.sm.TailFieldsHash = numfields, hash
 	} else {
 		n.bytes += lpIntSize(int64(n.live+1)) - lpIntSize(int64(n.live))
 		n.live++
-		if uint64(len(n.fields)) == numfields {
-			same = true
-			for i, f := range n.fields {
-				if string(f) != string(fv[2*i]) {
-					same = false
-					break
-				}
-			}
-		}
+		same = numfields == s.sm.TailFields && hash == s.sm.TailFieldsHash
 	}
 	flags := int64(0)
 	if same {
@@ -318,6 +344,7 @@ func (s *Stream) nodeOf(id codec.StreamID) (streamNode, bool) {
 		return streamNode{}, false
 	}
 	n, err := decodeStreamNode(codec.DecodeStreamID(elem[1:]), it.Value(), false)
+	s.tailState(&n)
 	return n, err == nil
 }
 
@@ -365,7 +392,7 @@ func (s *Stream) removeNode(master codec.StreamID) {
 	s.c.del(nodeElem(nil, master))
 	s.sm.Nodes--
 	if s.sm.Nodes == 0 {
-		s.sm.TailNode = codec.StreamID{}
+		s.clearTail()
 		return
 	}
 	if master != s.sm.TailNode {
@@ -374,8 +401,30 @@ func (s *Stream) removeNode(master codec.StreamID) {
 	it := s.c.iter([]byte{codec.StreamNode}, nodeElem(nil, master), true)
 	defer it.Close()
 	if it.Valid() && len(it.Elem()) == 1+codec.StreamIDLen {
-		s.sm.TailNode = codec.DecodeStreamID(it.Elem()[1:])
+		s.setTail(codec.DecodeStreamID(it.Elem()[1:]), it.Value())
 	}
+}
+
+// clearTail forgets the last node: there is none left.
+func (s *Stream) clearTail() {
+	s.sm.TailNode, s.sm.TailLast = codec.StreamID{}, codec.StreamID{}
+	s.sm.TailLive, s.sm.TailDeleted, s.sm.TailBytes, s.sm.TailFields, s.sm.TailFieldsHash = 0, 0, 0, 0, 0
+}
+
+// setTail makes the node of master, whose record is v, the last one after the last was
+// removed: its counters and fields move into the meta.
+func (s *Stream) setTail(master codec.StreamID, v []byte) {
+	n, err := decodeStreamNode(master, v, true)
+	if err != nil {
+		return
+	}
+	fv := make([][]byte, 0, 2*len(n.fields))
+	for _, f := range n.fields {
+		fv = append(fv, f, nil)
+	}
+	s.sm.TailNode = master
+	s.sm.TailLive, s.sm.TailDeleted, s.sm.TailBytes, s.sm.TailLast = n.live, n.deleted, n.bytes, n.last
+	s.sm.TailFields, s.sm.TailFieldsHash = uint64(len(n.fields)), codec.StreamFieldsHash(fv)
 }
 
 // FixFirstID sets the recorded first id after deletions: the first entry's, 0-0 when empty.
@@ -445,6 +494,7 @@ func (s *Stream) Trim(a TrimArgs) int64 {
 		if err != nil {
 			break
 		}
+		s.tailState(&n)
 		stop := a.Strategy == TrimMaxLen && left <= a.MaxLen ||
 			a.Limit != 0 && deleted+int64(n.live) > a.Limit
 		remove := false
@@ -487,7 +537,7 @@ func (s *Stream) Trim(a TrimArgs) int64 {
 		s.deleteRange(first, nodeUpper, removed)
 		s.sm.Nodes -= removed
 		if s.sm.Nodes == 0 {
-			s.sm.TailNode = codec.StreamID{}
+			s.clearTail()
 		}
 		s.c.meta.Count = left
 	}
