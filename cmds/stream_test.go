@@ -2,13 +2,17 @@ package cmds_test
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"shardis/codec"
+	"shardis/datatype"
 	"shardis/internal/testserver"
 	"shardis/shard"
 )
@@ -198,7 +202,8 @@ func streamRead(t *testing.T, st *shard.Store, key string, entriesOnly bool) str
 			t.Error(err)
 		}
 		if entriesOnly {
-			sm.Nodes, sm.TailNode = 0, codec.StreamID{}
+			sm.Nodes, sm.TailNode, sm.TailLast = 0, codec.StreamID{}, codec.StreamID{}
+			sm.TailLive, sm.TailDeleted, sm.TailBytes, sm.TailFields, sm.TailFieldsHash = 0, 0, 0, 0, 0
 		}
 		fmt.Fprintf(&b, "type %v count %d %+v\n", m.Type, m.Count, sm)
 		it := tx.IterateData(0, k, m.Version, nil, nil, false)
@@ -323,4 +328,98 @@ func TestStream_XReadBlock_UnblockAndRESP3(t *testing.T) {
 		t.Fatalf("RESP3 XREAD = %v, %v", r.v, r.err)
 	}
 	waitBlocked(t, s, 0)
+}
+
+// buildBigStream writes stream key (db 0) with n entries "<i+1>-0" {f: <i>} straight through
+// the datatype layer, 10,000 entries a transaction, much faster than the network.
+func buildBigStream(t *testing.T, s *testserver.Server, key string, n int) {
+	t.Helper()
+	k := []byte(key)
+	id := s.Store.ShardOf(k)
+	for base := 0; base < n; base += 10_000 {
+		if err := s.Store.Do(id, func(tx *shard.Tx) {
+			st, err := datatype.LookupStream(tx, 0, k)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			fv := [][]byte{[]byte("f"), nil}
+			for i := base; i < min(base+10_000, n); i++ {
+				fv[1] = strconv.AppendInt(fv[1][:0], int64(i), 10)
+				if err := st.Add(codec.StreamID{Ms: uint64(i + 1)}, fv); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+			st.Save()
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestStream_BigStream_StreamedAndTrimmed: XRANGE of a million entries to a slow reader is
+// streamed (the heap stays far below the reply's size), XREVRANGE with COUNT too, and an
+// exact XTRIM of nearly all of them removes whole nodes with range deletes, holding none of
+// them. Not parallel: it measures the process's heap.
+func TestStream_BigStream_StreamedAndTrimmed(t *testing.T) {
+	s := testserver.Start(t)
+	const n = 1_000_000
+	buildBigStream(t, s, "big", n)
+	c := s.Client(t)
+	expect(t, c, int64(n), "XLEN", "big")
+
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	base, peak := ms.HeapInuse, ms.HeapInuse
+	opened := s.Store.StreamsOpened.Load()
+	nc, r := dialRaw(t, s.Addr)
+	send(t, nc, "XRANGE big - +\r\nXREVRANGE big + - COUNT 2000\r\nPING\r\n")
+	readLine(t, r, fmt.Sprintf("*%d", n))
+	for i := range n {
+		readLine(t, r, "*2")
+		readBulk(t, r, fmt.Sprintf("%d-0", i+1))
+		readLine(t, r, "*2")
+		readBulk(t, r, "f")
+		readBulk(t, r, strconv.Itoa(i))
+		if i%100_000 == 0 {
+			time.Sleep(20 * time.Millisecond) // a slow reader: the server must wait, not buffer
+		}
+		if i%20_000 == 0 {
+			runtime.ReadMemStats(&ms)
+			peak = max(peak, ms.HeapInuse)
+		}
+	}
+	readLine(t, r, "*2000")
+	for i := n; i > n-2000; i-- {
+		readLine(t, r, "*2")
+		readBulk(t, r, fmt.Sprintf("%d-0", i))
+		readLine(t, r, "*2")
+		readBulk(t, r, "f")
+		readBulk(t, r, strconv.Itoa(i-1))
+	}
+	readLine(t, r, "+PONG")
+	if got := s.Store.StreamsOpened.Load() - opened; got != 2 {
+		t.Errorf("%d reply streams opened, want 2", got)
+	}
+	if growth := int64(peak) - int64(base); growth > 48<<20 {
+		t.Fatalf("heap in use grew by %d MB while XRANGE streamed: the reply is being held", growth>>20)
+	}
+	waitNoStreams(t, s)
+
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	before := ms.HeapInuse
+	expect(t, c, int64(n-150), "XTRIM", "big", "MAXLEN", "150")
+	runtime.ReadMemStats(&ms)
+	if growth := int64(ms.HeapInuse) - int64(before); growth > 48<<20 {
+		t.Errorf("heap in use grew by %d MB trimming a million entries", growth>>20)
+	}
+	expect(t, c, int64(150), "XLEN", "big")
+	v, err := c.Do(testCtx, "XRANGE", "big", "-", "+", "COUNT", "1").Slice()
+	if err != nil || fmt.Sprint(v) != fmt.Sprintf("[[%d-0 [f %d]]]", n-149, n-150) {
+		t.Fatalf("first entry after the trim: %v, %v", v, err)
+	}
+	expect(t, c, int64(1), "DEL", "big")
 }

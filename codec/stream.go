@@ -175,7 +175,8 @@ func parseUint64(b []byte) (uint64, bool) {
 
 // StreamMeta is the stream part of a stream's meta value, after version and count:
 // last id (16) · max deleted id (16) · entries added (8) · first id (16) · groups (8) ·
-// nodes (8) · tail node (16).
+// nodes (8) · tail node (16) · tail live (8) · tail deleted (8) · tail bytes (8) · tail last
+// (16) · tail fields (8) · tail fields hash (8).
 type StreamMeta struct {
 	LastID       StreamID // the largest id ever added (XADD, XSETID), 0-0 for a new stream
 	MaxDeletedID StreamID // the largest id deleted by XDEL or trimming (XSETID MAXDELETEDID)
@@ -184,10 +185,17 @@ type StreamMeta struct {
 	Groups       uint64   // number of consumer groups
 	Nodes        uint64   // number of node records (StreamNode), Redis's radix-tree keys
 	TailNode     StreamID // the master id of the last node, when Nodes > 0
+	// The last node's counters, kept here rather than in its record so that XADD, which
+	// changes them, writes no record: its live and deleted entries, its size as Redis's
+	// listpack, the id of the last entry put in it, and its master entry's number of fields
+	// and their hash (StreamFieldsHash), which tell whether an entry has the same fields.
+	TailLive, TailDeleted, TailBytes uint64
+	TailLast                         StreamID
+	TailFields, TailFieldsHash       uint64
 }
 
 // StreamMetaLen is the length of an encoded StreamMeta.
-const StreamMetaLen = 88
+const StreamMetaLen = 144
 
 // AppendStreamMeta appends the encoding of s (StreamMetaLen bytes).
 func AppendStreamMeta(b []byte, s *StreamMeta) []byte {
@@ -197,7 +205,31 @@ func AppendStreamMeta(b []byte, s *StreamMeta) []byte {
 	b = AppendStreamID(b, s.FirstID)
 	b = binary.BigEndian.AppendUint64(b, s.Groups)
 	b = binary.BigEndian.AppendUint64(b, s.Nodes)
-	return AppendStreamID(b, s.TailNode)
+	b = AppendStreamID(b, s.TailNode)
+	b = binary.BigEndian.AppendUint64(b, s.TailLive)
+	b = binary.BigEndian.AppendUint64(b, s.TailDeleted)
+	b = binary.BigEndian.AppendUint64(b, s.TailBytes)
+	b = AppendStreamID(b, s.TailLast)
+	b = binary.BigEndian.AppendUint64(b, s.TailFields)
+	return binary.BigEndian.AppendUint64(b, s.TailFieldsHash)
+}
+
+// StreamFieldsHash hashes the field names of fv (field, value, field, value…): FNV-1a 64 of
+// each name's uvarint length and bytes.
+func StreamFieldsHash(fv [][]byte) uint64 {
+	h := uint64(14695981039346656037)
+	var lb [binary.MaxVarintLen64]byte
+	mix := func(p []byte) {
+		for _, c := range p {
+			h ^= uint64(c)
+			h *= 1099511628211
+		}
+	}
+	for i := 0; i < len(fv); i += 2 {
+		mix(lb[:binary.PutUvarint(lb[:], uint64(len(fv[i])))])
+		mix(fv[i])
+	}
+	return h
 }
 
 // DecodeStreamMeta decodes a stream meta's Value into s.
@@ -212,6 +244,12 @@ func DecodeStreamMeta(v []byte, s *StreamMeta) error {
 	s.Groups = binary.BigEndian.Uint64(v[56:64])
 	s.Nodes = binary.BigEndian.Uint64(v[64:72])
 	s.TailNode = DecodeStreamID(v[72:88])
+	s.TailLive = binary.BigEndian.Uint64(v[88:96])
+	s.TailDeleted = binary.BigEndian.Uint64(v[96:104])
+	s.TailBytes = binary.BigEndian.Uint64(v[104:112])
+	s.TailLast = DecodeStreamID(v[112:128])
+	s.TailFields = binary.BigEndian.Uint64(v[128:136])
+	s.TailFieldsHash = binary.BigEndian.Uint64(v[136:144])
 	return nil
 }
 

@@ -211,16 +211,48 @@ func nodeElem(b []byte, master codec.StreamID) []byte {
 	return codec.AppendStreamID(append(b, codec.StreamNode), master)
 }
 
-// readNode reads the node record of master.
+// readNode reads the node record of master (with the tail's counters from the meta).
 func (s *Stream) readNode(master codec.StreamID, withFields bool) (streamNode, error) {
 	v, ok := s.c.get(nodeElem(nil, master))
 	if !ok {
 		return streamNode{}, codec.ErrCorruptMeta
 	}
-	return decodeStreamNode(master, v, withFields)
+	n, err := decodeStreamNode(master, v, withFields)
+	s.tailState(&n)
+	return n, err
 }
 
-func (s *Stream) putNode(n *streamNode) { s.c.put(nodeElem(nil, n.master), n.encode()) }
+// isTail reports whether master is the last node's.
+func (s *Stream) isTail(master codec.StreamID) bool {
+	return s.sm.Nodes > 0 && master == s.sm.TailNode
+}
+
+// tailState gives n the counters the meta keeps when it is the last node.
+func (s *Stream) tailState(n *streamNode) {
+	if s.isTail(n.master) {
+		n.live, n.deleted, n.bytes, n.last = s.sm.TailLive, s.sm.TailDeleted, s.sm.TailBytes, s.sm.TailLast
+	}
+}
+
+// putNode writes n's counters: into the meta for the last node, into its record otherwise
+// (the record then needs its fields).
+func (s *Stream) putNode(n *streamNode) {
+	if s.isTail(n.master) {
+		s.sm.TailLive, s.sm.TailDeleted, s.sm.TailBytes, s.sm.TailLast = n.live, n.deleted, n.bytes, n.last
+		return
+	}
+	s.c.put(nodeElem(nil, n.master), n.encode())
+}
+
+// makeTail makes the node record of master the last node, moving the previous last node's
+// counters into its record first.
+func (s *Stream) makeTail(master codec.StreamID) {
+	if s.sm.Nodes > 0 && s.sm.TailNode != master {
+		if old, err := s.readNode(s.sm.TailNode, true); err == nil {
+			s.c.put(nodeElem(nil, old.master), old.encode())
+		}
+	}
+}
 
 // Add appends an entry with id (above the last id: the caller checked) and fields and values
 // fv, creating the stream if missing.
@@ -237,13 +269,12 @@ func (s *Stream) Add(id codec.StreamID, fv [][]byte) error {
 	}
 	s.c.create()
 	numfields := uint64(len(fv) / 2)
+	hash := codec.StreamFieldsHash(fv)
 	var n streamNode
 	newNode := true
 	if s.sm.Nodes > 0 {
-		var err error
-		if n, err = s.readNode(s.sm.TailNode, true); err != nil {
-			return err
-		}
+		n = streamNode{master: s.sm.TailNode}
+		s.tailState(&n)
 		newNode = n.bytes+total >= StreamNodeMaxBytes || n.live+n.deleted >= StreamNodeMaxEntries
 	}
 	same := false
@@ -256,20 +287,15 @@ func (s *Stream) Add(id codec.StreamID, fv [][]byte) error {
 		}
 		n.bytes += lpIntSize(0)
 		same = true
-		s.sm.Nodes++
-		s.sm.TailNode = id
+		nodes := s.sm.Nodes
+		s.makeTail(id)
+		s.c.put(nodeElem(nil, id), n.encode()) // the master fields; the counters go in the meta
+		s.sm.Nodes, s.sm.TailNode = nodes+1, id
+		s.sm.TailFields, s.sm.TailFieldsHash = numfields, hash
 	} else {
 		n.bytes += lpIntSize(int64(n.live+1)) - lpIntSize(int64(n.live))
 		n.live++
-		if uint64(len(n.fields)) == numfields {
-			same = true
-			for i, f := range n.fields {
-				if string(f) != string(fv[2*i]) {
-					same = false
-					break
-				}
-			}
-		}
+		same = numfields == s.sm.TailFields && hash == s.sm.TailFieldsHash
 	}
 	flags := int64(0)
 	if same {
@@ -318,6 +344,7 @@ func (s *Stream) nodeOf(id codec.StreamID) (streamNode, bool) {
 		return streamNode{}, false
 	}
 	n, err := decodeStreamNode(codec.DecodeStreamID(elem[1:]), it.Value(), false)
+	s.tailState(&n)
 	return n, err == nil
 }
 
@@ -365,7 +392,7 @@ func (s *Stream) removeNode(master codec.StreamID) {
 	s.c.del(nodeElem(nil, master))
 	s.sm.Nodes--
 	if s.sm.Nodes == 0 {
-		s.sm.TailNode = codec.StreamID{}
+		s.clearTail()
 		return
 	}
 	if master != s.sm.TailNode {
@@ -374,8 +401,30 @@ func (s *Stream) removeNode(master codec.StreamID) {
 	it := s.c.iter([]byte{codec.StreamNode}, nodeElem(nil, master), true)
 	defer it.Close()
 	if it.Valid() && len(it.Elem()) == 1+codec.StreamIDLen {
-		s.sm.TailNode = codec.DecodeStreamID(it.Elem()[1:])
+		s.setTail(codec.DecodeStreamID(it.Elem()[1:]), it.Value())
 	}
+}
+
+// clearTail forgets the last node: there is none left.
+func (s *Stream) clearTail() {
+	s.sm.TailNode, s.sm.TailLast = codec.StreamID{}, codec.StreamID{}
+	s.sm.TailLive, s.sm.TailDeleted, s.sm.TailBytes, s.sm.TailFields, s.sm.TailFieldsHash = 0, 0, 0, 0, 0
+}
+
+// setTail makes the node of master, whose record is v, the last one after the last was
+// removed: its counters and fields move into the meta.
+func (s *Stream) setTail(master codec.StreamID, v []byte) {
+	n, err := decodeStreamNode(master, v, true)
+	if err != nil {
+		return
+	}
+	fv := make([][]byte, 0, 2*len(n.fields))
+	for _, f := range n.fields {
+		fv = append(fv, f, nil)
+	}
+	s.sm.TailNode = master
+	s.sm.TailLive, s.sm.TailDeleted, s.sm.TailBytes, s.sm.TailLast = n.live, n.deleted, n.bytes, n.last
+	s.sm.TailFields, s.sm.TailFieldsHash = uint64(len(n.fields)), codec.StreamFieldsHash(fv)
 }
 
 // FixFirstID sets the recorded first id after deletions: the first entry's, 0-0 when empty.
@@ -422,80 +471,78 @@ type TrimArgs struct {
 }
 
 // Trim trims the stream as Redis's streamTrim does and returns the number of entries
-// removed. Whole nodes go with one range delete of their entries.
+// removed. It walks the node records from the head; the whole nodes it removes go with one
+// range delete of their entries and one of their records, however many they are, so
+// trimming a million entries holds none of them.
 func (s *Stream) Trim(a TrimArgs) int64 {
 	if a.Strategy == TrimNone || !s.c.live() || s.sm.Nodes == 0 {
 		return 0
 	}
 	var deleted int64
-	for s.sm.Nodes > 0 {
-		if a.Strategy == TrimMaxLen && s.c.meta.Count <= a.MaxLen {
+	var removed uint64 // whole nodes removed, from the head
+	var first []byte   // the first removed node's master id ('n' · id), nil for none
+	var partial *streamNode
+	var partialEnd []byte // the entry element bounding the partial node, nil: the stream's end
+	var keptMaster []byte // the first node kept, nil when all went
+	left := s.c.meta.Count
+	it := s.c.iter([]byte{codec.StreamNode}, []byte{codec.StreamNode + 1}, false)
+	for ; it.Valid(); it.Next() {
+		if len(it.Elem()) != 1+codec.StreamIDLen {
 			break
 		}
-		n, nextMaster, hasNext, ok := s.headNode()
-		if !ok {
+		n, err := decodeStreamNode(codec.DecodeStreamID(it.Elem()[1:]), it.Value(), false)
+		if err != nil {
 			break
 		}
-		if a.Limit != 0 && deleted+int64(n.live) > a.Limit {
-			break
-		}
-		var remove bool
-		if a.Strategy == TrimMaxLen {
-			remove = s.c.meta.Count-n.live >= a.MaxLen
-		} else {
-			remove = n.last.Compare(a.MinID) < 0
+		s.tailState(&n)
+		stop := a.Strategy == TrimMaxLen && left <= a.MaxLen ||
+			a.Limit != 0 && deleted+int64(n.live) > a.Limit
+		remove := false
+		if !stop {
+			if a.Strategy == TrimMaxLen {
+				remove = left-n.live >= a.MaxLen
+			} else {
+				remove = n.last.Compare(a.MinID) < 0
+			}
 		}
 		if remove {
-			lower := entryElem(nil, n.master)
-			upper := []byte{codec.StreamEntry + 1}
-			if hasNext {
-				upper = entryElem(nil, nextMaster)
+			if first == nil {
+				first = append([]byte(nil), it.Elem()...)
 			}
-			s.deleteEntries(lower, upper, n.live)
-			s.removeNode(n.master)
-			s.c.meta.Count -= n.live
+			removed++
+			left -= n.live
 			deleted += int64(n.live)
 			continue
 		}
-		if a.Approx {
-			break
-		}
-		// Delete entries from within the node, from its start.
-		var doomed [][]byte
-		left := s.c.meta.Count
-		upper := []byte{codec.StreamEntry + 1}
-		if hasNext {
-			upper = entryElem(nil, nextMaster)
-		}
-		it := s.c.iter(entryElem(nil, n.master), upper, false)
-		for ; it.Valid(); it.Next() {
-			id := codec.DecodeStreamID(it.Elem()[1:])
-			if a.Strategy == TrimMaxLen {
-				if left <= a.MaxLen {
-					break
-				}
-			} else if id.Compare(a.MinID) >= 0 {
-				break
+		keptMaster = append([]byte(nil), it.Elem()...)
+		if !stop && !a.Approx {
+			partial = &n
+			it.Next()
+			if it.Valid() && len(it.Elem()) == 1+codec.StreamIDLen {
+				partialEnd = entryElem(nil, codec.DecodeStreamID(it.Elem()[1:]))
 			}
-			doomed = append(doomed, append([]byte(nil), it.Elem()...))
-			left--
 		}
-		it.Close()
-		k := uint64(len(doomed))
-		for _, e := range doomed {
-			s.c.del(e)
-		}
-		n2, err := s.readNode(n.master, true)
-		if err == nil && k > 0 {
-			n2.bytes += lpIntSize(int64(n2.live-k)) - lpIntSize(int64(n2.live))
-			n2.bytes += lpIntSize(int64(n2.deleted+k)) - lpIntSize(int64(n2.deleted))
-			n2.live -= k
-			n2.deleted += k
-			s.putNode(&n2)
-		}
-		s.c.meta.Count -= k
-		deleted += int64(k)
 		break
+	}
+	it.Close()
+	if removed > 0 {
+		lower := entryElem(nil, codec.DecodeStreamID(first[1:]))
+		upper := []byte{codec.StreamEntry + 1}
+		nodeUpper := []byte{codec.StreamNode + 1}
+		if keptMaster != nil {
+			upper = entryElem(nil, codec.DecodeStreamID(keptMaster[1:]))
+			nodeUpper = keptMaster
+		}
+		s.deleteEntries(lower, upper, s.c.meta.Count-left)
+		s.deleteRange(first, nodeUpper, removed)
+		s.sm.Nodes -= removed
+		if s.sm.Nodes == 0 {
+			s.clearTail()
+		}
+		s.c.meta.Count = left
+	}
+	if partial != nil {
+		deleted += s.trimWithin(a, partial, partialEnd)
 	}
 	if s.c.meta.Count == 0 {
 		s.sm.FirstID = codec.StreamID{}
@@ -505,12 +552,55 @@ func (s *Stream) Trim(a TrimArgs) int64 {
 	return deleted
 }
 
-// deleteEntries deletes the entries in [lower, upper) of which there are n: one by one when
-// few, with a range delete otherwise.
-func (s *Stream) deleteEntries(lower, upper []byte, n uint64) {
-	if n == 0 {
-		return
+// trimWithin deletes entries of node n from its start (the node Trim could not remove
+// whole), up to end (nil: the stream's end), as an exact trim does, and returns how many.
+func (s *Stream) trimWithin(a TrimArgs, n *streamNode, end []byte) int64 {
+	if end == nil {
+		end = []byte{codec.StreamEntry + 1}
 	}
+	var doomed [][]byte
+	left := s.c.meta.Count
+	it := s.c.iter(entryElem(nil, n.master), end, false)
+	for ; it.Valid(); it.Next() {
+		if a.Strategy == TrimMaxLen {
+			if left <= a.MaxLen {
+				break
+			}
+		} else if codec.DecodeStreamID(it.Elem()[1:]).Compare(a.MinID) >= 0 {
+			break
+		}
+		doomed = append(doomed, append([]byte(nil), it.Elem()...))
+		left--
+	}
+	it.Close()
+	k := uint64(len(doomed))
+	if k == 0 {
+		return 0
+	}
+	for _, e := range doomed {
+		s.c.del(e)
+	}
+	if n2, err := s.readNode(n.master, true); err == nil {
+		n2.bytes += lpIntSize(int64(n2.live-k)) - lpIntSize(int64(n2.live))
+		n2.bytes += lpIntSize(int64(n2.deleted+k)) - lpIntSize(int64(n2.deleted))
+		n2.live -= k
+		n2.deleted += k
+		s.putNode(&n2)
+	}
+	s.c.meta.Count -= k
+	return int64(k)
+}
+
+// deleteEntries deletes the entries in [lower, upper), of which there are n.
+func (s *Stream) deleteEntries(lower, upper []byte, n uint64) {
+	if n > 0 {
+		s.deleteRange(lower, upper, n)
+	}
+}
+
+// deleteRange deletes the data keys whose elements lie in [lower, upper), of which there
+// are n: one by one when few, with a range delete otherwise.
+func (s *Stream) deleteRange(lower, upper []byte, n uint64) {
 	if n > 16 {
 		lo := append([]byte(nil), s.c.dataKey(lower)...)
 		s.c.tx.DeleteDataRange(s.c.key, lo, append([]byte(nil), s.c.dataKey(upper)...))
@@ -525,25 +615,6 @@ func (s *Stream) deleteEntries(lower, upper []byte, n uint64) {
 	for _, e := range doomed {
 		s.c.del(e)
 	}
-}
-
-// headNode returns the first node record and the master id of the next one, if any.
-func (s *Stream) headNode() (n streamNode, next codec.StreamID, hasNext, ok bool) {
-	it := s.c.iter([]byte{codec.StreamNode}, []byte{codec.StreamNode + 1}, false)
-	defer it.Close()
-	if !it.Valid() || len(it.Elem()) != 1+codec.StreamIDLen {
-		return n, next, false, false
-	}
-	var err error
-	n, err = decodeStreamNode(codec.DecodeStreamID(it.Elem()[1:]), it.Value(), false)
-	if err != nil {
-		return n, next, false, false
-	}
-	it.Next()
-	if it.Valid() && len(it.Elem()) == 1+codec.StreamIDLen {
-		next, hasNext = codec.DecodeStreamID(it.Elem()[1:]), true
-	}
-	return n, next, hasNext, true
 }
 
 // Range walks the entries with ids in [start, end], ascending or descending (rev). The
