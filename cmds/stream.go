@@ -653,7 +653,7 @@ func xread(c *Ctx) {
 	n := (len(c.Args) - streamsAt) / 2
 	keys, idArgs := c.Args[streamsAt:streamsAt+n], c.Args[streamsAt+n:]
 	if c.ReadyKey != nil {
-		xreadServe(c, keys, idArgs, count)
+		xreadServe(c, count)
 		return
 	}
 	ids := make([]codec.StreamID, n)
@@ -737,7 +737,6 @@ func xread(c *Ctx) {
 	}
 	c.Block = &BlockRequest{Keys: keys, Type: codec.TypeStream, Timeout: timeout, Args: args,
 		Ready: func(key []byte, m codec.Meta) bool { return xreadReady(args, key, m) }}
-	_ = idArgs
 }
 
 // xreadReady reports whether a blocked XREAD with args (ids resolved) can be served by the
@@ -770,7 +769,7 @@ func xreadBlockedID(args [][]byte, key []byte) (codec.StreamID, bool) {
 
 // xreadServe answers a blocked XREAD served by the executor for the stream ReadyKey, as
 // Redis's serveClientsBlockedOnStreamKey: the entries after the id it waited after.
-func xreadServe(c *Ctx, keys, idArgs [][]byte, count int64) {
+func xreadServe(c *Ctx, count int64) {
 	key := c.ReadyKey
 	id, ok := xreadBlockedID(c.Args, key)
 	if !ok {
