@@ -121,11 +121,11 @@ func xinfoGroups(c *Ctx) {
 	}
 }
 
-// xinfoRadixKeys returns radix-tree-keys and radix-tree-nodes: the stream's node records,
-// and a node count that is Redis's for streams of fewer than two nodes (Redis's inner rax
-// nodes depend on its key bytes; shardis does not model them).
+// xinfoRadixKeys returns radix-tree-keys and radix-tree-nodes: the stream's nodes (as Redis
+// would lay them out), and a rax node count that is Redis's for streams of fewer than two
+// nodes (Redis's inner rax nodes depend on its key bytes; shardis does not model them).
 func xinfoRadixKeys(st *datatype.Stream) (keys, nodes int64) {
-	keys = st.NodeCount()
+	keys = int64(st.Info().Nodes)
 	return keys, keys + 1
 }
 

@@ -427,21 +427,6 @@ func (g *Group) FirstLastPending() (first, last codec.StreamID) {
 	return first, last
 }
 
-// NodeCount returns the number of node records (the radix-tree keys XINFO STREAM shows).
-func (s *Stream) NodeCount() int64 {
-	if !s.c.live() {
-		return 0
-	}
-	lo := []byte{codec.StreamNode}
-	it := s.c.iter(lo, prefixEnd(lo), false)
-	defer it.Close()
-	var n int64
-	for ; it.Valid(); it.Next() {
-		n++
-	}
-	return n
-}
-
 // EntryValue returns a copy of the value of entry id, ok false when the stream has none. It
 // seeks rather than reading the key point-wise: an entry removed by a whole-node trim (one
 // range delete) may linger in the shard's key cache, which range deletes of data keys do not
