@@ -278,3 +278,42 @@ func TestStreamGroup_MemoryUsage_CountsPEL(t *testing.T) {
 		t.Fatalf("MEMORY USAGE %d before the group, %d after: want about 1000 pending entries more", before, after)
 	}
 }
+
+// FLUSHALL, FLUSHDB and SWAPDB that take a stream away answer its blocked XREADGROUP with
+// Redis's UNBLOCKED error (scanDatabaseForDeletedStreams); a list waiter stays.
+func TestStreamGroup_BlockedReader_WokenByFlushAndSwap(t *testing.T) {
+	t.Parallel()
+	s := testserver.Start(t)
+	admin := s.Client(t)
+	for _, tc := range []struct{ name, cmd string }{{"flushdb", "FLUSHDB"}, {"flushall", "FLUSHALL"}, {"swapdb", "SWAPDB"}} {
+		expect(t, admin, "OK", "XGROUP", "CREATE", "s", "g", "$", "MKSTREAM")
+		c := s.Client(t)
+		done := make(chan error, 1)
+		go func() {
+			done <- c.Do(testCtx, "XREADGROUP", "GROUP", "g", "alice", "BLOCK", "0", "STREAMS", "s", ">").Err()
+		}()
+		for i := 0; ; i++ {
+			if w, _ := s.Store.Blocked(); w == 1 {
+				break
+			}
+			if i == 3000 {
+				t.Fatalf("%s: the reader never blocked", tc.name)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		args := []any{tc.cmd}
+		if tc.cmd == "SWAPDB" {
+			args = []any{"SWAPDB", "0", "1"}
+		}
+		expect(t, admin, "OK", args...)
+		select {
+		case err := <-done:
+			if err == nil || err.Error() != "UNBLOCKED the stream key no longer exists" {
+				t.Errorf("%s: %v, want UNBLOCKED the stream key no longer exists", tc.name, err)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatalf("%s: the blocked reader was never answered", tc.name)
+		}
+		expect(t, admin, "OK", "FLUSHALL")
+	}
+}

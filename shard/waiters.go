@@ -133,9 +133,11 @@ func (tx *Tx) NextReady() (ReadyKey, bool) {
 	return ReadyKey{}, false
 }
 
-// readyAfterSwap records for NextReady the keys of logical db that waiters of part p wait for
-// and that hold data in the physical database db now maps to (SWAPDB: Redis serves them).
-func (tx *Tx) readyAfterSwap(p, db int) {
+// readyWaitedIn records for NextReady every key of logical db that waiters of part p wait for,
+// after SWAPDB or FLUSHDB changed what the db holds: a key that holds data now serves its
+// waiters (Redis serves them after SWAPDB), and a stream that went wakes its blocked
+// XREADGROUPs with an error (Redis's scanDatabaseForDeletedStreams); serving checks each.
+func (tx *Tx) readyWaitedIn(p, db int) {
 	sh := tx.shards[p]
 	if sh.nWaiters.Load() == 0 {
 		return
@@ -150,9 +152,7 @@ func (tx *Tx) readyAfterSwap(p, db int) {
 	sh.waitMu.Unlock()
 	pdb := sh.dbmap[db]
 	for _, k := range keys {
-		if _, ok := tx.getMetaHead(p, codec.AppendMetaKey(nil, pdb, []byte(k))); ok {
-			tx.noteReady(p, pdb, []byte(k))
-		}
+		tx.noteReady(p, pdb, []byte(k))
 	}
 }
 
