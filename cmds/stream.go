@@ -752,14 +752,17 @@ func (x *xreadBlocked) after(key []byte) (codec.StreamID, bool) {
 }
 
 // ready reports whether the stream key, whose meta is m, serves the reader: its last id is
-// above the one it waits after (Redis compares the last id, not the last entry's).
+// above the one it waits after (Redis compares the last id, not the last entry's) and so is
+// the last entry added. Redis serves a stream reader when an XADD (or a new key) signals the
+// stream, not after XSETID, which signals nothing: here every write of the key is a signal,
+// and XSETID moves the last id but adds no entry.
 func (x *xreadBlocked) ready(key []byte, m codec.Meta) bool {
 	var sm codec.StreamMeta
 	if codec.DecodeStreamMeta(m.Value, &sm) != nil {
 		return false
 	}
 	id, ok := x.after(key)
-	return ok && sm.LastID.Compare(id) > 0
+	return ok && sm.LastID.Compare(id) > 0 && sm.Nodes > 0 && sm.TailLast.Compare(id) > 0
 }
 
 // xreadServe answers a blocked XREAD served by the executor for the stream ReadyKey, as

@@ -255,6 +255,17 @@ func TestStream_XReadBlock_ServedByXAdd(t *testing.T) {
 		t.Fatalf("XREAD = %v, %v", r.v, r.err)
 	}
 
+	// XSETID moves the last id past the reader's but signals nothing in Redis: the next
+	// XADD serves it, with that entry.
+	got = xreadBlock(w, "BLOCK", "0", "STREAMS", a, "$")
+	waitBlocked(t, s, 1)
+	expect(t, c, "OK", "XSETID", a, "7-5")
+	waitBlocked(t, s, 1)
+	expect(t, c, "7-6", "XADD", a, "7-*", "f", "after")
+	if r := recv(t, got); r.err != nil || fmt.Sprint(r.v) != "[["+a+" [[7-6 [f after]]]]]" {
+		t.Fatalf("XREAD after XSETID and XADD = %v, %v", r.v, r.err)
+	}
+
 	// A deleted stream keeps the reader waiting; "$" stays the id it stood for.
 	got = xreadBlock(w, "BLOCK", "0", "STREAMS", a, "$")
 	waitBlocked(t, s, 1)
