@@ -119,6 +119,13 @@ func TestStream_TypeEncodingDigest_MatchRedis(t *testing.T) {
 	expect(t, c, "1d3e90fffd7241e79f85115c15dcabbec1b40c66", "DEBUG", "DIGEST")
 	expect(t, c, "stream", "TYPE", "s")
 	expect(t, c, "stream", "OBJECT", "ENCODING", "e")
+	small, err := c.MemoryUsage(testCtx, "e").Result()
+	if err != nil || small <= 0 {
+		t.Fatalf("MEMORY USAGE of an empty stream = %d, %v", small, err)
+	}
+	if big, err := c.MemoryUsage(testCtx, "s").Result(); err != nil || big <= small {
+		t.Fatalf("MEMORY USAGE of 3 entries = %d, %v; empty: %d", big, err, small)
+	}
 	var found []string
 	for cursor := uint64(0); ; {
 		keys, next, err := c.ScanType(testCtx, cursor, "*", 1000, "stream").Result()
