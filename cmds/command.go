@@ -239,6 +239,8 @@ type Ctx struct {
 	// ReadyKey is set when the executor serves a blocked command: the key that became ready,
 	// the only one the command pops from.
 	ReadyKey []byte
+	// BlockState is, with ReadyKey, the BlockRequest.State the command blocked with.
+	BlockState any
 
 	// Origin, set by a connection for a command of its own, receives the pub/sub messages the
 	// command's keyspace events make for the connection's own subscriptions (RESP3), so that
@@ -278,9 +280,9 @@ type BlockRequest struct {
 	Type    codec.Type // the type a key must hold to serve it
 	Dst     []byte     // BLMOVE's destination (its shard must be held to serve), or nil
 	Timeout int64      // ms; 0 waits for ever
-	// Args, when set, are the arguments the command runs again with when served, instead
-	// of its own (XREAD's, with "$" resolved to the id it stood for when it blocked).
-	Args [][]byte
+	// State, when set, is handed back in Ctx.BlockState when the command runs again to be
+	// served (XREAD's ids, "$" resolved to the id it stood for when it blocked).
+	State any
 	// Ready, when set, says whether key, holding Type with meta m, serves the command (see
 	// shard.Waiter.Serves); it must only look at its arguments.
 	Ready func(key []byte, m codec.Meta) bool

@@ -653,7 +653,7 @@ func xread(c *Ctx) {
 	n := (len(c.Args) - streamsAt) / 2
 	keys, idArgs := c.Args[streamsAt:streamsAt+n], c.Args[streamsAt+n:]
 	if c.ReadyKey != nil {
-		xreadServe(c, count)
+		xreadServe(c)
 		return
 	}
 	ids := make([]codec.StreamID, n)
@@ -724,58 +724,62 @@ func xread(c *Ctx) {
 		c.W.NullArray()
 		return
 	}
-	// Block: the ids ("$" resolved now) go into the arguments the command runs again with.
-	args := make([][]byte, len(c.Args))
-	copy(args, c.Args)
-	for i := range ids {
-		args[streamsAt+n+i] = ids[i].AppendText(nil)
-	}
+	// Block, remembering the ids ("$" resolved now) and the COUNT: 1,000 when none was given,
+	// as Redis.
 	if count == 0 {
-		// A blocked XREAD without COUNT reads at most 1000 entries, as Redis.
-		args = append([][]byte{args[0], []byte("COUNT"), itoa(xreadDefaultBlockedCount)}, args[1:]...)
-		keys = args[streamsAt+2 : streamsAt+2+n]
+		count = xreadDefaultBlockedCount
 	}
-	c.Block = &BlockRequest{Keys: keys, Type: codec.TypeStream, Timeout: timeout, Args: args,
-		Ready: func(key []byte, m codec.Meta) bool { return xreadReady(args, key, m) }}
+	st := &xreadBlocked{keys: keys, ids: ids, count: count}
+	c.Block = &BlockRequest{Keys: keys, Type: codec.TypeStream, Timeout: timeout, State: st,
+		Ready: st.ready}
 }
 
-// xreadReady reports whether a blocked XREAD with args (ids resolved) can be served by the
-// stream key whose meta is m: its last id is above the one the reader waits after.
-func xreadReady(args [][]byte, key []byte, m codec.Meta) bool {
-	var sm codec.StreamMeta
-	if codec.DecodeStreamMeta(m.Value, &sm) != nil {
-		return false
-	}
-	id, ok := xreadBlockedID(args, key)
-	return ok && sm.LastID.Compare(id) > 0
+// xreadBlocked is what a blocked XREAD waits for: entries after ids[i] in keys[i].
+type xreadBlocked struct {
+	keys  [][]byte
+	ids   []codec.StreamID
+	count int64
 }
 
-// xreadBlockedID returns the id a blocked XREAD waits after on key.
-func xreadBlockedID(args [][]byte, key []byte) (codec.StreamID, bool) {
-	keys := XReadKeys(args)
-	if keys == nil {
-		return codec.StreamID{}, false
-	}
-	n := len(keys)
-	first := len(args) - 2*n
-	for i, k := range keys {
+// after returns the id the reader waits after on key.
+func (x *xreadBlocked) after(key []byte) (codec.StreamID, bool) {
+	for i, k := range x.keys {
 		if string(k) == string(key) {
-			id, _, ok := codec.ParseStreamID(args[first+n+i], 0, false)
-			return id, ok
+			return x.ids[i], true
 		}
 	}
 	return codec.StreamID{}, false
 }
 
+// ready reports whether the stream key, whose meta is m, serves the reader: its last id is
+// above the one it waits after (Redis compares the last id, not the last entry's) and so is
+// the last entry added. Redis serves a stream reader when an XADD (or a new key) signals the
+// stream, not after XSETID, which signals nothing: here every write of the key is a signal,
+// and XSETID moves the last id but adds no entry.
+func (x *xreadBlocked) ready(key []byte, m codec.Meta) bool {
+	var sm codec.StreamMeta
+	if codec.DecodeStreamMeta(m.Value, &sm) != nil {
+		return false
+	}
+	id, ok := x.after(key)
+	return ok && sm.LastID.Compare(id) > 0 && sm.Nodes > 0 && sm.TailLast.Compare(id) > 0
+}
+
 // xreadServe answers a blocked XREAD served by the executor for the stream ReadyKey, as
 // Redis's serveClientsBlockedOnStreamKey: the entries after the id it waited after.
-func xreadServe(c *Ctx, count int64) {
+func xreadServe(c *Ctx) {
 	key := c.ReadyKey
-	id, ok := xreadBlockedID(c.Args, key)
+	st, _ := c.BlockState.(*xreadBlocked)
+	var id codec.StreamID
+	ok := st != nil
+	if ok {
+		id, ok = st.after(key)
+	}
 	if !ok {
 		c.W.NullArray()
 		return
 	}
+	count := st.count
 	s, sok := streamOpen(c, key)
 	if !sok {
 		return

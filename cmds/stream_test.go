@@ -119,6 +119,13 @@ func TestStream_TypeEncodingDigest_MatchRedis(t *testing.T) {
 	expect(t, c, "1d3e90fffd7241e79f85115c15dcabbec1b40c66", "DEBUG", "DIGEST")
 	expect(t, c, "stream", "TYPE", "s")
 	expect(t, c, "stream", "OBJECT", "ENCODING", "e")
+	small, err := c.MemoryUsage(testCtx, "e").Result()
+	if err != nil || small <= 0 {
+		t.Fatalf("MEMORY USAGE of an empty stream = %d, %v", small, err)
+	}
+	if big, err := c.MemoryUsage(testCtx, "s").Result(); err != nil || big <= small {
+		t.Fatalf("MEMORY USAGE of 3 entries = %d, %v; empty: %d", big, err, small)
+	}
 	var found []string
 	for cursor := uint64(0); ; {
 		keys, next, err := c.ScanType(testCtx, cursor, "*", 1000, "stream").Result()
@@ -253,6 +260,17 @@ func TestStream_XReadBlock_ServedByXAdd(t *testing.T) {
 	expect(t, c, "101-0", "XADD", b, "101-0", "f", "high")
 	if r := recv(t, got); r.err != nil || fmt.Sprint(r.v) != "[["+b+" [[101-0 [f high]]]]]" {
 		t.Fatalf("XREAD = %v, %v", r.v, r.err)
+	}
+
+	// XSETID moves the last id past the reader's but signals nothing in Redis: the next
+	// XADD serves it, with that entry.
+	got = xreadBlock(w, "BLOCK", "0", "STREAMS", a, "$")
+	waitBlocked(t, s, 1)
+	expect(t, c, "OK", "XSETID", a, "7-5")
+	waitBlocked(t, s, 1)
+	expect(t, c, "7-6", "XADD", a, "7-*", "f", "after")
+	if r := recv(t, got); r.err != nil || fmt.Sprint(r.v) != "[["+a+" [[7-6 [f after]]]]]" {
+		t.Fatalf("XREAD after XSETID and XADD = %v, %v", r.v, r.err)
 	}
 
 	// A deleted stream keeps the reader waiting; "$" stays the id it stood for.

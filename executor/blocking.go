@@ -38,6 +38,7 @@ type Blocked struct {
 	host   cmds.BlockHost
 	dst    []byte // BLMOVE's destination: its shard is needed to serve
 	ready  cmds.ReadyFunc
+	state  any    // the command's BlockRequest.State, handed back when it is served
 	reply  []byte // the host's reply buffer; the claimer writes the reply into it
 	timer  *time.Timer
 }
@@ -49,9 +50,7 @@ func (e *Executor) block(c *cmds.Ctx) {
 	b := &Blocked{e: e, cmd: c.Cmd, args: c.Args, db: c.DB, resp3: c.W.RESP3, client: c.Client,
 		host: c.Host, dst: req.Dst, ready: req.ReadyTx, reply: c.W.Buf[:0]}
 	b.w.Type, b.w.Owner = req.Type, b
-	if req.Args != nil {
-		b.args = req.Args
-	}
+	b.state = req.State
 	if req.Ready != nil {
 		b.w.Serves = req.Ready
 	}
@@ -134,7 +133,7 @@ func (b *Blocked) serve(tx *shard.Tx, key []byte) {
 	}
 	tx.StartCommand()
 	c := &cmds.Ctx{Args: b.args, DB: b.db, W: codec.Writer{Buf: b.reply[:0], RESP3: b.resp3},
-		Tx: tx, Client: b.client, Cmd: b.cmd, ReadyKey: key}
+		Tx: tx, Client: b.client, Cmd: b.cmd, ReadyKey: key, BlockState: b.state}
 	b.e.Run(c)
 	b.reply = c.W.Buf
 	tx.Served(&b.w)
