@@ -117,7 +117,11 @@ func memoryUsage(c *cmds.Ctx) {
 		it.Close()
 	} else if m.Type != codec.TypeString && m.Count > 0 {
 		var sampled, bytes int64
-		it := c.Tx.IterateData(c.DB, key, m.Version, nil, nil, false)
+		var lower, upper []byte
+		if m.Type == codec.TypeStream { // sample the entries, which the count counts
+			lower, upper = []byte{codec.StreamEntry}, []byte{codec.StreamEntry + 1}
+		}
+		it := c.Tx.IterateData(c.DB, key, m.Version, lower, upper, false)
 		for ; it.Valid() && sampled < samples; it.Next() {
 			bytes += int64(len(it.Key()) + len(it.Value()))
 			sampled++
@@ -126,6 +130,9 @@ func memoryUsage(c *cmds.Ctx) {
 		if sampled > 0 {
 			usage += int64(float64(bytes) / float64(sampled) * float64(m.Count))
 		}
+	}
+	if m.Type == codec.TypeStream {
+		usage += cmds.StreamGroupsUsage(c.Tx, c.DB, key, m, samples)
 	}
 	c.W.Int(usage)
 }

@@ -98,6 +98,9 @@ func (c *Ctx) logCollection(db int, dst []byte, m *codec.Meta) {
 		name = "SADD"
 	case codec.TypeZSet:
 		name = "ZADD"
+	case codec.TypeStream:
+		logStream(c, db, dst, m)
+		return
 	default:
 		return
 	}

@@ -239,6 +239,8 @@ type Ctx struct {
 	// ReadyKey is set when the executor serves a blocked command: the key that became ready,
 	// the only one the command pops from.
 	ReadyKey []byte
+	// BlockState is, with ReadyKey, the BlockRequest.State the command blocked with.
+	BlockState any
 
 	// Origin, set by a connection for a command of its own, receives the pub/sub messages the
 	// command's keyspace events make for the connection's own subscriptions (RESP3), so that
@@ -278,7 +280,21 @@ type BlockRequest struct {
 	Type    codec.Type // the type a key must hold to serve it
 	Dst     []byte     // BLMOVE's destination (its shard must be held to serve), or nil
 	Timeout int64      // ms; 0 waits for ever
+	// State, when set, is handed back in Ctx.BlockState when the command runs again to be
+	// served (XREAD's ids, "$" resolved to the id it stood for when it blocked).
+	State any
+	// Ready, when set, says whether key, holding Type with meta m, serves the command (see
+	// shard.Waiter.Serves); it must only look at its arguments.
+	Ready func(key []byte, m codec.Meta) bool
+	// ReadyTx, when set, decides instead of Type and Ready whether a write to key (in logical db)
+	// serves the command, given its arguments: a blocked XREADGROUP waits for entries beyond
+	// its group's last id, and is woken with an error when the stream or the group goes.
+	ReadyTx ReadyFunc
 }
+
+// ReadyFunc reports whether the blocked command args is to be served now that key of logical
+// db was written (or deleted); it reads tx, which holds the key's shard.
+type ReadyFunc func(tx *shard.Tx, db int, args [][]byte, key []byte) bool
 
 // MayBlock reports whether the command may block instead of answering nil.
 func (c *Ctx) MayBlock() bool { return c.Host != nil && !c.InTransaction && c.ReadyKey == nil }

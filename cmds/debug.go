@@ -568,6 +568,8 @@ func redisObjType(t codec.Type) uint32 {
 		return 3
 	case codec.TypeHash:
 		return 4
+	case codec.TypeStream:
+		return 6
 	}
 	return 0 // string
 }
@@ -630,6 +632,8 @@ func valueDigest(c *Ctx, db int, key []byte, m *codec.Meta, d *digest) {
 			d.xor(e[:])
 		}
 		it.Close()
+	case codec.TypeStream:
+		streamDigest(c, db, key, m, d)
 	}
 	if m.Expire != 0 {
 		d.xor([]byte("!!expire!!"))

@@ -653,6 +653,8 @@ func objectEncodingOf(m *codec.Meta) string {
 		return "quicklist"
 	case codec.TypeZSet:
 		return "skiplist"
+	case codec.TypeStream:
+		return "stream"
 	default: // hash, set
 		return "hashtable"
 	}

@@ -16,6 +16,7 @@ import (
 //	StreamConsumer 'c' · len(group) (4) · group · consumer name     -> consumer record
 //	StreamPending  'p' · len(group) (4) · group · id (16)           -> pending entry (NACK)
 //	StreamOwned    'q' · len(group) (4) · group · len(consumer) (4) · consumer · id (16) -> empty
+//	StreamNode     'n' · master id (16)                            -> node record (see datatype)
 //
 // Entries sort by id, so a range read is one seek; groups and, within a group, consumers sort
 // by name, the order in which Redis lists them; a group's pending entries sort by id, and so
@@ -26,6 +27,9 @@ const (
 	StreamConsumer byte = 'c'
 	StreamPending  byte = 'p'
 	StreamOwned    byte = 'q'
+	// StreamNode is a record of the radix-tree node (listpack) Redis would keep the entries
+	// from its master id on in: what `~` trimming removes depends on that layout.
+	StreamNode byte = 'n'
 )
 
 // StreamID is a stream entry id, <ms>-<seq>.
@@ -132,14 +136,28 @@ func ParseStreamID(b []byte, missingSeq uint64, strict bool) (id StreamID, seqGi
 	return StreamID{ms, seq}, true, ok
 }
 
-// parseUint64 parses a decimal as strtoull with Redis's checks: digits only, no sign, no
-// overflow.
+// parseUint64 parses a decimal as Redis's string2ull: a canonical signed 64-bit integer
+// (string2ll) that is not negative, or else what strtoull accepts whole: leading white space,
+// an optional sign (a minus negates modulo 2^64), at least one digit, no overflow.
 func parseUint64(b []byte) (uint64, bool) {
-	if len(b) == 0 || len(b) > 20 {
+	if v, ok := ParseInt(b); ok {
+		return uint64(v), v >= 0
+	}
+	i := 0
+	for i < len(b) && (b[i] == ' ' || b[i] >= '\t' && b[i] <= '\r') {
+		i++
+	}
+	neg := false
+	if i < len(b) && (b[i] == '+' || b[i] == '-') {
+		neg = b[i] == '-'
+		i++
+	}
+	if i == len(b) {
 		return 0, false
 	}
 	var v uint64
-	for _, c := range b {
+	for ; i < len(b); i++ {
+		c := b[i]
 		if c < '0' || c > '9' {
 			return 0, false
 		}
@@ -149,21 +167,35 @@ func parseUint64(b []byte) (uint64, bool) {
 		}
 		v = v*10 + d
 	}
+	if neg {
+		v = -v
+	}
 	return v, true
 }
 
 // StreamMeta is the stream part of a stream's meta value, after version and count:
-// last id (16) · max deleted id (16) · entries added (8) · first id (16) · groups (8).
+// last id (16) · max deleted id (16) · entries added (8) · first id (16) · groups (8) ·
+// nodes (8) · tail node (16) · tail live (8) · tail deleted (8) · tail bytes (8) · tail last
+// (16) · tail fields (8) · tail fields hash (8).
 type StreamMeta struct {
 	LastID       StreamID // the largest id ever added (XADD, XSETID), 0-0 for a new stream
 	MaxDeletedID StreamID // the largest id deleted by XDEL or trimming (XSETID MAXDELETEDID)
 	EntriesAdded uint64   // entries ever added (XSETID ENTRIESADDED)
 	FirstID      StreamID // the first entry's id, 0-0 when empty (Redis's recorded first id)
 	Groups       uint64   // number of consumer groups
+	Nodes        uint64   // number of node records (StreamNode), Redis's radix-tree keys
+	TailNode     StreamID // the master id of the last node, when Nodes > 0
+	// The last node's counters, kept here rather than in its record so that XADD, which
+	// changes them, writes no record: its live and deleted entries, its size as Redis's
+	// listpack, the id of the last entry put in it, and its master entry's number of fields
+	// and their hash (StreamFieldsHash), which tell whether an entry has the same fields.
+	TailLive, TailDeleted, TailBytes uint64
+	TailLast                         StreamID
+	TailFields, TailFieldsHash       uint64
 }
 
 // StreamMetaLen is the length of an encoded StreamMeta.
-const StreamMetaLen = 64
+const StreamMetaLen = 144
 
 // AppendStreamMeta appends the encoding of s (StreamMetaLen bytes).
 func AppendStreamMeta(b []byte, s *StreamMeta) []byte {
@@ -171,7 +203,33 @@ func AppendStreamMeta(b []byte, s *StreamMeta) []byte {
 	b = AppendStreamID(b, s.MaxDeletedID)
 	b = binary.BigEndian.AppendUint64(b, s.EntriesAdded)
 	b = AppendStreamID(b, s.FirstID)
-	return binary.BigEndian.AppendUint64(b, s.Groups)
+	b = binary.BigEndian.AppendUint64(b, s.Groups)
+	b = binary.BigEndian.AppendUint64(b, s.Nodes)
+	b = AppendStreamID(b, s.TailNode)
+	b = binary.BigEndian.AppendUint64(b, s.TailLive)
+	b = binary.BigEndian.AppendUint64(b, s.TailDeleted)
+	b = binary.BigEndian.AppendUint64(b, s.TailBytes)
+	b = AppendStreamID(b, s.TailLast)
+	b = binary.BigEndian.AppendUint64(b, s.TailFields)
+	return binary.BigEndian.AppendUint64(b, s.TailFieldsHash)
+}
+
+// StreamFieldsHash hashes the field names of fv (field, value, field, value…): FNV-1a 64 of
+// each name's uvarint length and bytes.
+func StreamFieldsHash(fv [][]byte) uint64 {
+	h := uint64(14695981039346656037)
+	var lb [binary.MaxVarintLen64]byte
+	mix := func(p []byte) {
+		for _, c := range p {
+			h ^= uint64(c)
+			h *= 1099511628211
+		}
+	}
+	for i := 0; i < len(fv); i += 2 {
+		mix(lb[:binary.PutUvarint(lb[:], uint64(len(fv[i])))])
+		mix(fv[i])
+	}
+	return h
 }
 
 // DecodeStreamMeta decodes a stream meta's Value into s.
@@ -184,6 +242,14 @@ func DecodeStreamMeta(v []byte, s *StreamMeta) error {
 	s.EntriesAdded = binary.BigEndian.Uint64(v[32:40])
 	s.FirstID = DecodeStreamID(v[40:56])
 	s.Groups = binary.BigEndian.Uint64(v[56:64])
+	s.Nodes = binary.BigEndian.Uint64(v[64:72])
+	s.TailNode = DecodeStreamID(v[72:88])
+	s.TailLive = binary.BigEndian.Uint64(v[88:96])
+	s.TailDeleted = binary.BigEndian.Uint64(v[96:104])
+	s.TailBytes = binary.BigEndian.Uint64(v[104:112])
+	s.TailLast = DecodeStreamID(v[112:128])
+	s.TailFields = binary.BigEndian.Uint64(v[128:136])
+	s.TailFieldsHash = binary.BigEndian.Uint64(v[136:144])
 	return nil
 }
 

@@ -37,6 +37,8 @@ type Blocked struct {
 	client *server.Client
 	host   cmds.BlockHost
 	dst    []byte // BLMOVE's destination: its shard is needed to serve
+	ready  cmds.ReadyFunc
+	state  any    // the command's BlockRequest.State, handed back when it is served
 	reply  []byte // the host's reply buffer; the claimer writes the reply into it
 	timer  *time.Timer
 }
@@ -46,8 +48,12 @@ type Blocked struct {
 func (e *Executor) block(c *cmds.Ctx) {
 	req := c.Block
 	b := &Blocked{e: e, cmd: c.Cmd, args: c.Args, db: c.DB, resp3: c.W.RESP3, client: c.Client,
-		host: c.Host, dst: req.Dst, reply: c.W.Buf[:0]}
+		host: c.Host, dst: req.Dst, ready: req.ReadyTx, reply: c.W.Buf[:0]}
 	b.w.Type, b.w.Owner = req.Type, b
+	b.state = req.State
+	if req.Ready != nil {
+		b.w.Serves = req.Ready
+	}
 	c.Host.Blocking()
 	c.Tx.Block(c.DB, req.Keys, &b.w)
 	if req.Timeout > 0 {
@@ -127,7 +133,7 @@ func (b *Blocked) serve(tx *shard.Tx, key []byte) {
 	}
 	tx.StartCommand()
 	c := &cmds.Ctx{Args: b.args, DB: b.db, W: codec.Writer{Buf: b.reply[:0], RESP3: b.resp3},
-		Tx: tx, Client: b.client, Cmd: b.cmd, ReadyKey: key}
+		Tx: tx, Client: b.client, Cmd: b.cmd, ReadyKey: key, BlockState: b.state}
 	b.e.Run(c)
 	b.reply = c.W.Buf
 	tx.Served(&b.w)
@@ -146,14 +152,18 @@ func (e *Executor) serveReady(tx *shard.Tx) {
 	}
 }
 
-// serveKey serves the waiters of rk, oldest first, while it holds data of a type they wait for.
+// serveKey serves the waiters of rk, oldest first, while it holds data of a type they wait for
+// (or, for a waiter with a ready check, while the check says so: it may be served by the key's
+// deletion).
 func (e *Executor) serveKey(tx *shard.Tx, rk shard.ReadyKey) {
 	for {
 		m, ok := tx.Meta(rk.DB, rk.Key)
-		if !ok {
-			return
-		}
-		w := tx.FirstWaiter(rk, m.Type)
+		w := tx.FirstWaiterFunc(rk, func(w *shard.Waiter) bool {
+			if b, _ := w.Owner.(*Blocked); b != nil && b.ready != nil {
+				return b.ready(tx, rk.DB, b.args, rk.Key)
+			}
+			return ok && w.Type == m.Type && (w.Serves == nil || w.Serves(rk.Key, m))
+		})
 		if w == nil {
 			return
 		}

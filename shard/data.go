@@ -139,3 +139,14 @@ func (tx *Tx) CopyData(srcDB int, srcKey []byte, srcVersion uint64, dstDB int, d
 		tx.putRaw(dp, e.k, e.v)
 	}
 }
+
+// DeleteDataRange deletes the data keys in [lowerRaw, upperRaw) of the collection stored
+// under user key key, with one range delete (a stream trimming whole nodes).
+func (tx *Tx) DeleteDataRange(key, lowerRaw, upperRaw []byte) {
+	p := tx.part(key)
+	if p < 0 {
+		tx.fail(ErrNotHeld)
+		return
+	}
+	tx.deleteRange(p, lowerRaw, upperRaw)
+}

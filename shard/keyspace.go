@@ -81,6 +81,7 @@ func (tx *Tx) FlushDB(id, db int) {
 	part.keys[pdb] = -sh.keys[pdb].Load()
 	part.expires[pdb] = -sh.expires[pdb].Load()
 	part.countsDirty = true
+	tx.readyWaitedIn(p, db)
 }
 
 // SwapDB swaps logical databases a and b in held shard id: only the map from logical to
@@ -97,6 +98,6 @@ func (tx *Tx) SwapDB(id, a, b int) {
 	tx.touchWatchedInDB(p, b, pa, pb)
 	sh.dbmap[a], sh.dbmap[b] = sh.dbmap[b], sh.dbmap[a]
 	tx.parts[p].dbmapDirty = true
-	tx.readyAfterSwap(p, a)
-	tx.readyAfterSwap(p, b)
+	tx.readyWaitedIn(p, a)
+	tx.readyWaitedIn(p, b)
 }

@@ -63,3 +63,7 @@ func (tx *Tx) needsShard() bool {
 // newViewTx makes a transaction for the view pool. It has no WriteBatch: a view never writes,
 // and a pooled C object would leak when the pool drops it.
 func newViewTx(s *Store) *Tx { return &Tx{store: s, overlay: make(map[string]entry)} }
+
+// NeedShard fails a view, whose command must then run in its shard (a read that may block,
+// XREAD BLOCK, blocks only there), and reports whether tx is a view.
+func (tx *Tx) NeedShard() bool { return tx.needsShard() }

@@ -22,6 +22,11 @@ type Waiter struct {
 	// Owner is what the waiter serves (the executor's blocked command); the shard package only
 	// hands it back (NextReady's callers, Store.Close).
 	Owner WaitOwner
+	// Serves, when set, says whether key, of Type with meta m, serves the waiter (a blocked
+	// XREAD waits for an id above its own, not just for a stream): nil serves with any.
+	// It is called with the shard's waiter table locked, so it must only look at its
+	// arguments.
+	Serves func(key []byte, m codec.Meta) bool
 
 	claimed atomic.Bool
 	entries []waitEntry // set by Block, read by Forget once claimed
@@ -128,9 +133,11 @@ func (tx *Tx) NextReady() (ReadyKey, bool) {
 	return ReadyKey{}, false
 }
 
-// readyAfterSwap records for NextReady the keys of logical db that waiters of part p wait for
-// and that hold data in the physical database db now maps to (SWAPDB: Redis serves them).
-func (tx *Tx) readyAfterSwap(p, db int) {
+// readyWaitedIn records for NextReady every key of logical db that waiters of part p wait for,
+// after SWAPDB or FLUSHDB changed what the db holds: a key that holds data now serves its
+// waiters (Redis serves them after SWAPDB), and a stream that went wakes its blocked
+// XREADGROUPs with an error (Redis's scanDatabaseForDeletedStreams); serving checks each.
+func (tx *Tx) readyWaitedIn(p, db int) {
 	sh := tx.shards[p]
 	if sh.nWaiters.Load() == 0 {
 		return
@@ -145,20 +152,40 @@ func (tx *Tx) readyAfterSwap(p, db int) {
 	sh.waitMu.Unlock()
 	pdb := sh.dbmap[db]
 	for _, k := range keys {
-		if _, ok := tx.getMetaHead(p, codec.AppendMetaKey(nil, pdb, []byte(k))); ok {
-			tx.noteReady(p, pdb, []byte(k))
-		}
+		tx.noteReady(p, pdb, []byte(k))
 	}
 }
 
 // FirstWaiter returns the waiter that has waited longest for rk among those not yet claimed
 // that a key of type t serves, or nil.
 func (tx *Tx) FirstWaiter(rk ReadyKey, t codec.Type) *Waiter {
+	return tx.FirstServed(rk, codec.Meta{Type: t})
+}
+
+// FirstServed returns the waiter that has waited longest for rk among those not yet claimed
+// that the key, whose meta is m, serves (its type, and Waiter.Serves), or nil.
+func (tx *Tx) FirstServed(rk ReadyKey, m codec.Meta) *Waiter {
 	sh := tx.store.shards[rk.Shard]
 	sh.waitMu.Lock()
 	defer sh.waitMu.Unlock()
 	for _, w := range sh.waiters[watchMapKey(rk.DB, rk.Key)] {
-		if w.Type == t && !w.claimed.Load() {
+		if w.Type == m.Type && !w.claimed.Load() && (w.Serves == nil || w.Serves(rk.Key, m)) {
+			return w
+		}
+	}
+	return nil
+}
+
+// FirstWaiterFunc returns the waiter that has waited longest for rk among those not yet
+// claimed for which servable reports true, or nil. servable runs without the table's lock, so
+// it may read the transaction.
+func (tx *Tx) FirstWaiterFunc(rk ReadyKey, servable func(w *Waiter) bool) *Waiter {
+	sh := tx.store.shards[rk.Shard]
+	sh.waitMu.Lock()
+	list := slices.Clone(sh.waiters[watchMapKey(rk.DB, rk.Key)])
+	sh.waitMu.Unlock()
+	for _, w := range list {
+		if !w.claimed.Load() && servable(w) {
 			return w
 		}
 	}

@@ -180,7 +180,8 @@ func (tx *Tx) noteWrite(p int, raw []byte, deleted bool) {
 	if tx.store.tracking.Load() {
 		tx.noteTracked(key)
 	}
-	if sh.nWaiters.Load() > 0 && !deleted {
+	// A key's deletion (its meta's) is noted too: a blocked XREADGROUP is woken by it.
+	if sh.nWaiters.Load() > 0 && (!deleted || raw[0] == codec.PrefixMeta) {
 		tx.noteReady(p, pdb, key)
 	}
 	if sh.nWatches.Load() == 0 {
