@@ -689,6 +689,9 @@ func xread(c *Ctx) {
 	body.RESP3 = c.W.RESP3
 	for i, key := range keys {
 		s := &streams[i]
+		// Redis's xreadCommand looks every key up a second time here: its hits and misses
+		// (INFO keyspace_*, keymiss events) count twice.
+		c.Tx.Meta(c.DB, key)
 		if !s.Exists() || s.Len() == 0 {
 			continue
 		}
