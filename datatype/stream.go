@@ -19,6 +19,8 @@ import (
 type Stream struct {
 	c  collection
 	sm codec.StreamMeta
+	// removedNodes is how many whole nodes the last Trim removed.
+	removedNodes uint64
 }
 
 // LookupStream opens the stream stored at key in logical db. A missing key gives an empty

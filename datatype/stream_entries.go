@@ -471,10 +471,12 @@ type TrimArgs struct {
 }
 
 // Trim trims the stream as Redis's streamTrim does and returns the number of entries
-// removed. It walks the node records from the head; the whole nodes it removes go with one
+// removed. Nodes left with no live entry are removed whole even when that removes no entry
+// (RemovedNodes tells): the stream changed, and its meta must be saved. It walks the node records from the head; the whole nodes it removes go with one
 // range delete of their entries and one of their records, however many they are, so
 // trimming a million entries holds none of them.
 func (s *Stream) Trim(a TrimArgs) int64 {
+	s.removedNodes = 0
 	if a.Strategy == TrimNone || !s.c.live() || s.sm.Nodes == 0 {
 		return 0
 	}
@@ -525,6 +527,7 @@ func (s *Stream) Trim(a TrimArgs) int64 {
 		break
 	}
 	it.Close()
+	s.removedNodes = removed
 	if removed > 0 {
 		lower := entryElem(nil, codec.DecodeStreamID(first[1:]))
 		upper := []byte{codec.StreamEntry + 1}
@@ -672,3 +675,6 @@ func (x StreamIter) Close() {
 		x.it.Close()
 	}
 }
+
+// RemovedNodes returns how many whole nodes the last Trim removed.
+func (s *Stream) RemovedNodes() uint64 { return s.removedNodes }
