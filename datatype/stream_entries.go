@@ -601,10 +601,15 @@ func (s *Stream) deleteEntries(lower, upper []byte, n uint64) {
 	}
 }
 
+// rangeDeleteMin is the number of keys from which a trim deletes them with one range delete
+// rather than one by one: a range delete of live keys empties the shard's key cache (see
+// shard.Tx.DeleteDataRange), worth it only for big trims.
+const rangeDeleteMin = 1024
+
 // deleteRange deletes the data keys whose elements lie in [lower, upper), of which there
 // are n: one by one when few, with a range delete otherwise.
 func (s *Stream) deleteRange(lower, upper []byte, n uint64) {
-	if n > 16 {
+	if n > rangeDeleteMin {
 		lo := append([]byte(nil), s.c.dataKey(lower)...)
 		s.c.tx.DeleteDataRange(s.c.key, lo, append([]byte(nil), s.c.dataKey(upper)...))
 		return

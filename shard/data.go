@@ -141,12 +141,18 @@ func (tx *Tx) CopyData(srcDB int, srcKey []byte, srcVersion uint64, dstDB int, d
 }
 
 // DeleteDataRange deletes the data keys in [lowerRaw, upperRaw) of the collection stored
-// under user key key, with one range delete (a stream trimming whole nodes).
+// under user key key, with one range delete (a stream trimming many whole nodes). Those keys
+// belong to the live version and may be in the shard's key cache, which has no order to find
+// them by: the commit empties the cache, so the caller keeps this for big ranges.
 func (tx *Tx) DeleteDataRange(key, lowerRaw, upperRaw []byte) {
 	p := tx.part(key)
 	if p < 0 {
 		tx.fail(ErrNotHeld)
 		return
 	}
+	n := len(tx.ranges)
 	tx.deleteRange(p, lowerRaw, upperRaw)
+	if len(tx.ranges) > n {
+		tx.ranges[n].live = true
+	}
 }

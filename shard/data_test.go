@@ -138,3 +138,39 @@ func BenchmarkDelete_BigCollection(b *testing.B) {
 		_ = s.Do(0, func(tx *Tx) { tx.Delete(0, key) })
 	}
 }
+
+// A range delete of a live collection's data keys (a stream trim) leaves none of them in
+// the key cache: a later point read does not find a deleted key.
+func TestTx_DeleteDataRange_CachedKeysGone(t *testing.T) {
+	s, err := Open(Options{Dir: t.TempDir(), Shards: 1, Databases: 16, BlockCacheSize: 8 << 20,
+		WriteBufferSize: 8 << 20, KeyCacheSize: 8 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	key := []byte("s")
+	var prefix []byte
+	_ = s.Do(0, func(tx *Tx) {
+		tx.SetMeta(0, key, &codec.Meta{Type: codec.TypeHash, Version: tx.NewVersion(key), Count: 3})
+		m, _ := tx.Meta(0, key)
+		prefix = tx.DataPrefix(0, key, m.Version)
+		for _, e := range []string{"a", "b", "c"} {
+			tx.PutData(key, append(append([]byte(nil), prefix...), e...), []byte("v"))
+		}
+	})
+	dk := func(e string) []byte { return append(append([]byte(nil), prefix...), e...) }
+	_ = s.Do(0, func(tx *Tx) { // cached by a read
+		if _, ok := tx.GetData(key, dk("b")); !ok {
+			t.Fatal("b is not there before the delete")
+		}
+	})
+	_ = s.Do(0, func(tx *Tx) { tx.DeleteDataRange(key, dk("a"), dk("c")) })
+	_ = s.Do(0, func(tx *Tx) {
+		if _, ok := tx.GetData(key, dk("b")); ok {
+			t.Error("a key the range delete removed is still found (the key cache kept it)")
+		}
+		if _, ok := tx.GetData(key, dk("c")); !ok {
+			t.Error("the key after the range is gone")
+		}
+	})
+}

@@ -114,6 +114,9 @@ type entry struct {
 type rangeDel struct {
 	part         int
 	lower, upper []byte
+	// live: data keys of a collection's live version (DeleteDataRange), which the key cache
+	// may hold; an old version's keys are never read again.
+	live bool
 }
 
 // txPart is the pending bookkeeping of one held shard, applied when the commit succeeds.
@@ -892,7 +895,7 @@ func (tx *Tx) writeThrough() {
 	}
 	var emptied int64
 	for _, r := range tx.ranges {
-		if len(r.lower) > 0 && r.lower[0] == codec.PrefixMeta {
+		if len(r.lower) > 0 && r.lower[0] == codec.PrefixMeta || r.live {
 			c := tx.shards[r.part].cache
 			emptied += c.used
 			c.clear()
