@@ -96,6 +96,33 @@ func load(t *testing.T, c *redis.Client, prefix string, n int) {
 
 var debugFlags = []string{"--enable-debug-command", "yes"}
 
+// startReplicaIn starts a server on dir configured as a replica of master (replicaof) and
+// waits until its link is up.
+func startReplicaIn(t *testing.T, dir string, master *testserver.Server) (*testserver.Server, *redis.Client) {
+	t.Helper()
+	host, port := hostPort(t, master)
+	s := testserver.StartIn(t, dir, append([]string{"--replicaof", host + " " + strconv.Itoa(port)}, debugFlags...)...)
+	c := s.Client(t)
+	waitFor(t, "the link to come up", func() bool { return infoField(t, c, "replication", "master_link_status") == "up" })
+	return s, c
+}
+
+// acked waits (WAIT 1) until the replica of mc acknowledged everything written so far.
+func acked(t *testing.T, mc *redis.Client) {
+	t.Helper()
+	if n, err := mc.Do(ctx, "WAIT", 1, 60000).Int(); err != nil || n != 1 {
+		t.Fatalf("WAIT 1: %d %v: the replica did not acknowledge", n, err)
+	}
+}
+
+// sameDigest fails unless both servers hold the same data (DEBUG DIGEST).
+func sameDigest(t *testing.T, mc, rc *redis.Client) {
+	t.Helper()
+	if m, r := digest(t, mc), digest(t, rc); m != r {
+		t.Fatalf("replica's digest %s, master's %s", r, m)
+	}
+}
+
 func TestReplica_FullSyncThenStream_SameDataAsMaster(t *testing.T) {
 	t.Parallel()
 	master := testserver.Start(t, debugFlags...)
@@ -113,9 +140,7 @@ func TestReplica_FullSyncThenStream_SameDataAsMaster(t *testing.T) {
 	if err != nil || n != 1 {
 		t.Fatalf("WAIT 1: %d %v", n, err)
 	}
-	if m, r := digest(t, mc), digest(t, rc); m != r {
-		t.Fatalf("replica's digest %s, master's %s", r, m)
-	}
+	sameDigest(t, mc, rc)
 	if got, want := rc.DBSize(ctx).Val(), mc.DBSize(ctx).Val(); got != want || want == 0 {
 		t.Fatalf("replica holds %d keys, master %d", got, want)
 	}
@@ -176,9 +201,7 @@ func TestReplicaOf_NoOne_PromotesWithTheOldHistoryAsReplid2(t *testing.T) {
 	mc := master.Client(t)
 	rc := replicate(t, replica, master)
 	mc.Set(ctx, "k", "v", 0)
-	if n, _ := mc.Do(ctx, "WAIT", 1, 60000).Int(); n != 1 {
-		t.Fatal("WAIT: the replica did not acknowledge")
-	}
+	acked(t, mc)
 	old := infoField(t, rc, "replication", "master_replid")
 	if err := rc.Do(ctx, "REPLICAOF", "NO", "ONE").Err(); err != nil {
 		t.Fatal(err)
@@ -199,30 +222,18 @@ func TestReplica_Restart_ResumesWithAPartialSync(t *testing.T) {
 	master := testserver.Start(t, debugFlags...)
 	mc := master.Client(t)
 	load(t, mc, "a", 100)
-	host, port := hostPort(t, master)
 	dir := t.TempDir()
-	flags := append([]string{"--replicaof", host + " " + strconv.Itoa(port)}, debugFlags...)
-	replica := testserver.StartIn(t, dir, flags...)
-	rc := replica.Client(t)
-	waitFor(t, "the link to come up", func() bool { return infoField(t, rc, "replication", "master_link_status") == "up" })
+	replica, _ := startReplicaIn(t, dir, master)
 	load(t, mc, "b", 100)
-	if n, _ := mc.Do(ctx, "WAIT", 1, 60000).Int(); n != 1 {
-		t.Fatal("WAIT: the replica did not acknowledge")
-	}
+	acked(t, mc)
 	replica.Stop()
 	load(t, mc, "c", 100) // while the replica is away
-	replica = testserver.StartIn(t, dir, flags...)
-	rc = replica.Client(t)
-	waitFor(t, "the link to come up again", func() bool { return infoField(t, rc, "replication", "master_link_status") == "up" })
-	if n, _ := mc.Do(ctx, "WAIT", 1, 60000).Int(); n != 1 {
-		t.Fatal("WAIT: the restarted replica did not acknowledge")
-	}
+	_, rc := startReplicaIn(t, dir, master)
+	acked(t, mc)
 	if full, partial := infoField(t, mc, "stats", "sync_full"), infoField(t, mc, "stats", "sync_partial_ok"); full != "1" || partial != "1" {
 		t.Fatalf("sync_full %s sync_partial_ok %s, want 1 and 1", full, partial)
 	}
-	if m, r := digest(t, mc), digest(t, rc); m != r {
-		t.Fatalf("replica's digest %s, master's %s", r, m)
-	}
+	sameDigest(t, mc, rc)
 }
 
 func TestWait_NoReplica_TimesOutWithZero(t *testing.T) {
@@ -243,30 +254,20 @@ func TestReplica_RestartAfterTheBinlogWasTrimmed_FullSyncsAgain(t *testing.T) {
 	master := testserver.Start(t, append([]string{"--binlog-max-entries", "20"}, debugFlags...)...)
 	mc := master.Client(t)
 	load(t, mc, "first", 5)
-	host, port := hostPort(t, master)
 	dir := t.TempDir()
-	flags := append([]string{"--replicaof", host + " " + strconv.Itoa(port)}, debugFlags...)
-	replica := testserver.StartIn(t, dir, flags...)
-	rc := replica.Client(t)
-	waitFor(t, "the link to come up", func() bool { return infoField(t, rc, "replication", "master_link_status") == "up" })
+	replica, _ := startReplicaIn(t, dir, master)
 	replica.Stop()
 	load(t, mc, "away", 200) // far more than 20 records per shard
 	waitFor(t, "retention to trim the binlog", func() bool {
 		n, _ := strconv.Atoi(infoField(t, mc, "replication", "repl_backlog_histlen"))
 		return n <= 4*20
 	})
-	replica = testserver.StartIn(t, dir, flags...)
-	rc = replica.Client(t)
-	waitFor(t, "the link to come up again", func() bool { return infoField(t, rc, "replication", "master_link_status") == "up" })
-	if n, _ := mc.Do(ctx, "WAIT", 1, 60000).Int(); n != 1 {
-		t.Fatal("WAIT: the restarted replica did not acknowledge")
-	}
+	_, rc := startReplicaIn(t, dir, master)
+	acked(t, mc)
 	if full, err := infoField(t, mc, "stats", "sync_full"), infoField(t, mc, "stats", "sync_partial_err"); full != "2" || err != "1" {
 		t.Fatalf("sync_full %s sync_partial_err %s, want 2 and 1", full, err)
 	}
-	if m, r := digest(t, mc), digest(t, rc); m != r {
-		t.Fatalf("replica's digest %s, master's %s", r, m)
-	}
+	sameDigest(t, mc, rc)
 }
 
 func TestReplica_OfAReplica_HoldsTheMastersData(t *testing.T) {

@@ -69,6 +69,12 @@ func (s *Server) Load() error {
 			return err
 		}
 	}
+	s.endLoading()
+	return nil
+}
+
+// endLoading ends the loading phase and wakes the connections holding commands back.
+func (s *Server) endLoading() {
 	s.load.mu.Lock()
 	s.admission.And(^AdmitLoading)
 	waiters := s.load.waiters
@@ -77,7 +83,6 @@ func (s *Server) Load() error {
 	for _, wake := range waiters {
 		wake()
 	}
-	return nil
 }
 
 // WaitLoaded registers wake to be called when loading ends, for a connection holding back a

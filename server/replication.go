@@ -109,13 +109,4 @@ func (s *Server) BeginSyncLoad() {
 }
 
 // EndSyncLoad ends BeginSyncLoad's loading phase.
-func (s *Server) EndSyncLoad() {
-	s.load.mu.Lock()
-	s.admission.And(^AdmitLoading)
-	waiters := s.load.waiters
-	s.load.waiters = nil
-	s.load.mu.Unlock()
-	for _, wake := range waiters {
-		wake()
-	}
-}
+func (s *Server) EndSyncLoad() { s.endLoading() }
