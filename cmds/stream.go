@@ -328,27 +328,13 @@ func xrange(c *Ctx, rev bool) {
 	if rev {
 		startArg, endArg = endArg, startArg
 	}
-	start, ok := parseIntervalID(c, startArg, 0)
-	if !ok.parsed {
+	start, ok := parseIntervalBound(c, startArg, false)
+	if !ok {
 		return
 	}
-	if ok.exclusive {
-		var more bool
-		if start, more = start.Next(); !more {
-			c.Error("ERR invalid start ID for the interval")
-			return
-		}
-	}
-	end, eok := parseIntervalID(c, endArg, ^uint64(0))
-	if !eok.parsed {
+	end, ok := parseIntervalBound(c, endArg, true)
+	if !ok {
 		return
-	}
-	if eok.exclusive {
-		var more bool
-		if end, more = end.Prev(); !more {
-			c.Error("ERR invalid end ID for the interval")
-			return
-		}
 	}
 	count := int64(-1)
 	for j := 4; j < len(c.Args); j++ {
@@ -408,17 +394,33 @@ func streamReplyRange(c *Ctx, s *datatype.Stream, start, end codec.StreamID, rev
 	c.W.Buf = append(c.W.Buf, body...)
 }
 
-// intervalID says how an interval bound parsed.
-type intervalID struct{ parsed, exclusive bool }
-
-// parseIntervalID parses a range bound: "(" id is exclusive (and strict).
-func parseIntervalID(c *Ctx, arg []byte, missingSeq uint64) (codec.StreamID, intervalID) {
-	if len(arg) > 1 && arg[0] == '(' {
-		id, _, ok := parseStreamID(c, arg[1:], missingSeq, true, false)
-		return id, intervalID{ok, true}
+// parseIntervalBound parses a range bound of XRANGE, XREVRANGE, XPENDING or XAUTOCLAIM, as
+// streamParseIntervalIDOrReply: a missing sequence is 0 for a start and the largest for an
+// end, and "(" id (strict) excludes the id, so the bound moves to the next id (a start) or the
+// previous one (an end), with Redis's error when there is none. It replies the error.
+func parseIntervalBound(c *Ctx, arg []byte, end bool) (codec.StreamID, bool) {
+	missingSeq := uint64(0)
+	if end {
+		missingSeq = ^uint64(0)
 	}
-	id, _, ok := parseStreamID(c, arg, missingSeq, false, false)
-	return id, intervalID{ok, false}
+	if len(arg) <= 1 || arg[0] != '(' {
+		id, _, ok := parseStreamID(c, arg, missingSeq, false, false)
+		return id, ok
+	}
+	id, _, ok := parseStreamID(c, arg[1:], missingSeq, true, false)
+	if !ok {
+		return id, false
+	}
+	if end {
+		if id, ok = id.Prev(); !ok {
+			c.Error("ERR invalid end ID for the interval")
+		}
+		return id, ok
+	}
+	if id, ok = id.Next(); !ok {
+		c.Error("ERR invalid start ID for the interval")
+	}
+	return id, ok
 }
 
 func xlen(c *Ctx) {
@@ -638,7 +640,7 @@ func xread(c *Ctx) {
 		case EqualFold(o, "streams") && more > 0:
 			streamsAt = i + 1
 			if (len(c.Args)-streamsAt)%2 != 0 {
-				c.Error("ERR Unbalanced XREAD list of streams: for each stream key an ID or '$' must be specified.")
+				c.Error(errXUnbalanced)
 				return
 			}
 			i = len(c.Args)

@@ -87,14 +87,11 @@ func init() {
 }
 
 const (
-	errXInvalidID     = "ERR Invalid stream ID specified as stream command argument"
-	errXGroupNoKey    = "ERR The XGROUP subcommand requires the key to exist. Note that for CREATE you may want to use the MKSTREAM option to create an empty stream automatically."
-	errXBusyGroup     = "BUSYGROUP Consumer Group name already exists"
-	errXEntriesRead   = "ERR value for ENTRIESREAD must be positive or -1"
-	errXUnbalanced    = "ERR Unbalanced XREAD list of streams: for each stream key an ID or '$' must be specified."
-	errXDollarGroup   = "ERR The $ ID is meaningless in the context of XREADGROUP: you want to read the history of this consumer by specifying a proper ID, or use the > ID to get new messages. The $ ID would just return an empty result set."
-	errXStartInterval = "ERR invalid start ID for the interval"
-	errXEndInterval   = "ERR invalid end ID for the interval"
+	errXGroupNoKey  = "ERR The XGROUP subcommand requires the key to exist. Note that for CREATE you may want to use the MKSTREAM option to create an empty stream automatically."
+	errXBusyGroup   = "BUSYGROUP Consumer Group name already exists"
+	errXEntriesRead = "ERR value for ENTRIESREAD must be positive or -1"
+	errXUnbalanced  = "ERR Unbalanced XREAD list of streams: for each stream key an ID or '$' must be specified."
+	errXDollarGroup = "ERR The $ ID is meaningless in the context of XREADGROUP: you want to read the history of this consumer by specifying a proper ID, or use the > ID to get new messages. The $ ID would just return an empty result set."
 	// xreadBlockedCount is the COUNT a blocked read serves with when none was given (Redis's
 	// XREAD_BLOCKED_DEFAULT_COUNT).
 	xreadBlockedCount = 1000
@@ -133,37 +130,6 @@ func xgOpenRead(c *Ctx, key []byte) (datatype.Stream, bool) {
 		return st, false
 	}
 	return st, true
-}
-
-// xgParseID parses an id as streamParseIDOrReply (strict: as streamParseStrictIDOrReply,
-// which refuses "-" and "+"), replying the error when it is not one.
-func xgParseID(c *Ctx, b []byte, missingSeq uint64, strict bool) (codec.StreamID, bool) {
-	if len(b) == 1 && (b[0] == '-' || b[0] == '+') {
-		if strict {
-			c.Error(errXInvalidID)
-			return codec.StreamID{}, false
-		}
-		if b[0] == '-' {
-			return codec.MinStreamID, true
-		}
-		return codec.MaxStreamID, true
-	}
-	id, _, ok := codec.ParseStreamID(b, missingSeq, false)
-	if !ok {
-		c.Error(errXInvalidID)
-	}
-	return id, ok
-}
-
-// xgParseInterval parses a range bound as streamParseIntervalIDOrReply with an exclusion:
-// "(" makes it exclusive.
-func xgParseInterval(c *Ctx, b []byte, missingSeq uint64) (id codec.StreamID, excl, ok bool) {
-	if len(b) > 1 && b[0] == '(' {
-		id, ok = xgParseID(c, b[1:], missingSeq, true)
-		return id, true, ok
-	}
-	id, ok = xgParseID(c, b, missingSeq, false)
-	return id, false, ok
 }
 
 func xgIDText(id codec.StreamID) []byte { return id.AppendText(nil) }
@@ -307,7 +273,7 @@ func xgroupCreate(c *Ctx) {
 		if st.Exists() {
 			id = st.Info().LastID
 		}
-	} else if id, ok = xgParseID(c, c.Args[4], 0, true); !ok {
+	} else if id, _, ok = parseStreamID(c, c.Args[4], 0, true, false); !ok {
 		return
 	}
 	created := false
@@ -342,7 +308,7 @@ func xgroupSetID(c *Ctx) {
 	var id codec.StreamID
 	if string(c.Args[4]) == "$" {
 		id = st.Info().LastID
-	} else if id, ok = xgParseID(c, c.Args[4], 0, false); !ok {
+	} else if id, _, ok = parseStreamID(c, c.Args[4], 0, false, false); !ok {
 		return
 	}
 	g.LastID, g.EntriesRead = id, entriesRead
@@ -589,7 +555,7 @@ func xreadgroupCmd(c *Ctx) {
 		case ">":
 			continue
 		}
-		id, ok := xgParseID(c, idArg, 0, true)
+		id, _, ok := parseStreamID(c, idArg, 0, true, false)
 		if !ok {
 			return
 		}
@@ -840,7 +806,7 @@ func xackCmd(c *Ctx) {
 	}
 	ids := make([]codec.StreamID, 0, len(c.Args)-3)
 	for _, arg := range c.Args[3:] {
-		id, ok := xgParseID(c, arg, 0, true)
+		id, _, ok := parseStreamID(c, arg, 0, true, false)
 		if !ok {
 			return
 		}
@@ -890,24 +856,11 @@ func xpendingCmd(c *Ctx) {
 			return
 		}
 		count = max(v, 0)
-		var excl bool
-		if start, excl, ok = xgParseInterval(c, c.Args[at], 0); !ok {
+		if start, ok = parseIntervalBound(c, c.Args[at], false); !ok {
 			return
 		}
-		if excl {
-			if start, ok = start.Next(); !ok {
-				c.Error(errXStartInterval)
-				return
-			}
-		}
-		if end, excl, ok = xgParseInterval(c, c.Args[at+1], math.MaxUint64); !ok {
+		if end, ok = parseIntervalBound(c, c.Args[at+1], true); !ok {
 			return
-		}
-		if excl {
-			if end, ok = end.Prev(); !ok {
-				c.Error(errXEndInterval)
-				return
-			}
 		}
 		if at+3 < n {
 			consumer = c.Args[at+3]
@@ -1063,7 +1016,7 @@ func xclaimCmd(c *Ctx) {
 			retry = v
 		case EqualFold(o, "lastid") && more > 0:
 			j++
-			if lastID, ok = xgParseID(c, c.Args[j], 0, true); !ok {
+			if lastID, _, ok = parseStreamID(c, c.Args[j], 0, true, false); !ok {
 				return
 			}
 		default:
@@ -1166,15 +1119,9 @@ func xautoclaimCmd(c *Ctx) {
 		return
 	}
 	minIdle = max(minIdle, 0)
-	start, excl, ok := xgParseInterval(c, c.Args[5], 0)
+	start, ok := parseIntervalBound(c, c.Args[5], false)
 	if !ok {
 		return
-	}
-	if excl {
-		if start, ok = start.Next(); !ok {
-			c.Error(errXStartInterval)
-			return
-		}
 	}
 	count, justid := int64(100), false
 	const attemptsFactor = 10

@@ -512,34 +512,17 @@ func HLLMerge(max *[HLLRegisters]uint8, b []byte) error {
 		}
 		return nil
 	}
-	idx := 0
-	for p := HLLHeaderSize; p < len(b); {
-		c := b[p]
-		var n, val int
-		switch {
-		case hllIsZero(c):
-			n = hllZeroLen(c)
-			p++
-		case hllIsXZero(c):
-			n = hllXZeroLen(c, at(b, p+1))
-			p += 2
-		default:
-			n, val = hllValLen(c), hllValValue(c)
-			p++
+	ok := hllSparseWalk(b, func(first, n, val int) {
+		if val == 0 {
+			return
 		}
-		if idx+n > HLLRegisters {
-			return ErrHLLCorrupt
-		}
-		if val != 0 {
-			for i := idx; i < idx+n; i++ {
-				if uint8(val) > max[i] {
-					max[i] = uint8(val)
-				}
+		for i := first; i < first+n; i++ {
+			if uint8(val) > max[i] {
+				max[i] = uint8(val)
 			}
 		}
-		idx += n
-	}
-	if idx != HLLRegisters {
+	})
+	if !ok {
 		return ErrHLLCorrupt
 	}
 	return nil
