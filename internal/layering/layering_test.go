@@ -40,6 +40,9 @@ var forbidden = map[string][]string{
 	// The replication link runs what it applies through the executor, never a command
 	// directly, and is reached by the commands through server.Replication.
 	"replication": {"cmds", "admin", "reactor", "datatype", "script"},
+	// Redis's serialization format knows nothing of shardis: values come and go as sources
+	// and handler calls.
+	"rdb": {"shard", "codec", "datatype", "binlog", "cmds", "executor", "reactor", "server", "config", "script", "replication"},
 }
 
 // onlyImporters names third-party packages only some packages may import.
