@@ -16,3 +16,22 @@ func TestCRC64_InPieces_SameAsWhole(t *testing.T) {
 		t.Fatalf("pieces %#x, whole %#x", got, whole)
 	}
 }
+
+func TestCRC64_RedisDumpPayload_FooterMatches(t *testing.T) {
+	rc := startRedis(t)
+	if err := rc.Set(testCtx, "k", "hello", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	payload, err := rc.Dump(testCtx, "k").Bytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := payload[:len(payload)-8]
+	var want uint64
+	for i := 7; i >= 0; i-- {
+		want = want<<8 | uint64(payload[len(payload)-8+i])
+	}
+	if got := CRC64(0, body); got != want {
+		t.Fatalf("CRC64 of the payload = %#x, its footer says %#x", got, want)
+	}
+}

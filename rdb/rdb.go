@@ -8,8 +8,8 @@
 // of any size passes through without being held whole, except where the format itself holds
 // it whole (a string, one listpack or ziplist blob, one stream node).
 //
-// Files: reader.go (Reader, Handler, ReadPayload), writer.go (Writer, Dump), and one file per
-// encoding (lzf.go, listpack.go, ziplist.go, zipmap.go, intset.go, stream.go).
+// Files: reader.go (Reader, ReadPayload) over decode_*.go (one per encoding: LZF, listpack,
+// ziplist, zipmap, intset, stream nodes); writer.go (Writer, Dump) over encode_*.go.
 package rdb
 
 import (
