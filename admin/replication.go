@@ -170,7 +170,8 @@ func psyncCommand(c *cmds.Ctx, srv *server.Server) {
 			return
 		}
 	}
-	if msg := srv.Replication.Psync(c.Client, replid, offset, failover); msg != "" {
+	req := server.PsyncRequest{ReplID: replid, Offset: offset, Failover: failover, Sync: len(c.Args) == 1}
+	if msg := srv.Replication.Psync(c.Client, req); msg != "" {
 		c.Error(msg)
 	}
 }

@@ -28,6 +28,12 @@ type feed struct {
 	ip        string   // REPLCONF ip-address (replica-announce-ip), "" for the connection's
 	shardis   bool     // REPLCONF capa shardis: a shardis replica, which takes this stream
 	positions []uint64 // REPLCONF shardis-positions: the replica's last sequence per shard
+	// A Redis replica's (redisfeed.go): REPLCONF capa eof, rdb-only, rdb-filter-only.
+	capaEOF        bool
+	rdbOnly        bool
+	rdbNoData      bool
+	rdbNoFunctions bool
+	bytes          *byteOffsets // set by PSYNC for a Redis replica, before its goroutine starts
 
 	started bool   // PSYNC ran (under r.mu)
 	replid  string // the replication id PSYNC offered ("?": none)
@@ -128,8 +134,11 @@ func (r *Replication) Replconf(cl *server.Client, args []string) string {
 		case "ip-address":
 			f.ip = val
 		case "capa":
-			if strings.EqualFold(val, "shardis") {
+			switch strings.ToLower(val) {
+			case "shardis":
 				f.shardis = true
+			case "eof":
+				f.capaEOF = true
 			}
 		case "shardis-positions":
 			seqs, ok := parsePositions(val)
@@ -138,19 +147,39 @@ func (r *Replication) Replconf(cl *server.Client, args []string) string {
 			}
 			f.positions = seqs
 		case "ack":
-			// REPLCONF ACK <offset> [POS <positions>]: no reply, as in Redis.
+			// REPLCONF ACK <offset> [POS <positions>]: no reply, as in Redis. A shardis
+			// replica gives its positions; a Redis replica's byte offset is read back as
+			// the positions it covers.
 			if i+3 < len(args) && strings.EqualFold(args[i+2], "pos") {
 				if seqs, ok := parsePositions(args[i+3]); ok {
 					f.acked.Store(seqs)
 				}
+			} else if off, err := strconv.ParseUint(val, 10, 64); err == nil {
+				f.ackBytes(off)
 			}
 			f.ackedAt.Store(time.Now().UnixMilli())
 			r.wakeWaits()
 			return ""
 		case "getack":
 			return "" // a master's request; shardis replicas ACK on their own
-		case "rdb-only", "rdb-filter-only":
-			return "ERR RDB transfer is not supported by shardis"
+		case "rdb-only":
+			n, err := strconv.ParseInt(val, 10, 64)
+			if err != nil {
+				return "ERR value is not an integer or out of range"
+			}
+			if n < 0 || n > 1 {
+				return "ERR value is out of range, must be positive"
+			}
+			f.rdbOnly = n == 1
+		case "rdb-filter-only":
+			// As Redis 7.0: "" is an empty RDB; "functions" keeps the libraries only.
+			f.rdbNoData, f.rdbNoFunctions = true, true
+			for _, filter := range strings.Fields(val) {
+				if !strings.EqualFold(filter, "functions") {
+					return "ERR Unsupported rdb-filter-only option: " + filter
+				}
+				f.rdbNoFunctions = false
+			}
 		default:
 			return "ERR Unrecognized REPLCONF option: " + args[i]
 		}
@@ -188,7 +217,8 @@ func formatPositions(seqs []uint64) string {
 // server's (its replication id, or the one before a failover up to where it ended) and the
 // binlog still holds every record after its position, else a full sync. The reply line and the
 // stream go to cl from the feed's goroutine.
-func (r *Replication) Psync(cl *server.Client, replid string, _ int64, failover bool) string {
+func (r *Replication) Psync(cl *server.Client, req server.PsyncRequest) string {
+	replid, failover := req.ReplID, req.Failover
 	if failover {
 		// The master this server replicates hands over (its FAILOVER): take over first.
 		r.mu.Lock()
@@ -210,7 +240,7 @@ func (r *Replication) Psync(cl *server.Client, replid string, _ int64, failover 
 	}
 	f := r.feedOf(cl)
 	if !f.shardis {
-		return "ERR shardis replicates only to a shardis replica: sending an RDB to a Redis replica is not built yet"
+		return r.psyncRedis(f, req)
 	}
 	n := r.store.NumShards()
 	if f.positions != nil && len(f.positions) != n {

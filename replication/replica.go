@@ -34,6 +34,11 @@ type link struct {
 	downSince time.Time
 	writeMu   sync.Mutex // the frame loop and the ACK ticker both write to conn
 
+	// redis is what the link knows of a Redis master's stream (redismaster.go);
+	// pendingMulti counts the bytes of a MULTI not applied yet.
+	redis        redisMaster
+	pendingMulti uint64
+
 	// failover, set for the link a master's FAILOVER makes to its target, sends PSYNC …
 	// FAILOVER on the first session; it is settled (done or aborted) by that session.
 	failover *failoverState
@@ -68,6 +73,9 @@ func (l *link) describe(in *server.ReplInfo, now time.Time) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	in.MasterHost, in.MasterPort = l.host, l.port
+	if l.redis.active.Load() {
+		in.RedisMasterOffset = int64(l.redis.offset.Load())
+	}
 	in.LinkUp, in.SyncInProgress = l.up, l.syncing
 	in.LastIOSecs, in.LinkDownSecs = -1, -1
 	if !l.lastIO.IsZero() {
@@ -183,6 +191,11 @@ func (l *link) session() error {
 	} {
 		if reply, err := call(args...); err != nil {
 			return err
+		} else if args[1] == "shardis-positions" && strings.HasPrefix(reply, "-ERR Unrecognized REPLCONF option") {
+			if l.failover != nil {
+				return errors.New("the failover target is a redis-server")
+			}
+			return l.redisSession(conn, br, call)
 		} else if reply != "+OK" {
 			return fmt.Errorf("master answered %s with %q", args[1], reply)
 		}

@@ -44,6 +44,9 @@ type Replication struct {
 	stopCron chan struct{}
 	// failover is the FAILOVER under way (failover.go), nil when none.
 	failover *failoverState
+	// rdb is Redis's RDB format over the store (SetRDBFormat), for Redis replicas and
+	// masters; nil refuses them.
+	rdb RDBFormat
 }
 
 // cron counts the good replicas once a second, as Redis's replicationCron does, for
@@ -272,7 +275,12 @@ func (r *Replication) Info() server.ReplInfo {
 	}
 	if l != nil {
 		in.Replica = true
+		in.RedisMasterOffset = -1
 		l.describe(&in, now)
+		if in.RedisMasterOffset >= 0 {
+			// A Redis master's offsets count bytes of its stream: INFO shows its.
+			in.Offset = uint64(in.RedisMasterOffset)
+		}
 		in.ReplicaReplOffset = in.Offset
 	}
 	return in

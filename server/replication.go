@@ -18,11 +18,9 @@ type Replication interface {
 	// Replconf runs REPLCONF for cl (args after the command name) and returns its reply, or
 	// "" when there is none (ACK).
 	Replconf(cl *Client, args []string) string
-	// Psync serves PSYNC or SYNC for replica cl (replid "?" and offset -1 ask for a full
-	// sync): it writes the reply line and the stream that follows to cl itself, and returns
-	// an error text when it refuses. failover (PSYNC … FAILOVER) asks a replica of the
-	// sender to take over as master first.
-	Psync(cl *Client, replid string, offset int64, failover bool) string
+	// Psync serves PSYNC or SYNC for replica cl: it writes the reply line and the stream
+	// that follows to cl itself, and returns an error text when it refuses.
+	Psync(cl *Client, req PsyncRequest) string
 	// Failover starts FAILOVER (host "" for any replica; timeout 0 for none) and returns
 	// Redis's error text, or "" once it started; AbortFailover is FAILOVER ABORT.
 	Failover(host string, port int, force bool, timeout time.Duration) string
@@ -30,6 +28,14 @@ type Replication interface {
 	// Wait blocks until n replicas acknowledged everything written so far, or timeout passed
 	// (0: for ever), or cancel was closed, and returns how many did.
 	Wait(n int, timeout time.Duration, cancel <-chan struct{}) int
+}
+
+// PsyncRequest is what a replica asked for with PSYNC or SYNC.
+type PsyncRequest struct {
+	ReplID   string // "?" asks for a full sync
+	Offset   int64  // -1 with ReplID "?"
+	Failover bool   // PSYNC … FAILOVER: a replica of the sender takes over as master first
+	Sync     bool   // SYNC: the RDB comes with no +FULLRESYNC line
 }
 
 // ReplInfo is the replication state as INFO replication and ROLE show it.
@@ -45,6 +51,9 @@ type ReplInfo struct {
 	ReplicaReadOnly   bool
 	ReplicaPriority   int64
 	ReplicaReplOffset uint64 // what the replica applied
+	// RedisMasterOffset is the byte offset applied of a redis-server master's stream, -1
+	// when the master is a shardis (or none).
+	RedisMasterOffset int64
 	// Both.
 	ReplID, ReplID2 string
 	FailoverState   string // no-failover, waiting-for-sync, failover-in-progress
