@@ -33,9 +33,6 @@ type redisMaster struct {
 	known  bool // replid and offset name a position the master may continue from
 }
 
-// errRedisMaster tells session that the master is a Redis: the handshake goes on as Redis's.
-var errRedisMaster = errors.New("the master is a redis-server")
-
 // redisSession continues a session's handshake with a Redis master from PSYNC on.
 func (l *link) redisSession(conn net.Conn, br *bufio.Reader, call func(args ...string) (string, error)) error {
 	r := l.r
