@@ -223,52 +223,82 @@ var errLinkStopped = errors.New("replica: the link to the master stopped")
 // nor when stopped, checked once the step holds its shards, reports true (the server stopped
 // being a replica of that master meanwhile).
 func (e *Executor) ApplyMirrored(step binlog.Step, raw [][][]byte, stopped func() bool) error {
-	ids := make([]int, len(step.Parts))
-	for i, p := range step.Parts {
-		ids[i] = p.Shard
-	}
-	var applyErr error
-	apply := func(tx *shard.Tx) {
-		if stopped() {
-			applyErr = errLinkStopped
-			return
-		}
-		tx.SetApplying(true)
+	m := mirrored{e: e, step: step, raw: raw, stopped: stopped}
+	var err error
+	if len(step.Parts) == 1 {
+		err = e.srv.Store.Do(step.Parts[0].Shard, m.apply)
+	} else {
+		ids := make([]int, len(step.Parts))
 		for i, p := range step.Parts {
-			if len(step.Parts) > 1 {
-				tx.Confine(p.Shard)
+			ids[i] = p.Shard
+		}
+		h := e.srv.Store.Acquire(ids)
+		m.apply(h.Tx())
+		err = h.Release()
+	}
+	if m.err != nil {
+		return m.err
+	}
+	return err
+}
+
+// PostMirrored is ApplyMirrored for a step of one shard, without waiting: the step is queued
+// to its shard and done is called, from the shard's goroutine (it must not block), with the
+// commit's error once it committed. Steps queued to one shard apply in the order queued, and
+// a unit applied after them (ApplyMirrored holds its shards) after them too; a step whose
+// predecessor in its shard failed fails as well (Tx.Mirror keeps the master's sequence), so
+// the replica's position never skips a record. The caller must not reuse raw's bytes until done.
+func (e *Executor) PostMirrored(step binlog.Step, raw [][][]byte, stopped func() bool, done func(error)) {
+	e.srv.Store.Shard(step.Parts[0].Shard).Post(&mirrored{e: e, step: step, raw: raw, stopped: stopped, done: done})
+}
+
+// mirrored is one step of a master's binlog being applied.
+type mirrored struct {
+	e       *Executor
+	step    binlog.Step
+	raw     [][][]byte
+	stopped func() bool
+	done    func(error) // PostMirrored's
+	err     error       // what applying (not committing) met
+}
+
+func (m *mirrored) Run(tx *shard.Tx) { m.apply(tx) }
+
+func (m *mirrored) Done(err error) {
+	if m.err != nil {
+		err = m.err
+	}
+	m.done(err)
+}
+
+func (m *mirrored) apply(tx *shard.Tx) {
+	if m.stopped() {
+		m.err = errLinkStopped
+		return
+	}
+	tx.SetApplying(true)
+	for i, p := range m.step.Parts {
+		if len(m.step.Parts) > 1 {
+			tx.Confine(p.Shard)
+		}
+		for j, r := range p.Entries {
+			if err := m.e.Apply(tx, r.DB, r.Args); err != nil {
+				m.err = fmt.Errorf("replica: shard %d record %d %q: %w", p.Shard, r.Seq, r.Args, err)
+				break
 			}
-			for j, r := range p.Entries {
-				if err := e.Apply(tx, r.DB, r.Args); err != nil {
-					applyErr = fmt.Errorf("replica: shard %d record %d %q: %w", p.Shard, r.Seq, r.Args, err)
-					break
-				}
-				if err := tx.Mirror(p.Shard, r.Seq, raw[i][j]); err != nil {
-					applyErr = err
-					break
-				}
-			}
-			if applyErr != nil {
+			if err := tx.Mirror(p.Shard, r.Seq, m.raw[i][j]); err != nil {
+				m.err = err
 				break
 			}
 		}
-		tx.Confine(-1)
-		if applyErr != nil {
-			tx.Fail(applyErr)
+		if m.err != nil {
+			break
 		}
 	}
-	var err error
-	if len(ids) == 1 {
-		err = e.srv.Store.Do(ids[0], apply)
-	} else {
-		h := e.srv.Store.Acquire(ids)
-		apply(h.Tx())
-		err = h.Release()
+	tx.Confine(-1)
+	if m.err != nil {
+		tx.Fail(m.err)
 	}
-	if applyErr != nil {
-		return applyErr
-	}
-	return err
 }
 
 // DataReplaced tells what keeps state about the data that a replica's full sync replaced it

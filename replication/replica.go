@@ -348,10 +348,79 @@ func (r *Replication) adoptMasterID(id string) {
 	}
 }
 
-// apply reads the master's frames and applies each step, until an error.
+// Steps of one shard are queued to their shard without waiting for the commit, so shards
+// apply in parallel and a shard commits many steps at once; these bound what is queued and not
+// committed yet.
+const (
+	maxQueuedSteps = 256
+	maxQueuedBytes = 64 << 20
+)
+
+// applier queues a link's steps and collects their commits.
+type applier struct {
+	results chan error
+	sizes   chan int // the payload size of each queued step, in queue order
+	steps   int
+	bytes   int
+	failed  error
+}
+
+func newApplier() *applier {
+	return &applier{results: make(chan error, maxQueuedSteps), sizes: make(chan int, maxQueuedSteps)}
+}
+
+// collect takes one commit's result, waiting for it.
+func (a *applier) collect() {
+	err := <-a.results
+	a.steps--
+	a.bytes -= <-a.sizes
+	if err != nil && a.failed == nil {
+		a.failed = err
+	}
+}
+
+// poll takes the results that are in without waiting.
+func (a *applier) poll() {
+	for a.steps > 0 {
+		select {
+		case err := <-a.results:
+			a.steps--
+			a.bytes -= <-a.sizes
+			if err != nil && a.failed == nil {
+				a.failed = err
+			}
+		default:
+			return
+		}
+	}
+}
+
+// drain waits for every queued step and returns the first failure.
+func (a *applier) drain() error {
+	for a.steps > 0 {
+		a.collect()
+	}
+	return a.failed
+}
+
+// apply reads the master's frames and applies each step, until an error. It returns once
+// every step it queued committed or failed, so the next session's positions are final.
 func (l *link) apply(conn net.Conn, fr *frameReader) error {
 	n := l.r.store.NumShards()
+	ap := newApplier()
+	err := l.applyFrames(conn, fr, n, ap)
+	if derr := ap.drain(); err == nil {
+		err = derr
+	}
+	return err
+}
+
+func (l *link) applyFrames(conn net.Conn, fr *frameReader, n int, ap *applier) error {
 	for {
+		ap.poll()
+		if ap.failed != nil {
+			return ap.failed
+		}
 		_ = conn.SetReadDeadline(time.Now().Add(l.timeout()))
 		kind, payload, err := fr.next()
 		if err != nil {
@@ -362,17 +431,41 @@ func (l *link) apply(conn net.Conn, fr *frameReader) error {
 		l.mu.Unlock()
 		switch kind {
 		case frameStep:
-			step, raw, err := decodeStep(payload, n)
+			if len(payload) > maxQueuedBytes {
+				// One step alone fills the queue: apply it when the queue is empty.
+				if err := ap.drain(); err != nil {
+					return err
+				}
+			}
+			// The frame reader reuses its buffer; a queued step keeps its own bytes.
+			own := append([]byte(nil), payload...)
+			step, raw, err := decodeStep(own, n)
 			if err != nil {
 				return err
 			}
-			if err := l.r.exec.ApplyMirrored(step, raw, l.stopped); err != nil {
-				return err
+			if len(step.Parts) != 1 {
+				// A unit holds its shards, which orders it after the steps queued there.
+				if err := l.r.exec.ApplyMirrored(step, raw, l.stopped); err != nil {
+					return err
+				}
+				continue
 			}
+			for ap.steps >= maxQueuedSteps || (ap.steps > 0 && ap.bytes+len(own) > maxQueuedBytes) {
+				ap.collect()
+			}
+			ap.steps++
+			ap.bytes += len(own)
+			ap.sizes <- len(own)
+			results := ap.results
+			l.r.exec.PostMirrored(step, raw, l.stopped, func(err error) { results <- err })
 		case framePing:
 			d := decoder{b: payload}
 			d.uvarint()
 			if len(d.b) == 1 && d.b[0] == 1 {
+				// WAIT asked: the ACK tells what is committed, so the queue goes first.
+				if err := ap.drain(); err != nil {
+					return err
+				}
 				if err := l.ack(conn); err != nil {
 					return err
 				}
