@@ -2,14 +2,13 @@ package rdb
 
 import (
 	"context"
+	"net"
 	"os/exec"
 	"strconv"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
-
-	"shardis/internal/testserver"
 )
 
 var testCtx = context.Background()
@@ -30,7 +29,7 @@ func startRedis(t *testing.T, args ...string) *referenceRedis {
 		t.Skip("redis-server is not installed")
 	}
 	dir := t.TempDir()
-	port := testserver.FreePort(t)
+	port := freePort(t)
 	argv := append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "",
 		"--appendonly", "no", "--dir", dir}, args...)
 	cmd := exec.Command(bin, argv...)
@@ -49,4 +48,16 @@ func startRedis(t *testing.T, args ...string) *referenceRedis {
 		time.Sleep(20 * time.Millisecond)
 	}
 	return &referenceRedis{Client: rc, Dir: dir}
+}
+
+// freePort returns a loopback port nobody listens on. The package's tests cannot use
+// internal/testserver: it builds a whole server, which imports this package.
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
 }
