@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -164,7 +165,27 @@ type Loader struct {
 	batch   *grocksdb.WriteBatch
 	bytes   int
 	version []uint64 // per shard, the largest collection version loaded
+	txBegun bool     // Tx was called: the load also writes through the held transaction
 }
+
+// errLoadAborted fails what a load's transaction holds when the load is aborted.
+var errLoadAborted = errors.New("shard: the load was aborted")
+
+// Tx returns a transaction over every shard, begun after StartLoad emptied them, for a load
+// that writes keys as commands would (an RDB's) rather than as a snapshot's raw pairs. Commit
+// commits what it wrote so far; Finish commits the rest first, Abort discards it. A load uses
+// either Put or Tx, not both.
+func (l *Loader) Tx() *Tx {
+	tx := l.held.tx
+	if !l.txBegun {
+		tx.begin(slices.Clone(tx.shards)...) // after the reset: the shards' sequences are 0 now
+		l.txBegun = true
+	}
+	return tx
+}
+
+// Commit commits what the load's transaction wrote so far (Tx).
+func (l *Loader) Commit() error { return l.held.Commit() }
 
 // loadBatchBytes is how much a Loader gathers before writing it.
 const loadBatchBytes = 4 << 20
@@ -186,20 +207,27 @@ func (s *Store) StartLoad() (*Loader, error) {
 		return nil, err
 	}
 	for _, sh := range s.shards {
-		sh.cache.mu.Lock()
-		sh.cache.epoch++
-		sh.cache.clear()
-		sh.cache.mu.Unlock()
-		sh.lastSeq.Store(0)
-		sh.firstSeq.Store(0)
-		for i := range sh.keys {
-			sh.keys[i].Store(0)
-			sh.expires[i].Store(0)
-			sh.dbmap[i] = i // the snapshot has its own map, or none (identity)
-			sh.dbmapPub[i].Store(int32(i))
-		}
+		sh.forgetData()
 	}
 	return l, nil
+}
+
+// forgetData resets what the shard keeps in memory of its data, which a load just deleted:
+// the key cache, the binlog's bounds, the counts and the database map (a snapshot has its
+// own map, or none: the identity). The shard is held.
+func (sh *Shard) forgetData() {
+	sh.cache.mu.Lock()
+	sh.cache.epoch++
+	sh.cache.clear()
+	sh.cache.mu.Unlock()
+	sh.lastSeq.Store(0)
+	sh.firstSeq.Store(0)
+	for i := range sh.keys {
+		sh.keys[i].Store(0)
+		sh.expires[i].Store(0)
+		sh.dbmap[i] = i
+		sh.dbmapPub[i].Store(int32(i))
+	}
 }
 
 func (l *Loader) flush() error {
@@ -249,6 +277,9 @@ func (l *Loader) FinishShard(id int, seq uint64) error {
 // lets the shards go on.
 func (l *Loader) Finish() error {
 	err := l.flush()
+	if err == nil && l.txBegun {
+		err = l.held.Commit()
+	}
 	for id, sh := range l.store.shards {
 		if err != nil {
 			break
@@ -273,6 +304,10 @@ func (l *Loader) Abort() {
 	if l.held == nil {
 		return
 	}
+	if l.txBegun {
+		l.held.tx.Fail(errLoadAborted)
+		_ = l.held.Commit() // fails: nothing of it is written
+	}
 	l.batch.Clear()
 	all, end := []byte{0}, bytes.Repeat([]byte{0xff}, 16)
 	for _, sh := range l.store.shards {
@@ -281,6 +316,7 @@ func (l *Loader) Abort() {
 	}
 	_ = l.flush()
 	for _, sh := range l.store.shards {
+		sh.forgetData()
 		_ = sh.load()
 		sh.lastSeq.Store(0)
 		sh.firstSeq.Store(0)

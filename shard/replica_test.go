@@ -170,3 +170,71 @@ func TestStore_SeqFloor_SurvivesARestartWithAnEmptyBinlog(t *testing.T) {
 		t.Fatalf("after a restart the replica is at sequence %d, want %d (7)", last, seqs[0])
 	}
 }
+
+func TestLoader_Tx_KeysWrittenAsCommandsAndSequencesStartOver(t *testing.T) {
+	replica := openTestStore(t, t.TempDir(), 2)
+	writeKeys(t, replica, "old", 40) // the replica had a history: its sequences are past 0
+	replica.SetReplica(true)
+	l, err := replica.StartLoad()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx := l.Tx()
+	for i := range 10 {
+		tx.SetMeta(1, []byte(fmt.Sprintf("k%d", i)), str("v"))
+		if i == 4 {
+			if err := l.Commit(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for id := range 2 {
+		if err := l.FinishShard(id, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := l.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	var keys, old int64
+	for id := range 2 {
+		keys += replica.Shard(id).Keys(1)
+		old += replica.Shard(id).Keys(0)
+		if _, last := replica.Shard(id).BinlogRange(); last != 0 {
+			t.Errorf("shard %d: last sequence %d after the load, want 0 (the old history must not come back)", id, last)
+		}
+	}
+	if keys != 10 || old != 0 {
+		t.Fatalf("after the load: %d keys in db 1 (want 10), %d in db 0 (want 0)", keys, old)
+	}
+}
+
+func TestLoader_TxAborted_NothingOfItStays(t *testing.T) {
+	replica := openTestStore(t, t.TempDir(), 2)
+	l, err := replica.StartLoad()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx := l.Tx()
+	for i := range 10 {
+		tx.SetMeta(0, []byte(fmt.Sprintf("k%d", i)), str("v"))
+	}
+	if err := l.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	l.Tx().SetMeta(0, []byte("late"), str("v"))
+	l.Abort()
+	var keys int64
+	for id := range 2 {
+		keys += replica.Shard(id).Keys(0)
+	}
+	key := []byte("late")
+	_ = replica.Do(replica.ShardOf(key), func(tx *Tx) {
+		if tx.Exists(0, key) {
+			t.Error("a key written after the last commit survived Abort")
+		}
+	})
+	if keys != 0 {
+		t.Fatalf("%d keys after Abort, want 0", keys)
+	}
+}
