@@ -41,9 +41,10 @@ type RDBFormat interface {
 	// and offset; noData leaves out the keys and noFunctions the function libraries
 	// (REPLCONF rdb-filter-only).
 	WriteRDB(w io.Writer, sn *shard.Snapshot, opts RDBWriteOptions) error
-	// LoadRDB loads an RDB read from r (it reads no byte past the file's end) into the store
-	// through l, keys and function libraries.
-	LoadRDB(r *bufio.Reader, l *shard.Loader) error
+	// LoadRDB loads the keys of an RDB read from r (it reads no byte past the file's end)
+	// into the store through l's transaction (shard.Loader.Tx), committing as it goes, and
+	// returns the function libraries' code the file held, for FUNCTION LOAD.
+	LoadRDB(r *bufio.Reader, l *shard.Loader) (functions [][]byte, err error)
 }
 
 // RDBWriteOptions is what a feed asks of an RDB.
