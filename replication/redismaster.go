@@ -47,6 +47,14 @@ func (l *link) redisSession(conn net.Conn, br *bufio.Reader, call func(args ...s
 		replid, off = rm.replid, strconv.FormatUint(rm.offset.Load()+1, 10)
 	}
 	reply, err := call("PSYNC", replid, off)
+	for err == nil && reply == "" {
+		// As Redis's replica: the master may send newlines before its reply, to keep the
+		// connection alive while it gets ready.
+		var line string
+		_ = conn.SetReadDeadline(time.Now().Add(l.timeout()))
+		line, err = br.ReadString('\n')
+		reply = strings.TrimRight(line, "\r\n")
+	}
 	if err != nil {
 		return err
 	}
