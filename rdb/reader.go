@@ -35,9 +35,9 @@ type Reader struct {
 	version int
 	payload bool // errors are a RESTORE's: truncation and modules are ErrBadFormat
 
-	name, a, b, blob, lzf []byte // reused buffers: key name, two strings, one blob, LZF input
-	num                   [2][]byte
-	stream                streamScratch
+	name, a, b, blob, lzf, tmp []byte // reused buffers: key name, two strings, one blob, LZF input, fill's
+	num                        [2][]byte
+	stream                     streamScratch
 }
 
 // NewReader reads from r. When r is a *bufio.Reader it is read directly and never past the
@@ -665,11 +665,16 @@ func (r *Reader) consumed(p []byte) {
 	}
 }
 
-// fill reads n bytes (n at most 16, the smallest bufio buffer) and returns them; the slice
-// is valid until the next read.
+// fill reads n bytes and returns them; the slice is valid until the next read. Up to the
+// bufio.Reader's size it reads in place; beyond, into a buffer of the Reader's own.
 func (r *Reader) fill(n int) ([]byte, error) {
 	if r.left >= 0 && int64(n) > r.left {
 		return nil, r.ioErr(io.ErrUnexpectedEOF)
+	}
+	if n > r.br.Size() {
+		var err error
+		r.tmp, err = r.readRaw(r.tmp, uint64(n))
+		return r.tmp, err
 	}
 	p, err := r.br.Peek(n)
 	if err != nil {
