@@ -184,7 +184,7 @@ func (r *Reader) Read(h Handler) error {
 // an optional description, code) and gives it the shebang FUNCTION LOAD takes, as Redis
 // 7.0 does when it loads one.
 func (r *Reader) readOldFunction() ([]byte, error) {
-	var name, engine, desc, code []byte
+	var name, engine, code []byte
 	var err error
 	if name, err = r.readString(nil); err != nil {
 		return nil, err
@@ -196,8 +196,8 @@ func (r *Reader) readOldFunction() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if hasDesc != 0 {
-		if desc, err = r.readString(desc); err != nil {
+	if hasDesc != 0 { // the description, which the library code does not keep
+		if r.b, err = r.readString(r.b); err != nil {
 			return nil, err
 		}
 	}
@@ -772,7 +772,7 @@ func (r *Reader) readString(dst []byte) ([]byte, error) {
 		if err != nil {
 			return dst[:0], err
 		}
-		if clen == 0 || ulen == 0 || clen > math.MaxInt32*lzfMaxRatio || ulen > clen*lzfMaxRatio {
+		if clen == 0 || ulen == 0 || clen > math.MaxInt64/lzfMaxRatio || ulen > clen*lzfMaxRatio {
 			return dst[:0], r.bad("LZF string of %d bytes claims %d", clen, ulen)
 		}
 		if r.lzf, err = r.readRaw(r.lzf, clen); err != nil {

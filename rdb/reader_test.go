@@ -311,7 +311,7 @@ type recordedFile struct {
 	Functions []string            `json:"functions"`
 }
 
-func loadJSON(t *testing.T, name string, v any) {
+func loadJSON(t testing.TB, name string, v any) {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", name))
 	if err != nil {
