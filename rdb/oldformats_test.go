@@ -390,3 +390,17 @@ func TestRead_LongScoreTextThroughSmallBufio_Read(t *testing.T) {
 	}
 	compareKeys(t, rec.keys, map[string][]string{"0/z": {"kind zset", `zset "m" 1`}}, nil)
 }
+
+// One big value must not keep its buffer for the rest of the file.
+func TestRead_BigValueThenSmall_BufferReleased(t *testing.T) {
+	w := &rdbBuf{}
+	w.bytes([]byte("REDIS0010")...).bytes(TypeString).str("big").str(strings.Repeat("b", 10*readChunk))
+	w.bytes(TypeString).str("small").str("s")
+	r := NewReader(bytes.NewReader(w.finish(10)))
+	if err := r.Read(newRecorder()); err != nil {
+		t.Fatal(err)
+	}
+	if cap(r.a) > 4*readChunk {
+		t.Fatalf("the reader keeps a %d-byte buffer", cap(r.a))
+	}
+}

@@ -176,6 +176,17 @@ func (r *Reader) Read(h Handler) error {
 				return err
 			}
 			k = Key{DB: k.DB, Idle: -1, Freq: -1}
+			r.shrink()
+		}
+	}
+}
+
+// shrink drops buffers a big value grew, so that one big key does not keep its size
+// allocated for the rest of the file.
+func (r *Reader) shrink() {
+	for _, b := range []*[]byte{&r.name, &r.a, &r.b, &r.blob, &r.lzf, &r.tmp, &r.stream.entry, &r.stream.master} {
+		if cap(*b) > 4*readChunk {
+			*b = nil
 		}
 	}
 }
@@ -781,9 +792,6 @@ func (r *Reader) readString(dst []byte) ([]byte, error) {
 		dst = slices.Grow(dst[:0], int(ulen))[:ulen]
 		if lzfDecompress(dst, r.lzf) != nil {
 			return dst[:0], r.bad("invalid LZF compressed string")
-		}
-		if cap(r.lzf) > 4*readChunk { // do not keep a big compressed buffer around
-			r.lzf = nil
 		}
 		return dst, nil
 	}
