@@ -26,6 +26,16 @@ var (
 const readChunk = 1 << 20
 
 // Reader reads an RDB file (Read) or, through ReadPayload, a DUMP payload.
+//
+// What a Handler can rely on: every blob (listpack, ziplist, zipmap, intset, stream node)
+// was validated whole before its key's BeginKey, with no field or member twice in it; a
+// stream's entry ids ascend, its counts agree, and every pending entry belongs to exactly
+// one consumer, though the error for a bad group may come after the group's calls. Key.Len
+// is what the encoding claims before the elements arrive (checked against the bytes left
+// in a payload, not in a file): size hints, not allocations. A field or member repeated
+// across a value written element by element (LIST, SET, HASH, ZSET types) is not looked
+// for here, as that would hold the value: Redis refuses it ("Bad data format"), and a
+// Handler that stores the value sees the repeat and may return ErrBadFormat.
 type Reader struct {
 	br      *bufio.Reader
 	off     int64
