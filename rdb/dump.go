@@ -12,9 +12,11 @@ import (
 // endian). The CRC is written whatever opts.Checksum says, as Redis always writes it. It
 // returns the bytes written.
 func Dump(w io.Writer, v Source, opts Options) (int64, error) {
+	if buf, ok := w.(*bytes.Buffer); ok { // already in memory: no buffer in between
+		return dumpTo(&sink{out: buf, sum: true}, v, opts)
+	}
 	bw := bufio.NewWriterSize(w, 32<<10)
-	s := &sink{out: bw, sum: true}
-	n, err := dumpTo(s, v, opts)
+	n, err := dumpTo(&sink{out: bw, sum: true}, v, opts)
 	if err != nil {
 		return n, err
 	}
@@ -38,6 +40,7 @@ func PayloadLen(v Source, opts Options) (int64, error) {
 
 func dumpTo(s *sink, v Source, opts Options) (int64, error) {
 	e := newEncoder(s, opts)
+	defer e.release()
 	if err := e.writeValue(v); err != nil {
 		return s.n, err
 	}

@@ -2,7 +2,7 @@ package rdb
 
 import (
 	"encoding/binary"
-	"strconv"
+	"math"
 )
 
 // Listpacks as Redis 7.0 builds them (listpack.c): a 6-byte header (total bytes, 32 bits,
@@ -24,18 +24,38 @@ func parseCanonicalInt(s []byte) (int64, bool) {
 	if len(s) == 0 || len(s) > 20 {
 		return 0, false
 	}
-	if s[0] != '-' && (s[0] < '0' || s[0] > '9') {
+	if len(s) == 1 && s[0] == '0' {
+		return 0, true
+	}
+	neg := s[0] == '-'
+	digits := s
+	if neg {
+		digits = s[1:]
+	}
+	if len(digits) == 0 || digits[0] < '1' || digits[0] > '9' {
 		return 0, false
 	}
-	v, err := strconv.ParseInt(string(s), 10, 64)
-	if err != nil {
+	var v uint64
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		d := uint64(c - '0')
+		if v > (math.MaxUint64-d)/10 {
+			return 0, false
+		}
+		v = v*10 + d
+	}
+	if neg {
+		if v > 1<<63 {
+			return 0, false
+		}
+		return int64(-v), true
+	}
+	if v > math.MaxInt64 {
 		return 0, false
 	}
-	var buf [20]byte
-	if string(strconv.AppendInt(buf[:0], v, 10)) != string(s) {
-		return 0, false
-	}
-	return v, true
+	return int64(v), true
 }
 
 // listpackIntBytes is the size of an integer entry's encoding and data.

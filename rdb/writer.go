@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"sync"
 )
 
 // Options is the configuration that decides how Redis encodes a value: the thresholds
@@ -58,7 +59,7 @@ var errSourceChanged = errors.New("rdb: source changed between walks")
 // sink counts, checksums and (unless it only counts) writes the bytes. The first write error
 // sticks: later writes do nothing and it is returned at the end.
 type sink struct {
-	out *bufio.Writer // nil when only counting
+	out io.Writer // nil when only counting
 	n   int64
 	crc uint64
 	sum bool
@@ -180,7 +181,7 @@ func (e *encoder) compress(s []byte, limit int) []byte {
 		return nil
 	}
 	if e.lzf == nil {
-		e.lzf = new(lzfCompressor)
+		e.lzf = lzfPool.Get().(*lzfCompressor)
 	}
 	if cap(e.lzfOut) < limit {
 		e.lzfOut = make([]byte, limit)
@@ -194,6 +195,17 @@ func (e *encoder) compress(s []byte, limit int) []byte {
 		return nil
 	}
 	return out[:n]
+}
+
+// lzfPool keeps compressors (each a 512 KiB table) between values and writers.
+var lzfPool = sync.Pool{New: func() any { return new(lzfCompressor) }}
+
+// release returns the encoder's compressor to the pool; the encoder may still be used.
+func (e *encoder) release() {
+	if e.lzf != nil {
+		lzfPool.Put(e.lzf)
+		e.lzf = nil
+	}
 }
 
 // writeLZFBlob is rdbSaveLzfBlob: the LZF marker, compressed and original lengths, the data.
@@ -417,13 +429,15 @@ func formatScore(dst []byte, d float64) []byte {
 // buffered; the Writer does not close w. Methods after an error return that error.
 type Writer struct {
 	s      sink
+	bw     *bufio.Writer
 	enc    *encoder
 	closed bool
 }
 
 // NewWriter starts a version-10 file ("REDIS0010") on w.
 func NewWriter(w io.Writer, opts Options) *Writer {
-	wr := &Writer{s: sink{out: bufio.NewWriterSize(w, 64<<10), sum: opts.Checksum}}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	wr := &Writer{s: sink{out: bw, sum: opts.Checksum}, bw: bw}
 	wr.enc = newEncoder(&wr.s, opts)
 	wr.s.write([]byte(fmt.Sprintf("%s%04d", fileMagic, Version)))
 	return wr
@@ -563,6 +577,7 @@ func (w *Writer) Close() error {
 	if err := w.check(); err != nil {
 		return err
 	}
+	w.enc.release()
 	w.s.writeByte(opcodeEOF)
 	crc := w.s.crc
 	w.s.write(binary.LittleEndian.AppendUint64(nil, crc))
@@ -570,7 +585,7 @@ func (w *Writer) Close() error {
 	if w.s.err != nil {
 		return w.s.err
 	}
-	return w.s.out.Flush()
+	return w.bw.Flush()
 }
 
 // EvictionFields says which of a key's eviction data Redis 7.0 writes under a
