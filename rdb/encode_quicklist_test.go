@@ -161,20 +161,18 @@ func TestWriter_MillionElementList_BoundedHeap(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	n, err := PayloadLen(src, DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
 	// The elements alone are 80 MB, little of it compressible.
-	if w.Written() < 60<<20 || n < 60<<20 {
-		t.Fatalf("wrote %d bytes (payload %d): less than the elements", w.Written(), n)
+	if w.Written() < 60<<20 {
+		t.Fatalf("wrote %d bytes: less than the elements", w.Written())
 	}
 	if sample == 0 {
 		t.Fatal("the heap was never sampled")
 	}
 	// A node is 8 KiB and the LZF table 512 KiB; a generous 32 MiB still catches a writer
 	// that holds the value (~80 MB of elements).
-	if grown := int64(peak) - int64(before.HeapAlloc); grown > 32<<20 {
+	grown := int64(peak) - int64(before.HeapAlloc)
+	t.Logf("wrote %d bytes; heap peak %d KiB above the start", w.Written(), grown>>10)
+	if grown > 32<<20 {
 		t.Fatalf("heap grew by %d MiB while writing (%d bytes written)", grown>>20, w.Written())
 	}
 }
