@@ -231,3 +231,20 @@ func TestDumpBytes_StreamAfterDeletions_SameEntriesAndGroups(t *testing.T) {
 		t.Fatalf("stream after RESTORE:\n%v\nwant\n%v", restored, src)
 	}
 }
+
+func TestDumpBytes_StreamNodeLimitsConfigured_ByteEqualToRedis(t *testing.T) {
+	for _, c := range []struct {
+		maxBytes, maxEntries int
+	}{{200, 0}, {0, 7}, {1, 100}} {
+		t.Run(fmt.Sprintf("bytes %d entries %d", c.maxBytes, c.maxEntries), func(t *testing.T) {
+			rc := wtStartRedis(t, "--stream-node-max-bytes", strconv.Itoa(c.maxBytes),
+				"--stream-node-max-entries", strconv.Itoa(c.maxEntries))
+			for i := 0; i < 40; i++ {
+				wtDo(t, rc, "XADD", "theirs", fmt.Sprintf("%d-1", i+1), "field", strings.Repeat("v", i), "n", i)
+			}
+			opts := DefaultOptions()
+			opts.StreamNodeMaxBytes, opts.StreamNodeMaxEntries = c.maxBytes, c.maxEntries
+			wtCheckRestoreWith(t, rc, Source{Kind: KindStream, Stream: wtStreamFromRedis(t, rc, "theirs")}, opts, true)
+		})
+	}
+}

@@ -94,10 +94,18 @@ func wtDo(t *testing.T, rc *referenceRedis, args ...any) any {
 // own DUMP of "theirs" with our payload.
 func wtCheckRestore(t *testing.T, rc *referenceRedis, src Source, byteEqual bool) []byte {
 	t.Helper()
-	ours, err := DumpBytes(src)
-	if err != nil {
+	return wtCheckRestoreWith(t, rc, src, DefaultOptions(), byteEqual)
+}
+
+// wtCheckRestoreWith is wtCheckRestore with the options of a reference started with another
+// configuration.
+func wtCheckRestoreWith(t *testing.T, rc *referenceRedis, src Source, opts Options, byteEqual bool) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if _, err := Dump(&buf, src, opts); err != nil {
 		t.Fatal(err)
 	}
+	ours := buf.Bytes()
 	if err := rc.RestoreReplace(testCtx, "ours", 0, string(ours)).Err(); err != nil {
 		t.Fatalf("RESTORE of our payload: %v (payload %x)", err, wtShort(ours))
 	}
@@ -438,6 +446,124 @@ func TestWriter_IdleAndFreq_LoadedByRedis(t *testing.T) {
 			} else if got := wtDo(t, rc, "OBJECT", "FREQ", "k").(int64); got != 77 && got != 76 {
 				t.Fatalf("OBJECT FREQ = %d, want 77 (or 76 after a decay)", got)
 			}
+		})
+	}
+}
+
+// wtReadAuxString reads one string of an aux field (a length and bytes, or an integer).
+func wtReadAuxString(t *testing.T, b []byte) (string, []byte) {
+	t.Helper()
+	c := b[0]
+	switch c >> 6 {
+	case 0:
+		n := int(c & 0x3f)
+		return string(b[1 : 1+n]), b[1+n:]
+	case 1:
+		n := int(c&0x3f)<<8 | int(b[1])
+		return string(b[2 : 2+n]), b[2+n:]
+	case 3:
+		switch c & 0x3f {
+		case 0:
+			return strconv.Itoa(int(int8(b[1]))), b[2:]
+		case 1:
+			return strconv.Itoa(int(int16(uint16(b[1]) | uint16(b[2])<<8))), b[3:]
+		case 2:
+			return strconv.Itoa(int(int32(uint32(b[1]) | uint32(b[2])<<8 | uint32(b[3])<<16 | uint32(b[4])<<24))), b[5:]
+		}
+	}
+	t.Fatalf("unexpected string encoding %#x in Redis's aux fields", c)
+	return "", nil
+}
+
+func TestWriter_SameDataAsRedisSave_ByteEqualFile(t *testing.T) {
+	rc := wtStartRedis(t)
+	code := "#!lua name=savelib\nredis.register_function('savef', function() return 2 end)"
+	expireAt := time.Now().Add(time.Hour).UnixMilli()
+	wtDo(t, rc, "FUNCTION", "LOAD", code)
+	wtDo(t, rc, "SET", "k", "a value that is long enough to be compressed, compressed, compressed")
+	wtDo(t, rc, "PEXPIREAT", "k", expireAt)
+	wtDo(t, rc, "SELECT", 3)
+	wtDo(t, rc, "HSET", "12345", "f", 1, "g", "two")
+	wtDo(t, rc, "SAVE")
+	theirs, err := os.ReadFile(filepath.Join(rc.Dir, "dump.rdb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Take the values only Redis knows (ctime, used-mem) from its aux fields.
+	aux := map[string]string{}
+	rest := theirs[9:]
+	for rest[0] == opcodeAux {
+		var k, v string
+		k, rest = wtReadAuxString(t, rest[1:])
+		v, rest = wtReadAuxString(t, rest)
+		aux[k] = v
+	}
+	ctime, _ := strconv.ParseInt(aux["ctime"], 10, 64)
+	usedMem, _ := strconv.ParseInt(aux["used-mem"], 10, 64)
+	if aux["redis-ver"] != RedisVersion || aux["aof-base"] != "0" || ctime == 0 || usedMem == 0 {
+		t.Fatalf("unexpected aux fields from Redis: %v", aux)
+	}
+	if _, ok := aux["repl-id"]; ok {
+		t.Fatalf("Redis wrote replication aux fields: %v", aux)
+	}
+
+	var buf bytes.Buffer
+	w := NewWriter(&buf, DefaultOptions())
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(w.InfoAux(AuxInfo{CTime: ctime, UsedMem: usedMem}))
+	must(w.Function([]byte(code)))
+	must(w.SelectDB(0))
+	must(w.ResizeDB(1, 1))
+	must(w.WriteKey(Key{Name: []byte("k"), ExpireAt: expireAt, Idle: -1, Freq: -1},
+		Source{Kind: KindString, String: []byte("a value that is long enough to be compressed, compressed, compressed")}))
+	must(w.SelectDB(3))
+	must(w.ResizeDB(1, 0))
+	must(w.WriteKey(Key{Name: []byte("12345"), Idle: -1, Freq: -1},
+		Source{Kind: KindHash, Hash: wtPairs{{[]byte("f"), []byte("1")}, {[]byte("g"), []byte("two")}}}))
+	must(w.Close())
+	if !bytes.Equal(buf.Bytes(), theirs) {
+		t.Fatalf("file differs from Redis's SAVE:\nours   %x\ntheirs %x", buf.Bytes(), theirs)
+	}
+}
+
+func TestDumpBytes_OtherThresholds_EncodingsAsRedisConfigured(t *testing.T) {
+	rc := wtStartRedis(t, "--hash-max-listpack-entries", "2", "--hash-max-listpack-value", "4",
+		"--zset-max-listpack-entries", "2", "--zset-max-listpack-value", "4", "--set-max-intset-entries", "2")
+	opts := DefaultOptions()
+	opts.HashMaxListpackEntries, opts.HashMaxListpackValue = 2, 4
+	opts.ZSetMaxListpackEntries, opts.ZSetMaxListpackValue = 2, 4
+	opts.SetMaxIntsetEntries = 2
+	cases := []struct {
+		name string
+		cmd  []any
+		src  Source
+	}{
+		{"hash listpack", []any{"HSET", "theirs", "a", "1234", "b", "x"},
+			Source{Kind: KindHash, Hash: wtPairs{{[]byte("a"), []byte("1234")}, {[]byte("b"), []byte("x")}}}},
+		{"hash of 3", []any{"HSET", "theirs", "a", "1", "b", "2", "c", "3"},
+			Source{Kind: KindHash, Hash: wtPairs{{[]byte("a"), []byte("1")}, {[]byte("b"), []byte("2")}, {[]byte("c"), []byte("3")}}}},
+		{"hash value of 5", []any{"HSET", "theirs", "a", "12345"},
+			Source{Kind: KindHash, Hash: wtPairs{{[]byte("a"), []byte("12345")}}}},
+		{"zset listpack", []any{"ZADD", "theirs", 1, "abcd", 2, "b"},
+			Source{Kind: KindZSet, ZSet: &wtScored{members: [][]byte{[]byte("abcd"), []byte("b")}, scores: []float64{1, 2}}}},
+		{"zset member of 5", []any{"ZADD", "theirs", 1, "abcde"},
+			Source{Kind: KindZSet, ZSet: &wtScored{members: [][]byte{[]byte("abcde")}, scores: []float64{1}}}},
+		{"zset of 3", []any{"ZADD", "theirs", 1, "a", 2, "b", 3, "c"},
+			Source{Kind: KindZSet, ZSet: wtReverseScored{&wtScored{members: [][]byte{[]byte("a"), []byte("b"), []byte("c")}, scores: []float64{1, 2, 3}}}}},
+		{"intset of 2", []any{"SADD", "theirs", 5, 4}, Source{Kind: KindSet, Set: wtStrings("4", "5")}},
+		{"3 ints", []any{"SADD", "theirs", 5, 4, 3}, Source{Kind: KindSet, Set: wtStrings("3", "4", "5")}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			rc.Del(testCtx, "theirs")
+			wtDo(t, rc, c.cmd...)
+			byteEqual := c.name != "hash of 3" && c.name != "3 ints" && c.name != "hash value of 5"
+			wtCheckRestoreWith(t, rc, c.src, opts, byteEqual)
 		})
 	}
 }
