@@ -32,10 +32,11 @@ type Options struct {
 	Checksum             bool // rdbchecksum: a file's CRC-64 (zeros when off); payloads always have one
 }
 
-// DefaultOptions is Redis 7.0's default configuration.
+// DefaultOptions is Redis 7.0's default configuration: its built-in defaults (config.c),
+// which for hash-max-listpack-entries is 512, not the 128 of the redis.conf it ships.
 func DefaultOptions() Options {
 	return Options{
-		HashMaxListpackEntries: 128,
+		HashMaxListpackEntries: 512,
 		HashMaxListpackValue:   64,
 		ZSetMaxListpackEntries: 128,
 		ZSetMaxListpackValue:   64,
