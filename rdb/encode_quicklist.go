@@ -55,8 +55,14 @@ func (q *quicklistSplitter) allowInsert(n int) bool {
 	return q.count < q.fill
 }
 
+const (
+	quicklistFillMin = -5        // list-max-listpack-size below this acts as this
+	quicklistFillMax = 1<<15 - 1 // and above this as this (quicklistSetFill)
+)
+
 func (e *encoder) newSplitter() quicklistSplitter {
-	return quicklistSplitter{fill: e.opts.ListMaxListpackSize, threshold: e.opts.ListPackedThreshold}
+	fill := min(max(e.opts.ListMaxListpackSize, quicklistFillMin), quicklistFillMax)
+	return quicklistSplitter{fill: fill, threshold: e.opts.ListPackedThreshold}
 }
 
 func (e *encoder) writeList(src ElementSource) error {

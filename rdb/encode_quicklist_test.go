@@ -51,6 +51,8 @@ func TestDumpBytes_Lists_ByteEqualToRedis(t *testing.T) {
 		{"default", nil, func(*Options) {}},
 		{"size -1", []string{"--list-max-listpack-size", "-1"}, func(o *Options) { o.ListMaxListpackSize = -1 }},
 		{"5 entries", []string{"--list-max-listpack-size", "5"}, func(o *Options) { o.ListMaxListpackSize = 5 }},
+		{"size -10 (as -5)", []string{"--list-max-listpack-size", "-10"}, func(o *Options) { o.ListMaxListpackSize = -10 }},
+		{"40000 entries (as 32767)", []string{"--list-max-listpack-size", "40000"}, func(o *Options) { o.ListMaxListpackSize = 40000 }},
 		{"compress depth 1", []string{"--list-compress-depth", "1"}, func(o *Options) { o.ListCompressDepth = 1 }},
 		{"compress depth 2, size -1", []string{"--list-compress-depth", "2", "--list-max-listpack-size", "-1"},
 			func(o *Options) { o.ListCompressDepth, o.ListMaxListpackSize = 2, -1 }},
