@@ -99,3 +99,19 @@ func TestLZFCompress_TableFromEarlierCalls_SameOutput(t *testing.T) {
 		t.Fatalf("output depends on earlier calls: %d vs %d bytes", na, nb)
 	}
 }
+
+func BenchmarkLZFCompress_Text(b *testing.B) {
+	var sb strings.Builder
+	for i := 0; sb.Len() < 1<<20; i++ {
+		fmt.Fprintf(&sb, "entry %d: user:%d logged in from 10.0.%d.%d; ", i, i*7919%100000, i%256, i*31%256)
+	}
+	in := []byte(sb.String())
+	out := make([]byte, len(in))
+	var c lzfCompressor
+	b.SetBytes(int64(len(in)))
+	for i := 0; i < b.N; i++ {
+		if c.compress(in, out) == 0 {
+			b.Fatal("not compressed")
+		}
+	}
+}

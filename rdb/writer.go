@@ -259,7 +259,7 @@ func (e *encoder) writeSet(src ElementSource) error {
 	var n int64
 	allInts := true
 	var ints []int64
-	limit := int64(e.opts.SetMaxIntsetEntries)
+	limit := min(int64(e.opts.SetMaxIntsetEntries), 1<<30) // Redis caps it at 2^30 (t_set.c)
 	err := src.Each(func(m []byte) error {
 		n++
 		if allInts && n <= limit {
