@@ -65,6 +65,7 @@ type sink struct {
 	crc uint64
 	sum bool
 	err error
+	one [1]byte // writeByte's buffer: a local would escape through the io.Writer
 }
 
 func (s *sink) write(p []byte) {
@@ -81,8 +82,8 @@ func (s *sink) write(p []byte) {
 }
 
 func (s *sink) writeByte(b byte) {
-	var one = [1]byte{b}
-	s.write(one[:])
+	s.one[0] = b
+	s.write(s.one[:])
 }
 
 // encoder writes values in Redis's encodings into a sink.
