@@ -12,10 +12,10 @@ import (
 // canonical decimal of an int64 is stored as an integer, as lpAppend stores it.
 
 const (
-	listpackHeaderBytes = 6
-	listpackEnd         = 0xFF
-	listpackEmptyBytes  = listpackHeaderBytes + 1
-	listpackCountMax    = 65535
+	listpackHeaderSize = 6
+	listpackTerminator = 0xFF
+	listpackEmptyBytes = listpackHeaderSize + 1
+	listpackCountMax   = 65535
 )
 
 // parseCanonicalInt is lpStringToInt64 and string2ll: s is an int64 written as Redis writes
@@ -127,9 +127,9 @@ type listpackBuilder struct {
 
 func (lp *listpackBuilder) Reset() {
 	if lp.buf == nil {
-		lp.buf = make([]byte, listpackHeaderBytes, 256)
+		lp.buf = make([]byte, listpackHeaderSize, 256)
 	}
-	lp.buf = lp.buf[:listpackHeaderBytes]
+	lp.buf = lp.buf[:listpackHeaderSize]
 	lp.count = 0
 }
 
@@ -217,7 +217,7 @@ func (lp *listpackBuilder) Bytes() []byte {
 		count = listpackCountMax
 	}
 	binary.LittleEndian.PutUint16(lp.buf[4:6], uint16(count))
-	out := append(lp.buf, listpackEnd)
+	out := append(lp.buf, listpackTerminator)
 	lp.buf = out[:len(out)-1]
 	return out
 }

@@ -46,9 +46,9 @@ func (e *encoder) newStreamNodeBuilder() *streamNodeBuilder {
 
 // size is the open node's listpack bytes.
 func (b *streamNodeBuilder) size() int {
-	return listpackHeaderBytes + listpackIntEntryBytes(int64(b.count)) + listpackIntEntryBytes(0) +
+	return listpackHeaderSize + listpackIntEntryBytes(int64(b.count)) + listpackIntEntryBytes(0) +
 		listpackIntEntryBytes(int64(len(b.masterFields))) + b.masterFieldsBytes + listpackIntEntryBytes(0) +
-		len(b.body.buf) - listpackHeaderBytes + 1
+		len(b.body.buf) - listpackHeaderSize + 1
 }
 
 // startsNode says whether XADD would put an entry with these fields in a new node.
@@ -124,7 +124,7 @@ func (b *streamNodeBuilder) listpack(lp *listpackBuilder) []byte {
 		lp.AppendString(f)
 	}
 	lp.AppendInt(0)
-	lp.buf = append(lp.buf, b.body.buf[listpackHeaderBytes:]...)
+	lp.buf = append(lp.buf, b.body.buf[listpackHeaderSize:]...)
 	lp.count += b.body.count
 	return lp.Bytes()
 }
