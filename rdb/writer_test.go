@@ -484,8 +484,9 @@ func TestWriter_SameDataAsRedisSave_ByteEqualFile(t *testing.T) {
 	code := "#!lua name=savelib\nredis.register_function('savef', function() return 2 end)"
 	expireAt := time.Now().Add(time.Hour).UnixMilli()
 	wtDo(t, rc, "FUNCTION", "LOAD", code)
-	wtDo(t, rc, "SET", "k", "a value that is long enough to be compressed, compressed, compressed")
-	wtDo(t, rc, "PEXPIREAT", "k", expireAt)
+	longName := "a key name long enough to be compressed too: name name name name name"
+	wtDo(t, rc, "SET", longName, "a value that is long enough to be compressed, compressed, compressed")
+	wtDo(t, rc, "PEXPIREAT", longName, expireAt)
 	wtDo(t, rc, "SELECT", 3)
 	wtDo(t, rc, "HSET", "12345", "f", 1, "g", "two")
 	wtDo(t, rc, "SAVE")
@@ -523,7 +524,7 @@ func TestWriter_SameDataAsRedisSave_ByteEqualFile(t *testing.T) {
 	must(w.Function([]byte(code)))
 	must(w.SelectDB(0))
 	must(w.ResizeDB(1, 1))
-	must(w.WriteKey(Key{Name: []byte("k"), ExpireAt: expireAt, Idle: -1, Freq: -1},
+	must(w.WriteKey(Key{Name: []byte(longName), ExpireAt: expireAt, Idle: -1, Freq: -1},
 		Source{Kind: KindString, String: []byte("a value that is long enough to be compressed, compressed, compressed")}))
 	must(w.SelectDB(3))
 	must(w.ResizeDB(1, 0))
