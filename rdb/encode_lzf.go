@@ -17,9 +17,13 @@ const (
 	lzfMaxRef     = (1 << 8) + (1 << 3)
 )
 
-// lzfCompressor holds the hash table between calls. Redis leaves the table uninitialised;
-// we start every call from an empty one (as a zeroed table reads), without clearing 512 KiB
-// each time: a slot holds base+position+1 and counts only if above the call's base.
+// lzfCompressor holds the hash table between calls. Redis leaves its table uninitialised,
+// which cannot change its output: a slot's index depends only on the 3 bytes hashed, a stale
+// slot leads to a match only if those bytes occurred earlier in this input, and the first
+// occurrence of any 3 bytes is hashed (literals are, and so are the last two positions of a
+// match, where the only 3-byte strings not wholly inside it start), overwriting the slot. So
+// we start every call from an empty table, without clearing 512 KiB each time: a slot holds
+// base+position+1 and counts only if above the call's base.
 type lzfCompressor struct {
 	table [lzfHashSize]uint64
 	base  uint64
