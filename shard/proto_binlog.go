@@ -1,0 +1,7 @@
+package shard
+
+import "os"
+
+// Throwaway prototype for issue 25/27's measurement: SHARDIS_BINLOG_PROTO=cf (today),
+// logdata (the record as WriteBatch.PutLogData, out of the memtables) or none (no binlog write).
+var binlogProto = os.Getenv("SHARDIS_BINLOG_PROTO")
