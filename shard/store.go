@@ -231,18 +231,6 @@ func New(opts Options) (*Store, error) {
 	s.logOpts.SetMemtableVectorRep()
 	s.logOpts.SetMemTablePrefixBloomSizeRatio(0)
 	s.logOpts.SetMemtableWholeKeyFiltering(false)
-	if strings.Contains(binlogCFProto, "nocomp") {
-		s.logOpts.SetCompression(grocksdb.NoCompression)
-	}
-	if strings.Contains(binlogCFProto, "wb4") {
-		s.logOpts.SetWriteBufferSize(4 << 20)
-	}
-	if strings.Contains(binlogCFProto, "nobloom") {
-		t := grocksdb.NewDefaultBlockBasedTableOptions()
-		t.SetBlockCache(s.cache)
-		t.SetCacheIndexAndFilterBlocks(true)
-		s.logOpts.SetBlockBasedTableFactory(t)
-	}
 	// Big values of the data families go to blob files (RocksDB's integrated BlobDB): the
 	// tree then holds only a pointer, and compactions stop copying the value at every level.
 	// The binlog families keep their records in the tree: they are read in order and trimmed.

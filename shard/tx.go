@@ -29,14 +29,13 @@ var ErrNotHeld = errors.New("shard: key outside the shards this command holds")
 // A Tx is owned by the goroutine that holds its shards and is reused: values it returns
 // (Meta.Value, Get results, iterator keys) stay valid until the group commits.
 type Tx struct {
-	store     *Store
-	shards    []*Shard // held shards, ascending id
-	parts     []txPart // parallel to shards
-	wb        *grocksdb.WriteBatch
-	protoBlob []byte           // throwaway: SHARDIS_BINLOG_PROTO=logdata
-	overlay   map[string]entry // holder-shard index (2 bytes) | raw key -> latest state
-	ranges    []rangeDel       // DeleteRange tombstones written by this transaction
-	fresh     []freshVersion   // collection versions made by this transaction (NewVersion)
+	store   *Store
+	shards  []*Shard // held shards, ascending id
+	parts   []txPart // parallel to shards
+	wb      *grocksdb.WriteBatch
+	overlay map[string]entry // holder-shard index (2 bytes) | raw key -> latest state
+	ranges  []rangeDel       // DeleteRange tombstones written by this transaction
+	fresh   []freshVersion   // collection versions made by this transaction (NewVersion)
 	// sortKeys is commit's scratch for putting a big overlay in order (putOverlaySorted).
 	sortKeys []string
 	arena    []byte   // copies of values read from RocksDB, reset at commit
@@ -680,15 +679,7 @@ func (tx *Tx) logArgs(p, db int, args [][]byte) {
 	if len(tx.shards) > 1 {
 		tx.holdForUnit(p, k, tx.scratch)
 	} else {
-		switch binlogProto {
-		case "none":
-		case "logdata":
-			// shard id, key (seq) and record in one blob, as a WAL-only log would need.
-			tx.protoBlob = append(append(append(tx.protoBlob[:0], byte(tx.shards[p].id), byte(tx.shards[p].id>>8)), k...), tx.scratch...)
-			tx.wb.PutLogData(tx.protoBlob)
-		default:
-			tx.wb.PutCF(tx.shards[p].logCF, k, tx.scratch)
-		}
+		tx.wb.PutCF(tx.shards[p].logCF, k, tx.scratch)
 	}
 	tx.wbBytes += int64(len(k) + len(tx.scratch))
 	tx.store.Dirty.Add(1)
