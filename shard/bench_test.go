@@ -86,3 +86,35 @@ func BenchmarkAcquire_CrossShardSET(b *testing.B) {
 		_ = h.Release()
 	}
 }
+
+// BenchmarkGroupCommit_SET1K is set-1k's commit path: 1 KiB SETs over 100,000 keys, logged,
+// in groups of 6 (what a shard's group holds under 100 connections at pipeline 1), 8 shards.
+func BenchmarkGroupCommit_SET1K(b *testing.B) {
+	const shards, group = 8, 6
+	s, err := Open(Options{Dir: b.TempDir(), Shards: shards, Databases: 16, BlockCacheSize: 64 << 20, WriteBufferSize: 256 << 20})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	val := make([]byte, 1024)
+	b.SetBytes(1024)
+	b.ResetTimer()
+	var wg sync.WaitGroup
+	per := b.N / shards / group
+	for id := range shards {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for g := range per {
+				_ = s.Do(id, func(tx *Tx) {
+					for i := range group {
+						k := fmt.Appendf(nil, "key:%d:%d", id, (g*group+i)%100000)
+						tx.SetMeta(0, k, str(string(val)))
+						tx.Log(0, k, []byte("SET"), k, val)
+					}
+				})
+			}
+		}()
+	}
+	wg.Wait()
+}
