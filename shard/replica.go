@@ -145,6 +145,50 @@ func (sn *Snapshot) Walk(id int, fn func(k, v []byte) error) error {
 	return it.Err()
 }
 
+// Scan calls fn with every key and value of shard id's key family in [lower, upper) in the
+// snapshot, in key order: the walk of one value's data keys, or of one prefix, where Walk
+// takes the whole family. The slices are valid during the call only; it stops at fn's first
+// error and returns it.
+func (sn *Snapshot) Scan(id int, lower, upper []byte, fn func(k, v []byte) error) error {
+	ro := grocksdb.NewDefaultReadOptions()
+	defer ro.Destroy()
+	ro.SetSnapshot(sn.snap)
+	ro.SetFillCache(false)
+	ro.SetIterateUpperBound(upper)
+	it := sn.store.db.NewIteratorCF(ro, sn.store.shards[id].cf)
+	defer it.Close()
+	for it.Seek(lower); it.Valid(); it.Next() {
+		k, v := it.Key(), it.Value()
+		err := fn(k.Data(), v.Data())
+		k.Free()
+		v.Free()
+		if err != nil {
+			return err
+		}
+	}
+	return it.Err()
+}
+
+// DBMap returns shard id's database map in the snapshot: entry l is the physical database
+// of logical database l (SWAPDB swaps entries).
+func (sn *Snapshot) DBMap(id int) ([]int, error) {
+	m := make([]int, sn.store.opts.Databases)
+	for i := range m {
+		m[i] = i
+	}
+	err := sn.Scan(id, stateDBMap, PrefixEnd(stateDBMap), func(k, v []byte) error {
+		if len(k) == len(stateDBMap) {
+			for i := range m {
+				if i < len(v) {
+					m[i] = int(v[i])
+				}
+			}
+		}
+		return nil
+	})
+	return m, err
+}
+
 // Close releases the snapshot. It is idempotent.
 func (sn *Snapshot) Close() {
 	if sn.snap != nil {
