@@ -112,6 +112,9 @@ func (s *Store) Snapshot() (*Snapshot, error) {
 	return sn, nil
 }
 
+// Store returns the store the snapshot is of.
+func (sn *Snapshot) Store() *Store { return sn.store }
+
 // Seq returns shard id's last binlog sequence in the snapshot.
 func (sn *Snapshot) Seq(id int) uint64 { return sn.seqs[id] }
 
