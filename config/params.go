@@ -56,9 +56,9 @@ type values struct {
 	// kept holds the parameters shardis accepts and reports but does not act on (keptParams),
 	// by name, as CONFIG GET prints them. Copied, never mutated, after publication.
 	kept                 map[string]string
-	trackingTableMaxKeys int64 // 0: no limit
-	diskReserve          int64 // bytes
-	hllSparseMaxBytes    int64 // a sparse HyperLogLog past this size turns dense
+	trackingTableMaxKeys int64  // 0: no limit
+	diskReserve          int64  // bytes
+	hllSparseMaxBytes    int64  // a sparse HyperLogLog past this size turns dense
 	rdbFormat            string // rdb-format: what SAVE and BGSAVE write (checkpoint, rdb, both)
 	dbFilename           string // dbfilename: the RDB file's name in dir
 	rdbCompression       bool   // rdbcompression: LZF in RDB files

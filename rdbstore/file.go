@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"shardis/codec"
@@ -172,4 +173,28 @@ func Load(r io.Reader, st *shard.Store, o LoadOptions) (LoadStats, error) {
 		return LoadStats{}, err
 	}
 	return LoadStats{Keys: b.Loaded}, h.Release()
+}
+
+// LoadFile loads the RDB file at path into the store, which must hold no key: it refuses
+// one that does, saying so, rather than mixing two data sets.
+func LoadFile(path string, st *shard.Store, o LoadOptions) (LoadStats, error) {
+	var keys int64
+	for id := range st.NumShards() {
+		for db := range st.Databases() {
+			keys += st.Shard(id).Keys(db)
+		}
+	}
+	if keys > 0 {
+		return LoadStats{}, fmt.Errorf("--load-rdb %s: the data directory holds %d keys; an RDB file is loaded only into an empty one (start with an empty dir)", path, keys)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return LoadStats{}, fmt.Errorf("--load-rdb: %w", err)
+	}
+	defer f.Close()
+	stats, err := Load(f, st, o)
+	if err != nil {
+		return stats, fmt.Errorf("--load-rdb %s: %w", path, err)
+	}
+	return stats, nil
 }
