@@ -1,15 +1,19 @@
 package cmds_test
 
 import (
+	"encoding/binary"
 	"fmt"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"shardis/internal/testserver"
+	"shardis/rdb"
 )
 
 // startRedisDebug starts a reference redis-server with DEBUG enabled (DIGEST-VALUE).
@@ -27,8 +31,11 @@ func startRedisDebug(t *testing.T, extra ...string) (*redis.Client, int) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	rc := redis.NewClient(&redis.Options{Addr: "127.0.0.1:" + strconv.Itoa(port), DisableIdentity: true,
-		Protocol: 2, MaxRetries: -1})
+	opts := &redis.Options{Addr: "127.0.0.1:" + strconv.Itoa(port), DisableIdentity: true, Protocol: 2, MaxRetries: -1}
+	if i := slices.Index(extra, "--requirepass"); i >= 0 {
+		opts.Password = extra[i+1]
+	}
+	rc := redis.NewClient(opts)
 	t.Cleanup(func() { rc.Close() })
 	waitFor(t, func() bool { return rc.Ping(testCtx).Err() == nil })
 	return rc, port
@@ -164,4 +171,171 @@ func TestDump_FragmentedString_RestoresInRedis(t *testing.T) {
 	if g, w := digestValue(t, rc, "b2"), digestValue(t, rc, "b"); g != w {
 		t.Fatalf("digest %s, want %s", g, w)
 	}
+}
+
+// withCRC gives body (a value's bytes) the footer of a DUMP payload: RDB version 10 and
+// the CRC-64 of both.
+func withCRC(body []byte) string {
+	b := append(append([]byte(nil), body...), 10, 0)
+	return string(binary.LittleEndian.AppendUint64(b, rdb.CRC64(0, b)))
+}
+
+// Every error of RESTORE, and what it leaves, as redis-server 7.0.15 answers: both servers get
+// the same commands, their replies and the keys left are compared.
+func TestRestore_Errors_MatchRedis(t *testing.T) {
+	rc, _ := startRedisDebug(t)
+	s := testserver.Start(t, debugOn...)
+	sc := s.Client(t)
+	for _, c := range []*redis.Client{rc, sc} {
+		dumpDo(t, c, "SET", "exists", "v")
+		dumpDo(t, c, "RPUSH", "list", "a", "b")
+	}
+	good := dumpDo(t, rc, "DUMP", "list").(string)
+	badCRC := good[:len(good)-1] + string(good[len(good)-1]^1)
+	newer := []byte(good)
+	newer[len(newer)-10] = 11
+	cases := [][]any{
+		{"RESTORE", "k", 0},
+		{"RESTORE", "exists", 0, good},
+		{"RESTORE", "exists", -1, good},
+		{"RESTORE", "k", -1, good},
+		{"RESTORE", "k", "abc", good},
+		{"RESTORE", "k", 0, badCRC},
+		{"RESTORE", "k", 0, string(newer)},
+		{"RESTORE", "k", 0, "x"},
+		{"RESTORE", "k", 0, ""},
+		{"RESTORE", "k", 0, withCRC([]byte{0x63, 1, 2})},           // unknown type
+		{"RESTORE", "k", 0, withCRC([]byte{18, 0})},                // a list of no node
+		{"RESTORE", "k", 0, withCRC([]byte{2, 2, 1, 'a', 1, 'a'})}, // a set with a duplicate
+		{"RESTORE", "k", 0, good, "IDLETIME", -1},
+		{"RESTORE", "k", 0, good, "IDLETIME", "x"},
+		{"RESTORE", "k", 0, good, "FREQ", 256},
+		{"RESTORE", "k", 0, good, "FREQ", -1},
+		{"RESTORE", "k", 0, good, "FREQ", 5, "IDLETIME", 5},
+		{"RESTORE", "k", 0, good, "IDLETIME"},
+		{"RESTORE", "k", 0, good, "BOGUS"},
+		{"RESTORE", "exists", 0, good, "BOGUS"},
+		{"RESTORE", "k", 1, good, "ABSTTL"},
+		{"RESTORE", "exists", 1, good, "ABSTTL", "REPLACE"},
+		{"RESTORE", "k2", 0, good, "REPLACE", "ABSTTL", "IDLETIME", 100},
+		{"RESTORE", "k3", 0, good, "FREQ", 100},
+		{"RESTORE-ASKING", "k4", 0, good},
+		{"RESTORE-ASKING", "k4", 0, good},
+	}
+	for _, args := range cases {
+		gv, ge := sc.Do(testCtx, args...).Result()
+		wv, we := rc.Do(testCtx, args...).Result()
+		if fmt.Sprint(gv, ge) != fmt.Sprint(wv, we) {
+			t.Errorf("%.60q: got %v %v, want %v %v", fmt.Sprint(args), gv, ge, wv, we)
+		}
+	}
+	// Nothing else was written, and the server still serves.
+	gk, wk := sc.Keys(testCtx, "*").Val(), rc.Keys(testCtx, "*").Val()
+	slices.Sort(gk)
+	slices.Sort(wk)
+	if fmt.Sprint(gk) != fmt.Sprint(wk) {
+		t.Errorf("keys %v, want %v", gk, wk)
+	}
+	expect(t, sc, "PONG", "PING")
+}
+
+// MIGRATE of 10,000 keys of every kind, shardis to redis-server (KEYS, COPY, then REPLACE,
+// with AUTH) and back (redis-server's MIGRATE into shardis): both ends reach the same DEBUG
+// DIGEST, and the source is emptied unless COPY.
+func TestMigrate_TenThousandKeys_BothWays(t *testing.T) {
+	rc, rport := startRedisDebug(t, "--requirepass", "secret")
+	s := testserver.Start(t, debugOn...)
+	sc := s.Client(t, func(o *redis.Options) { o.ReadTimeout = 2 * time.Minute })
+	rc.Options().ReadTimeout = 2 * time.Minute
+	sport := s.Addr[strings.LastIndexByte(s.Addr, ':')+1:]
+	const n = 10000
+	keys := make([]any, 0, n)
+	pipe := sc.Pipeline()
+	for i := range n {
+		k := fmt.Sprintf("key:%d", i)
+		keys = append(keys, k)
+		switch i % 5 {
+		case 0:
+			pipe.HSet(testCtx, k, "f", i, "g", "v")
+		case 1:
+			pipe.RPush(testCtx, k, i, "x")
+		case 2:
+			pipe.ZAdd(testCtx, k, redis.Z{Score: float64(i), Member: "m"})
+		case 3:
+			pipe.Set(testCtx, k, i, 0)
+		default:
+			pipe.SAdd(testCtx, k, i, "a", "b")
+		}
+	}
+	pipe.Expire(testCtx, "key:3", 1000*time.Second)
+	if _, err := pipe.Exec(testCtx); err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprint(dumpDo(t, sc, "DEBUG", "DIGEST"))
+	migrate := func(c *redis.Client, port any, opts ...any) (any, error) {
+		args := append([]any{"MIGRATE", "127.0.0.1", port, "", 0, 10000}, opts...)
+		return c.Do(testCtx, append(append(args, "KEYS"), keys...)...).Result()
+	}
+	if v, err := migrate(sc, rport, "COPY", "AUTH", "secret"); err != nil || v != "OK" {
+		t.Fatalf("MIGRATE COPY: %v %v", v, err)
+	}
+	if got := fmt.Sprint(dumpDo(t, rc, "DEBUG", "DIGEST")); got != want {
+		t.Fatalf("redis digest after MIGRATE COPY %s, want %s", got, want)
+	}
+	if got := sc.DBSize(testCtx).Val(); got != n {
+		t.Fatalf("DBSIZE after COPY %d", got)
+	}
+	if ttl := rc.TTL(testCtx, "key:3").Val(); ttl < 990*time.Second {
+		t.Fatalf("TTL of a migrated key %v", ttl)
+	}
+	_, err := migrate(sc, rport, "COPY", "AUTH", "secret")
+	if err == nil || err.Error() != "ERR Target instance replied with error: BUSYKEY Target key name already exists." {
+		t.Fatalf("MIGRATE onto existing keys: %v", err)
+	}
+	_, err = migrate(sc, rport, "REPLACE", "AUTH", "wrong")
+	if err == nil || !strings.HasPrefix(err.Error(), "ERR Target instance replied with error: WRONGPASS") {
+		t.Fatalf("MIGRATE with a wrong password: %v", err)
+	}
+	if v, err := migrate(sc, rport, "REPLACE", "AUTH2", "default", "secret"); err != nil || v != "OK" {
+		t.Fatalf("MIGRATE REPLACE: %v %v", v, err)
+	}
+	if got := sc.DBSize(testCtx).Val(); got != 0 {
+		t.Fatalf("DBSIZE after MIGRATE %d, want 0", got)
+	}
+	if got := fmt.Sprint(dumpDo(t, rc, "DEBUG", "DIGEST")); got != want {
+		t.Fatalf("redis digest after MIGRATE %s, want %s", got, want)
+	}
+	// And back: redis-server's MIGRATE into shardis.
+	if v, err := migrate(rc, sport); err != nil || v != "OK" {
+		t.Fatalf("redis MIGRATE to shardis: %v %v", v, err)
+	}
+	if got := fmt.Sprint(dumpDo(t, sc, "DEBUG", "DIGEST")); got != want {
+		t.Fatalf("shardis digest after redis's MIGRATE %s, want %s", got, want)
+	}
+	if got := rc.DBSize(testCtx).Val(); got != 0 {
+		t.Fatalf("redis DBSIZE after MIGRATE %d, want 0", got)
+	}
+	// The one-key form, NOKEY, and the errors before any transfer, as redis-server answers.
+	dumpDo(t, rc, "SET", "one", "1")
+	dumpDo(t, sc, "SET", "one", "1")
+	for _, args := range [][]any{
+		{"MIGRATE", "127.0.0.1", rport, "missing", 0, 1000},
+		{"MIGRATE", "127.0.0.1", 1, "one", 0, 1000},
+		{"MIGRATE", "127.0.0.1", rport, "one", "x", 1000},
+		{"MIGRATE", "127.0.0.1", rport, "one", 0, "x"},
+		{"MIGRATE", "127.0.0.1", rport, "one", 0, 1000, "BOGUS"},
+		{"MIGRATE", "127.0.0.1", rport, "one", 0, 1000, "KEYS", "one"},
+		{"MIGRATE", "127.0.0.1", rport, "one", 0, 1000, "AUTH"},
+		{"MIGRATE", "127.0.0.1", rport, "one", 0, 1000, "AUTH2", "u"},
+	} {
+		gv, ge := sc.Do(testCtx, args...).Result()
+		wv, we := rc.Do(testCtx, args...).Result()
+		if fmt.Sprint(gv, ge) != fmt.Sprint(wv, we) {
+			t.Errorf("%v: got %v %v, want %v %v", args, gv, ge, wv, we)
+		}
+	}
+	if v, err := sc.Do(testCtx, "MIGRATE", "127.0.0.1", rport, "one", 3, 1000, "AUTH", "secret").Result(); err != nil || v != "OK" {
+		t.Fatalf("MIGRATE one key: %v %v", v, err)
+	}
+	expect(t, rc, "1", "EVAL", "redis.call('SELECT', 3) return redis.call('GET', 'one')", 0)
 }

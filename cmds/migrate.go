@@ -3,6 +3,7 @@ package cmds
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"net"
 	"strconv"
 	"time"
@@ -240,6 +241,9 @@ func migrateRead(c *Ctx, keys [][]byte) ([]migrated, error) {
 	return out, err
 }
 
+// migrateDeleteBatch is how many deletes MIGRATE commits at a time.
+const migrateDeleteBatch = 256
+
 // migrateDelete holds the keys' shards again and deletes each acknowledged key that still
 // holds what was sent, logging the DEL and signalling it as Redis does.
 func migrateDelete(c *Ctx, acked []migrated) error {
@@ -250,8 +254,10 @@ func migrateDelete(c *Ctx, acked []migrated) error {
 	h := c.Keyspace.Store.Acquire(migrateShards(c, keys))
 	tx := h.Tx()
 	tx.StartCommand()
+	// Compare every key first, then delete: reads after writes in one transaction cost more.
 	var err error
-	for _, it := range acked {
+	same := make([]bool, len(acked))
+	for i, it := range acked {
 		m, ok := tx.MetaRead(c.DB, it.key)
 		if !ok || m.Expire != it.expireAt {
 			continue
@@ -261,12 +267,21 @@ func migrateDelete(c *Ctx, acked []migrated) error {
 			err = e
 			break
 		}
-		if !ok || !bytes.Equal(p, it.payload) {
-			continue // changed since it was sent: the newer value stays
+		same[i] = ok && bytes.Equal(p, it.payload) // changed since it was sent: the newer value stays
+	}
+	// Deleting a collection walks the transaction's pending writes (shard.Tx.dropData's
+	// iterator): commit every migrateDeleteBatch keys so that they stay few.
+	done := 0
+	for i, it := range acked {
+		if err != nil || !same[i] {
+			continue
 		}
 		tx.Delete(c.DB, it.key)
 		tx.Log(c.DB, it.key, keysDEL, it.key)
 		tx.Notify(uint32(pubsub.Generic), "del", c.DB, it.key)
+		if done++; done%migrateDeleteBatch == 0 {
+			err = h.Commit()
+		}
 	}
 	if e := h.Release(); err == nil {
 		err = e
@@ -280,7 +295,13 @@ func migrateDelete(c *Ctx, acked []migrated) error {
 func migrateSend(host, port string, timeout time.Duration, cmd []byte, auth bool, sent []migrated) (acked []migrated, reply string) {
 	conn, err := net.DialTimeout("tcp", net.JoinHostPort(host, port), timeout)
 	if err != nil {
-		return nil, "IOERR error or timeout connecting to the client"
+		// Redis connects without blocking and waits for the socket to be writable: a refused
+		// connection shows at its first write, only a timeout while connecting.
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			return nil, "IOERR error or timeout connecting to the client"
+		}
+		return nil, "IOERR error or timeout writing to target instance"
 	}
 	defer conn.Close()
 	for pos := 0; pos < len(cmd); {
