@@ -3,7 +3,9 @@ package cmds_test
 import (
 	"encoding/binary"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,6 +16,7 @@ import (
 
 	"shardis/internal/testserver"
 	"shardis/rdb"
+	"shardis/rdbstore"
 )
 
 // startRedisDebug starts a reference redis-server with DEBUG enabled (DIGEST-VALUE).
@@ -338,4 +341,98 @@ func TestMigrate_TenThousandKeys_BothWays(t *testing.T) {
 		t.Fatalf("MIGRATE one key: %v %v", v, err)
 	}
 	expect(t, rc, "1", "EVAL", "redis.call('SELECT', 3) return redis.call('GET', 'one')", 0)
+}
+
+// SAVE with rdb-format both writes dir/dump.rdb besides the checkpoint: redis-check-rdb
+// accepts it, a redis-server started on it reaches shardis's DEBUG DIGEST, and so does a
+// shardis loading it at start (--load-rdb: server.AfterOpen with rdbstore.LoadFile).
+func TestSave_RDBFormat_RedisAndShardisLoadIt(t *testing.T) {
+	check, err := exec.LookPath("redis-check-rdb")
+	if err != nil {
+		t.Skip("redis-check-rdb is not installed")
+	}
+	s := testserver.Start(t, append([]string{"--rdb-format", "both"}, debugOn...)...)
+	sc := s.Client(t, func(o *redis.Options) { o.ReadTimeout = 2 * time.Minute })
+	dumpFixture(t, sc)
+	dumpDo(t, sc, "SETBIT", "frag", 1<<22, 1)
+	dumpDo(t, sc, "SETRANGE", "frag", 100, "some bytes")
+	dumpDo(t, sc, "SET", "gone", "x", "PX", 1)
+	conn := sc.Conn()
+	defer conn.Close()
+	for _, args := range [][]any{{"SELECT", 3}, {"HSET", "db3", "f", "v"}, {"SET", "db3s", "x", "EX", 1000}, {"SELECT", 0}} {
+		if err := conn.Do(testCtx, args...).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	time.Sleep(10 * time.Millisecond) // "gone" expires: SAVE leaves it out
+	want := fmt.Sprint(dumpDo(t, sc, "DEBUG", "DIGEST"))
+	expect(t, sc, "OK", "SAVE")
+	file := filepath.Join(s.Dir, "dump.rdb")
+	if _, err := os.Stat(filepath.Join(s.Dir, "checkpoint")); err != nil {
+		t.Fatalf("rdb-format both: no checkpoint: %v", err)
+	}
+	if out, err := exec.Command(check, file).CombinedOutput(); err != nil || !strings.Contains(string(out), "RDB looks OK") {
+		t.Fatalf("redis-check-rdb: %v\n%s", err, out)
+	}
+	// BGSAVE writes it too, and INFO persistence says it ran.
+	expect(t, sc, "Background saving started", "BGSAVE")
+	waitFor(t, func() bool {
+		return strings.Contains(sc.Info(testCtx, "persistence").Val(), "rdb_bgsave_in_progress:0")
+	})
+	if info := sc.Info(testCtx, "persistence").Val(); !strings.Contains(info, "rdb_last_bgsave_status:ok") ||
+		!strings.Contains(info, "rdb_changes_since_last_save:0") {
+		t.Fatalf("INFO persistence after BGSAVE:\n%s", info)
+	}
+
+	rdir := t.TempDir()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(rdir, "dump.rdb"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bin, _ := exec.LookPath("redis-server")
+	port := testserver.FreePort(t)
+	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "",
+		"--appendonly", "no", "--dir", rdir, "--enable-debug-command", "yes")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	rc := redis.NewClient(&redis.Options{Addr: "127.0.0.1:" + strconv.Itoa(port), DisableIdentity: true, Protocol: 2, MaxRetries: -1})
+	defer rc.Close()
+	waitFor(t, func() bool { return rc.Ping(testCtx).Err() == nil })
+	if got := fmt.Sprint(dumpDo(t, rc, "DEBUG", "DIGEST")); got != want {
+		t.Fatalf("redis-server on shardis's dump.rdb: digest %s, want %s", got, want)
+	}
+
+	s2 := testserver.StartLoading(t, t.TempDir(), debugOn...)
+	s2.Srv.State().AfterOpen = func() error {
+		_, err := rdbstore.LoadFile(file, s2.Store, rdbstore.LoadOptions{})
+		return err
+	}
+	if err := s2.Load(); err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(dumpDo(t, s2.Client(t), "DEBUG", "DIGEST")); got != want {
+		t.Fatalf("shardis loading dump.rdb: digest %s, want %s", got, want)
+	}
+	// redis-server's own SAVE of that data loads into shardis to the same digest.
+	dumpDo(t, rc, "SAVE")
+	s3 := testserver.StartLoading(t, t.TempDir(), debugOn...)
+	s3.Srv.State().AfterOpen = func() error {
+		_, err := rdbstore.LoadFile(filepath.Join(rdir, "dump.rdb"), s3.Store, rdbstore.LoadOptions{})
+		return err
+	}
+	if err := s3.Load(); err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(dumpDo(t, s3.Client(t), "DEBUG", "DIGEST")); got != want {
+		t.Fatalf("shardis loading redis-server's dump.rdb: digest %s, want %s", got, want)
+	}
+	// Into a store that holds keys, the load is refused.
+	if _, err := rdbstore.LoadFile(file, s2.Store, rdbstore.LoadOptions{}); err == nil || !strings.Contains(err.Error(), "empty") {
+		t.Fatalf("load into a non-empty store: %v", err)
+	}
 }
