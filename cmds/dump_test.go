@@ -1,6 +1,7 @@
 package cmds_test
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"os"
@@ -17,6 +18,7 @@ import (
 	"shardis/internal/testserver"
 	"shardis/rdb"
 	"shardis/rdbstore"
+	"shardis/shard"
 )
 
 // startRedisDebug starts a reference redis-server with DEBUG enabled (DIGEST-VALUE).
@@ -435,4 +437,65 @@ func TestSave_RDBFormat_RedisAndShardisLoadIt(t *testing.T) {
 	if _, err := rdbstore.LoadFile(file, s2.Store, rdbstore.LoadOptions{}); err == nil || !strings.Contains(err.Error(), "empty") {
 		t.Fatalf("load into a non-empty store: %v", err)
 	}
+}
+
+// snapshotRDB writes st's keys as an RDB file with fixed aux fields, to compare two stores.
+func snapshotRDB(t *testing.T, st *shard.Store) []byte {
+	t.Helper()
+	snap, err := st.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer snap.Close()
+	var b bytes.Buffer
+	if err := rdbstore.WriteRDB(&b, snap, rdbstore.WriteOptions{Format: rdb.DefaultOptions(), Aux: rdb.AuxInfo{CTime: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// RESTORE logs itself (absolute TTL, REPLACE): a binlog replay (a replica, a restart) builds
+// the same keys; its keyspace event is "restore".
+func TestRestore_BinlogReplayAndEvent(t *testing.T) {
+	s := testserver.Start(t, "--shards", "4", "--notify-keyspace-events", "KEA")
+	c := s.Client(t)
+	sub := c.Subscribe(testCtx, "__keyevent@0__:restore")
+	defer sub.Close()
+	if _, err := sub.Receive(testCtx); err != nil {
+		t.Fatal(err)
+	}
+	keys := dumpFixture(t, c)
+	for _, k := range keys {
+		p := dumpDo(t, c, "DUMP", k)
+		dumpDo(t, c, "RESTORE", k+":copy", 100000, p)
+		dumpDo(t, c, "RESTORE", k, 0, p, "REPLACE")
+	}
+	msg, err := sub.ReceiveMessage(testCtx)
+	if err != nil || msg.Payload != keys[0]+":copy" {
+		t.Fatalf("restore event %v %v", msg, err)
+	}
+	dst, ex := testserver.ReplayTarget(t, 4)
+	for id := range s.Store.NumShards() {
+		if _, err := ex.ReplayShard(s.Store, id); err != nil {
+			t.Fatalf("replay shard %d: %v", id, err)
+		}
+	}
+	if got, want := snapshotRDB(t, dst), snapshotRDB(t, s.Store); !bytes.Equal(got, want) {
+		t.Fatalf("the replayed store differs: %d bytes, want %d", len(got), len(want))
+	}
+}
+
+// RESTORE's IDLETIME and FREQ set what OBJECT IDLETIME and FREQ answer, as in Redis.
+func TestRestore_IdleTimeAndFreq_SetAccess(t *testing.T) {
+	s := testserver.Start(t)
+	c := s.Client(t)
+	dumpDo(t, c, "SET", "k", "v")
+	p := dumpDo(t, c, "DUMP", "k")
+	dumpDo(t, c, "RESTORE", "idle", 0, p, "IDLETIME", 1000)
+	if v := dumpDo(t, c, "OBJECT", "IDLETIME", "idle").(int64); v < 1000 || v > 1100 {
+		t.Fatalf("OBJECT IDLETIME %d, want about 1000", v)
+	}
+	dumpDo(t, c, "CONFIG", "SET", "maxmemory-policy", "allkeys-lfu")
+	dumpDo(t, c, "RESTORE", "freq", 0, p, "FREQ", 100)
+	expect(t, c, int64(100), "OBJECT", "FREQ", "freq")
 }
