@@ -359,6 +359,7 @@ func TestSave_RDBFormat_RedisAndShardisLoadIt(t *testing.T) {
 	dumpDo(t, sc, "SETBIT", "frag", 1<<22, 1)
 	dumpDo(t, sc, "SETRANGE", "frag", 100, "some bytes")
 	dumpDo(t, sc, "SET", "gone", "x", "PX", 1)
+	dumpDo(t, sc, "FUNCTION", "LOAD", "#!lua name=lib\nredis.register_function('hi', function() return 'hi' end)")
 	conn := sc.Conn()
 	defer conn.Close()
 	for _, args := range [][]any{{"SELECT", 3}, {"HSET", "db3", "f", "v"}, {"SET", "db3s", "x", "EX", 1000}, {"SELECT", 0}} {
@@ -411,6 +412,10 @@ func TestSave_RDBFormat_RedisAndShardisLoadIt(t *testing.T) {
 
 	s2 := testserver.StartLoading(t, t.TempDir(), debugOn...)
 	s2.Srv.State().AfterOpen = func() error {
+		// The server answers LOADING while the file loads.
+		if err := s2.Client(t).Get(testCtx, "str").Err(); err == nil || !strings.HasPrefix(err.Error(), "LOADING") {
+			t.Errorf("GET while loading: %v", err)
+		}
 		_, err := rdbstore.LoadFile(file, s2.Store, rdbstore.LoadOptions{})
 		return err
 	}
@@ -420,6 +425,8 @@ func TestSave_RDBFormat_RedisAndShardisLoadIt(t *testing.T) {
 	if got := fmt.Sprint(dumpDo(t, s2.Client(t), "DEBUG", "DIGEST")); got != want {
 		t.Fatalf("shardis loading dump.rdb: digest %s, want %s", got, want)
 	}
+	expect(t, s2.Client(t), "hi", "FCALL", "hi", 0)
+	expect(t, rc, "hi", "FCALL", "hi", 0)
 	// redis-server's own SAVE of that data loads into shardis to the same digest.
 	dumpDo(t, rc, "SAVE")
 	s3 := testserver.StartLoading(t, t.TempDir(), debugOn...)

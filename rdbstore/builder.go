@@ -71,8 +71,33 @@ func bad(what string) error { return fmt.Errorf("%w: %s", rdb.ErrBadFormat, what
 func (b *Builder) Aux(key, value []byte) error     { return nil }
 func (b *Builder) ResizeDB(keys, exp uint64) error { return nil }
 
-// Function is refused: an RDB file's libraries are not loaded (see docs/COMPATIBILITY.md).
-func (b *Builder) Function(code []byte) error { return nil }
+// Function keeps a file's FUNCTION library where FUNCTION LOAD keeps it (shard 0's state
+// 's' 'f' · name; the engine loads it at the first function command). A payload has none.
+func (b *Builder) Function(code []byte) error {
+	if b.Payload {
+		return bad("function in a payload")
+	}
+	name := libraryName(code)
+	if name == nil {
+		return bad("function library without a name")
+	}
+	b.Tx.PutState(0, append([]byte{'f'}, name...), code)
+	return b.wrote(len(code))
+}
+
+// libraryName reads the name from a library's shebang line ("#!lua name=mylib ...").
+func libraryName(code []byte) []byte {
+	line, _, _ := bytes.Cut(code, []byte{'\n'})
+	if !bytes.HasPrefix(line, []byte("#!")) {
+		return nil
+	}
+	for _, f := range bytes.Fields(line[2:]) {
+		if v, ok := bytes.CutPrefix(f, []byte("name=")); ok && len(v) > 0 {
+			return v
+		}
+	}
+	return nil
+}
 
 func (b *Builder) SelectDB(db int) error {
 	if !b.Payload && (db < 0 || db >= b.Databases) {
