@@ -55,7 +55,6 @@ type Builder struct {
 	list    datatype.List
 	zset    datatype.ZSet
 	stream  datatype.Stream
-	meta    rdb.StreamMeta
 	hasMeta bool
 	group   *datatype.Group
 	pending map[codec.StreamID]datatype.NACK
