@@ -11,7 +11,9 @@
 package rdbstore
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
 
 	"shardis/codec"
 	"shardis/datatype"
@@ -42,6 +44,9 @@ func KeySource(tx *shard.Tx, db int, key []byte) (src rdb.Source, k rdb.Key, ok 
 // valueSource makes the Source of the value whose meta is m and whose data keys scan walks.
 func valueSource(m *codec.Meta, scan datatype.ElemScan) (rdb.Source, error) {
 	n := int64(m.Count)
+	if m.Type != codec.TypeString {
+		scan = cachedScan(scan, scanCacheBytes)
+	}
 	switch m.Type {
 	case codec.TypeString:
 		if !m.Frag {
@@ -149,4 +154,45 @@ func (s *streamSource) ConsumerPending(group, consumer []byte, fn func(id rdb.St
 	return datatype.WalkStreamOwned(s.scan, group, consumer, func(id codec.StreamID) error {
 		return fn(rid(id))
 	})
+}
+
+// scanCacheBytes bounds what cachedScan keeps of one walk.
+const scanCacheBytes = 64 << 10
+
+// cachedScan remembers the elements of each walk of scan up to maxBytes, so that the second
+// walk of a small value (the writer walks a value once to choose its encoding, once to write
+// it) replays them instead of opening another RocksDB iterator: a CPU profile of MIGRATE of
+// small hashes is mostly iterator creation (cgo). On the shared 2-core machine MIGRATE COPY
+// of 10,000 two-field hashes measured 0.28-0.30 s before and 0.21-0.36 s after (noise as
+// large as the change; redis-server: 0.04 s).
+func cachedScan(scan datatype.ElemScan, maxBytes int) datatype.ElemScan {
+	type kv struct{ e, v []byte }
+	cache := map[string][]kv{}
+	return func(lower, upper []byte, fn func(elem, val []byte) error) error {
+		key := string(lower) + "\x00" + string(upper) + fmt.Sprint(len(lower), upper == nil)
+		if rec, ok := cache[key]; ok {
+			for _, x := range rec {
+				if err := fn(x.e, x.v); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		var rec []kv
+		size, over := 0, false
+		err := scan(lower, upper, func(e, v []byte) error {
+			if !over {
+				if size += len(e) + len(v) + 48; size > maxBytes {
+					over, rec = true, nil
+				} else {
+					rec = append(rec, kv{bytes.Clone(e), bytes.Clone(v)})
+				}
+			}
+			return fn(e, v)
+		})
+		if err == nil && !over {
+			cache[key] = rec
+		}
+		return err
+	}
 }
