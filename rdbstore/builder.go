@@ -41,6 +41,8 @@ type Builder struct {
 	// Flush, when set, commits what was written so far; the Builder calls it between
 	// elements every flushBytes.
 	Flush func() error
+	// OnAux, when set, receives the aux fields of a file.
+	OnAux func(key, value []byte)
 	// Loaded counts the keys built.
 	Loaded int64
 
@@ -67,7 +69,15 @@ var _ rdb.Handler = (*Builder)(nil)
 // collection, a duplicate member, a stream's inconsistent parts).
 func bad(what string) error { return fmt.Errorf("%w: %s", rdb.ErrBadFormat, what) }
 
-func (b *Builder) Aux(key, value []byte) error     { return nil }
+// Aux hands a file's aux field to OnAux.
+func (b *Builder) Aux(key, value []byte) error {
+	if b.OnAux != nil {
+		b.OnAux(key, value)
+	}
+	return nil
+}
+
+// ResizeDB is a hint the Builder does not need.
 func (b *Builder) ResizeDB(keys, exp uint64) error { return nil }
 
 // Function keeps a file's FUNCTION library where FUNCTION LOAD keeps it (shard 0's state

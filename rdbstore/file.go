@@ -134,6 +134,12 @@ type LoadOptions struct {
 	// KeepExpired keeps keys whose expire time has passed (a replica loading its master's
 	// file does); otherwise they are skipped, as Redis's master skips them.
 	KeepExpired bool
+	// Replace empties every database first, in the load's own transaction (a replica's full
+	// sync); otherwise the file's keys join (or overwrite) what the store holds. FUNCTION
+	// libraries stay, as FLUSHALL keeps them; the file's replace those of the same name.
+	Replace bool
+	// Aux, when set, receives the file's aux fields (redis-ver, repl-id, repl-offset, …).
+	Aux func(key, value []byte)
 }
 
 // LoadStats is what a load did.
@@ -145,13 +151,20 @@ type LoadStats struct {
 // shard for the whole load (the server answers LOADING meanwhile) and commits every few
 // megabytes, so the file is never held in memory; a collection's pieces are invisible until
 // its meta is written last. A file that fails to load (a bad format, a database past
-// `databases`) leaves every database empty. FUNCTION libraries in the file are skipped.
+// `databases`) leaves every database empty. The file's FUNCTION libraries are loaded.
 func Load(r io.Reader, st *shard.Store, o LoadOptions) (LoadStats, error) {
 	h := st.AcquireAll()
 	tx := h.Tx()
 	tx.StartCommand()
+	if o.Replace {
+		for id := range st.NumShards() {
+			for db := range st.Databases() {
+				tx.FlushDB(id, db)
+			}
+		}
+	}
 	b := &Builder{Tx: tx, Databases: st.Databases(), SkipExpired: !o.KeepExpired, Now: tx.Now(), Idle: -1, Freq: -1,
-		Flush: h.Commit}
+		Flush: h.Commit, OnAux: o.Aux}
 	br, ok := r.(*bufio.Reader)
 	if !ok {
 		br = bufio.NewReaderSize(r, 1<<20)

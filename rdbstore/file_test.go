@@ -120,3 +120,27 @@ func TestLoad_BadFile_LeavesStoreEmpty(t *testing.T) {
 		t.Fatalf("a failed load left %d keys", n)
 	}
 }
+
+// With Replace, a load empties the store first (a replica's full sync), and hands over the
+// file's aux fields.
+func TestLoad_Replace_EmptiesFirst(t *testing.T) {
+	a := openStore(t, 16)
+	fill(t, a, 0, 40)
+	file := fileOf(t, a)
+	b := openStore(t, 16)
+	fill(t, b, 3, 100)
+	var ver string
+	if _, err := Load(bytes.NewReader(file), b, LoadOptions{Replace: true, Aux: func(k, v []byte) {
+		if string(k) == "redis-ver" {
+			ver = string(v)
+		}
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	if n := keysOf(b); n != 40 || ver != rdb.RedisVersion {
+		t.Fatalf("after a replacing load: %d keys (want 40), redis-ver %q", n, ver)
+	}
+	if again := fileOf(t, b); !bytes.Equal(again, file) {
+		t.Fatal("the replacing load gives another store")
+	}
+}
