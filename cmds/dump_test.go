@@ -506,3 +506,23 @@ func TestRestore_IdleTimeAndFreq_SetAccess(t *testing.T) {
 	dumpDo(t, c, "RESTORE", "freq", 0, p, "FREQ", 100)
 	expect(t, c, int64(100), "OBJECT", "FREQ", "freq")
 }
+
+// MIGRATE inside MULTI/EXEC or a script is refused (it would wait for the shards its own
+// transaction holds), and the server goes on serving.
+func TestMigrate_InMultiOrScript_Refused(t *testing.T) {
+	_, rport := startRedisDebug(t)
+	s := testserver.Start(t)
+	c := s.Client(t, func(o *redis.Options) { o.ReadTimeout = 20 * time.Second })
+	dumpDo(t, c, "SET", "a", "1")
+	pipe := c.TxPipeline()
+	mig := pipe.Do(testCtx, "MIGRATE", "127.0.0.1", rport, "a", 0, 1000, "COPY")
+	_, _ = pipe.Exec(testCtx)
+	if err := mig.Err(); err == nil || err.Error() != "ERR MIGRATE is not allowed inside MULTI/EXEC or scripts in shardis" {
+		t.Fatalf("MIGRATE in MULTI: %v", err)
+	}
+	_, err := c.Do(testCtx, "EVAL", "return redis.call('MIGRATE', '127.0.0.1', ARGV[1], 'a', '0', '1000', 'COPY')", 0, rport).Result()
+	if err == nil || !strings.HasPrefix(err.Error(), "ERR MIGRATE is not allowed inside MULTI/EXEC or scripts in shardis") {
+		t.Fatalf("MIGRATE in a script: %v", err)
+	}
+	expect(t, c, "OK", "MIGRATE", "127.0.0.1", rport, "a", 0, 1000, "COPY")
+}

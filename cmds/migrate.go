@@ -84,7 +84,15 @@ type migrated struct {
 	expireAt int64
 }
 
+// errMigrateInTransaction: MIGRATE holds and releases its keys' shards twice around the
+// network, which a transaction or a script, running with its shards held, cannot let it do.
+const errMigrateInTransaction = "ERR MIGRATE is not allowed inside MULTI/EXEC or scripts in shardis"
+
 func migrateCommand(c *Ctx) {
+	if c.InTransaction || c.Tx != nil {
+		c.Error(errMigrateInTransaction)
+		return
+	}
 	copyOnly, replace := false, false
 	var username, password []byte
 	auth := false
