@@ -49,7 +49,7 @@ lint:
 
 # The whole suite: gofmt, vet, staticcheck, unit and integration tests (internal/layering
 # checks which packages import which) (crash and restart tests use bin/shardis),
-# the concurrent core (and scripts that stray and run again) under the race detector, a short fuzz run of the RESP parser, and
+# the concurrent core (and scripts that stray and run again) under the race detector, short fuzz runs of the RESP parser and the DUMP payload reader, and
 # difftest against a real redis-server.
 test: build
 	@unformatted=$$(gofmt -l .); if [ -n "$$unformatted" ]; then echo "gofmt -w these:"; echo "$$unformatted"; exit 1; fi
@@ -59,6 +59,7 @@ test: build
 	$(GO) test -race -count=1 -timeout 10m ./reactor ./shard
 	$(GO) test -race -count=1 -timeout 10m -run 'TestScriptRoute|TestFunction_CallsOnOtherShards' ./cmds
 	$(GO) test -run=NONE -fuzz=FuzzParseCommand -fuzztime=300000x ./codec
+	$(GO) test -run=NONE -fuzz=FuzzReadPayload -fuzztime=20000x -fuzzminimizetime=200x ./rdb
 	./.ci/difftest.sh
 
 unit: deps
@@ -66,6 +67,7 @@ unit: deps
 
 fuzz: deps
 	$(GO) test -run=NONE -fuzz=FuzzParseCommand -fuzztime=60s ./codec
+	$(GO) test -run=NONE -fuzz=FuzzReadPayload -fuzztime=60s ./rdb
 
 difftest: build
 	./.ci/difftest.sh

@@ -26,6 +26,16 @@ var (
 const readChunk = 1 << 20
 
 // Reader reads an RDB file (Read) or, through ReadPayload, a DUMP payload.
+//
+// What a Handler can rely on: every blob (listpack, ziplist, zipmap, intset, stream node)
+// was validated whole before its key's BeginKey, with no field or member twice in it; a
+// stream's entry ids ascend, its counts agree, and every pending entry belongs to exactly
+// one consumer, though the error for a bad group may come after the group's calls. Key.Len
+// is what the encoding claims before the elements arrive (checked against the bytes left
+// in a payload, not in a file): size hints, not allocations. A field or member repeated
+// across a value written element by element (LIST, SET, HASH, ZSET types) is not looked
+// for here, as that would hold the value: Redis refuses it ("Bad data format"), and a
+// Handler that stores the value sees the repeat and may return ErrBadFormat.
 type Reader struct {
 	br      *bufio.Reader
 	off     int64
@@ -35,9 +45,9 @@ type Reader struct {
 	version int
 	payload bool // errors are a RESTORE's: truncation and modules are ErrBadFormat
 
-	name, a, b, blob, lzf []byte // reused buffers: key name, two strings, one blob, LZF input
-	num                   [2][]byte
-	stream                streamScratch
+	name, a, b, blob, lzf, tmp []byte // reused buffers: key name, two strings, one blob, LZF input, fill's
+	num                        [2][]byte
+	stream                     streamScratch
 }
 
 // NewReader reads from r. When r is a *bufio.Reader it is read directly and never past the
@@ -176,6 +186,17 @@ func (r *Reader) Read(h Handler) error {
 				return err
 			}
 			k = Key{DB: k.DB, Idle: -1, Freq: -1}
+			r.shrink()
+		}
+	}
+}
+
+// shrink drops buffers a big value grew, so that one big key does not keep its size
+// allocated for the rest of the file.
+func (r *Reader) shrink() {
+	for _, b := range []*[]byte{&r.name, &r.a, &r.b, &r.blob, &r.lzf, &r.tmp, &r.stream.entry, &r.stream.master} {
+		if cap(*b) > 4*readChunk {
+			*b = nil
 		}
 	}
 }
@@ -184,7 +205,7 @@ func (r *Reader) Read(h Handler) error {
 // an optional description, code) and gives it the shebang FUNCTION LOAD takes, as Redis
 // 7.0 does when it loads one.
 func (r *Reader) readOldFunction() ([]byte, error) {
-	var name, engine, desc, code []byte
+	var name, engine, code []byte
 	var err error
 	if name, err = r.readString(nil); err != nil {
 		return nil, err
@@ -196,8 +217,8 @@ func (r *Reader) readOldFunction() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if hasDesc != 0 {
-		if desc, err = r.readString(desc); err != nil {
+	if hasDesc != 0 { // the description, which the library code does not keep
+		if r.b, err = r.readString(r.b); err != nil {
 			return nil, err
 		}
 	}
@@ -665,11 +686,16 @@ func (r *Reader) consumed(p []byte) {
 	}
 }
 
-// fill reads n bytes (n at most 16, the smallest bufio buffer) and returns them; the slice
-// is valid until the next read.
+// fill reads n bytes and returns them; the slice is valid until the next read. Up to the
+// bufio.Reader's size it reads in place; beyond, into a buffer of the Reader's own.
 func (r *Reader) fill(n int) ([]byte, error) {
 	if r.left >= 0 && int64(n) > r.left {
 		return nil, r.ioErr(io.ErrUnexpectedEOF)
+	}
+	if n > r.br.Size() {
+		var err error
+		r.tmp, err = r.readRaw(r.tmp, uint64(n))
+		return r.tmp, err
 	}
 	p, err := r.br.Peek(n)
 	if err != nil {
@@ -767,7 +793,7 @@ func (r *Reader) readString(dst []byte) ([]byte, error) {
 		if err != nil {
 			return dst[:0], err
 		}
-		if clen == 0 || ulen == 0 || clen > math.MaxInt32*lzfMaxRatio || ulen > clen*lzfMaxRatio {
+		if clen == 0 || ulen == 0 || clen > math.MaxInt64/lzfMaxRatio || ulen > clen*lzfMaxRatio {
 			return dst[:0], r.bad("LZF string of %d bytes claims %d", clen, ulen)
 		}
 		if r.lzf, err = r.readRaw(r.lzf, clen); err != nil {
@@ -776,9 +802,6 @@ func (r *Reader) readString(dst []byte) ([]byte, error) {
 		dst = slices.Grow(dst[:0], int(ulen))[:ulen]
 		if lzfDecompress(dst, r.lzf) != nil {
 			return dst[:0], r.bad("invalid LZF compressed string")
-		}
-		if cap(r.lzf) > 4*readChunk { // do not keep a big compressed buffer around
-			r.lzf = nil
 		}
 		return dst, nil
 	}

@@ -55,7 +55,7 @@ func (r *recorder) BeginKey(k Key) error {
 	r.began++
 	r.cur = fmt.Sprintf("%d/%s", k.DB, k.Name)
 	if _, dup := r.keys[r.cur]; dup {
-		return fmt.Errorf("key %s twice", r.cur)
+		return fmt.Errorf("%w: key %s twice", ErrBadFormat, r.cur) // Redis refuses a file with a key twice
 	}
 	r.listIndex = 0
 	r.add("kind %s", k.Kind)
@@ -311,7 +311,7 @@ type recordedFile struct {
 	Functions []string            `json:"functions"`
 }
 
-func loadJSON(t *testing.T, name string, v any) {
+func loadJSON(t testing.TB, name string, v any) {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", name))
 	if err != nil {
@@ -574,5 +574,24 @@ func TestReadPayload_ModuleValue_ErrBadFormatAndErrModule(t *testing.T) {
 	err := ReadPayload(withFooter([]byte{TypeModule2, 0x81, 1, 2, 3, 4, 5, 6, 7, 8}, Version), newRecorder())
 	if !errors.Is(err, ErrBadFormat) || !errors.Is(err, ErrModule) {
 		t.Fatalf("err %v", err)
+	}
+}
+
+func TestRead_CorruptedFile_ErrorsNeverPanics(t *testing.T) {
+	file, err := os.ReadFile(filepath.Join("testdata", "dump.rdb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	clear(file[len(file)-8:]) // no checksum: the corruption reaches the decoders
+	for i := 9; i < len(file)-9; i += 89 {
+		for _, x := range []byte{0x01, 0x40, 0xff} {
+			b := slices.Clone(file)
+			b[i] ^= x
+			err := NewReader(bytes.NewReader(b)).Read(newRecorder())
+			// ErrChecksum too: a corrupted length can make an early byte the EOF opcode.
+			if err != nil && !errors.Is(err, ErrBadFormat) && !errors.Is(err, ErrModule) && !errors.Is(err, ErrChecksum) {
+				t.Fatalf("byte %d ^ %#x: err %v", i, x, err)
+			}
+		}
 	}
 }

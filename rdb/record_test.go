@@ -74,8 +74,11 @@ func TestRecord_FromRedis(t *testing.T) {
 		{"string-lzf", "raw", [][]any{{"SET", "k", strings.Repeat("abcdefgh", 40)}}},
 		{"list-small", "quicklist", [][]any{{"RPUSH", "k", "a", "1", "-5", "4000", "-70000", "99999999", "-9223372036854775808", long, ""}}},
 		{"list-quicklist", "quicklist", [][]any{append([]any{"RPUSH", "k"}, bigList...)}},
+		// Nodes of 20 elements, all but the first and last compressed in memory (and so
+		// written as the LZF they are held in).
 		{"list-quicklist-compressed", "quicklist", [][]any{{"CONFIG", "SET", "list-compress-depth", "1"},
-			append([]any{"RPUSH", "k"}, bigList...), {"CONFIG", "SET", "list-compress-depth", "0"}}},
+			{"CONFIG", "SET", "list-max-listpack-size", "20"}, append([]any{"RPUSH", "k"}, bigList[:300]...),
+			{"CONFIG", "SET", "list-compress-depth", "0"}, {"CONFIG", "SET", "list-max-listpack-size", "-2"}}},
 		{"list-plain-node", "quicklist", [][]any{{"DEBUG", "QUICKLIST-PACKED-THRESHOLD", "100"},
 			{"RPUSH", "k", "small", strings.Repeat("p", 200), "tail", strings.Repeat("q", 300)},
 			{"DEBUG", "QUICKLIST-PACKED-THRESHOLD", "1073741824"}}},
