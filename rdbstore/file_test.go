@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"runtime"
 	"testing"
 
 	"shardis/datatype"
@@ -143,4 +144,104 @@ func TestLoad_Replace_EmptiesFirst(t *testing.T) {
 	if again := fileOf(t, b); !bytes.Equal(again, file) {
 		t.Fatal("the replacing load gives another store")
 	}
+}
+
+// heapPeak is an io.Writer that discards what it gets and samples the live heap now and then.
+type heapPeak struct {
+	n    int
+	peak uint64
+}
+
+func (h *heapPeak) Write(p []byte) (int, error) {
+	if h.n++; h.n%64 == 0 {
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		h.peak = max(h.peak, ms.HeapAlloc)
+	}
+	return len(p), nil
+}
+
+// heapReader is an io.Reader over b that samples the live heap now and then.
+type heapReader struct {
+	r *bytes.Reader
+	h heapPeak
+}
+
+func (r *heapReader) Read(p []byte) (int, error) {
+	if r.h.n++; r.h.n%16 == 0 {
+		runtime.GC() // live memory, not garbage the collector has yet to reach
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		r.h.peak = max(r.h.peak, ms.HeapAlloc)
+	}
+	return r.r.Read(p[:min(len(p), 64<<10)])
+}
+
+// bigHashStore makes a store holding one hash of fields values of valueLen bytes.
+func bigHashStore(t *testing.T, fields, valueLen int) *shard.Store {
+	s := openStore(t, 16)
+	key := []byte("big")
+	for done := 0; done < fields; done += 5000 {
+		if err := s.Do(s.ShardOf(key), func(tx *shard.Tx) {
+			h, _ := datatype.LookupHash(tx, 0, key)
+			for j := done; j < done+5000; j++ {
+				h.Set([]byte(fmt.Sprintf("field-%06d", j)), bytes.Repeat([]byte{byte(j)}, valueLen))
+			}
+			h.Save()
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return s
+}
+
+// A big hash comes in from a file in pieces: the live heap grows by far less than the hash's
+// size while it is loaded, and the loaded store writes the same file.
+func TestLoad_BigHash_NotHeldWhole(t *testing.T) {
+	// Loading commits every 4 MB: what it holds meanwhile (the transaction's buffers, about
+	// 15 MB measured, whatever the hash's size) is bounded, not the hash.
+	const fields, valueLen = 120000, 300 // about 36 MB
+	file := fileOf(t, bigHashStore(t, fields, valueLen))
+	b := openStore(t, 16)
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	r := &heapReader{r: bytes.NewReader(file), h: heapPeak{peak: ms.HeapAlloc}}
+	if _, err := Load(r, b, LoadOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	grew := r.h.peak - ms.HeapAlloc
+	t.Logf("heap peak %d KiB above the start loading a hash of %d KiB", grew>>10, fields*valueLen>>10)
+	if grew > fields*valueLen*2/3 {
+		t.Fatalf("the heap grew by %d bytes loading a hash of %d bytes", grew, fields*valueLen)
+	}
+	if !bytes.Equal(fileOf(t, b), file) {
+		t.Fatal("the loaded hash differs")
+	}
+}
+
+// A big hash goes out of a snapshot into a file without being held whole: the heap grows by
+// far less than the hash's size while it is written.
+func TestWriteRDB_BigHash_NotHeldWhole(t *testing.T) {
+	const fields, valueLen = 60000, 300 // about 18 MB
+	s := bigHashStore(t, fields, valueLen)
+	snap, err := s.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer snap.Close()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	w := &heapPeak{peak: ms.HeapAlloc}
+	base := ms.HeapAlloc
+	o := rdb.DefaultOptions()
+	o.Compression = false
+	if err := WriteRDB(w, snap, WriteOptions{Format: o}); err != nil {
+		t.Fatal(err)
+	}
+	if grew := w.peak - base; grew > fields*valueLen/3 {
+		t.Fatalf("the heap grew by %d bytes writing a hash of %d bytes", grew, fields*valueLen)
+	}
+	t.Logf("heap peak %d KiB above the start for a hash of %d KiB", (w.peak-base)>>10, fields*valueLen>>10)
 }
