@@ -14,14 +14,15 @@ import (
 // layout of every type's elements stays in this package.
 
 // ElemScan calls fn with the element part and value of every data key of one value whose
-// element lies in [lower, upper) (upper nil: unbounded), in element order. The slices are
-// valid only during the call; it stops at fn's first error and returns it.
-type ElemScan func(lower, upper []byte, fn func(elem, val []byte) error) error
+// element lies in [lower, upper) (upper nil: unbounded), in element order (descending with
+// reverse). The slices are valid only during the call; it stops at fn's first error and
+// returns it.
+type ElemScan func(lower, upper []byte, reverse bool, fn func(elem, val []byte) error) error
 
 // TxScan is the ElemScan of the data keys of key (logical db) at version in tx.
 func TxScan(tx *shard.Tx, db int, key []byte, version uint64) ElemScan {
-	return func(lower, upper []byte, fn func(elem, val []byte) error) error {
-		it := tx.IterateData(db, key, version, lower, upper, false)
+	return func(lower, upper []byte, reverse bool, fn func(elem, val []byte) error) error {
+		it := tx.IterateData(db, key, version, lower, upper, reverse)
 		defer it.Close()
 		for ; it.Valid(); it.Next() {
 			if err := fn(it.Elem(), it.Value()); err != nil {
@@ -37,22 +38,31 @@ func TxScan(tx *shard.Tx, db int, key []byte, version uint64) ElemScan {
 
 // WalkValues calls fn with every value in element order: a list's elements head to tail.
 func WalkValues(scan ElemScan, fn func(val []byte) error) error {
-	return scan(nil, nil, func(_, val []byte) error { return fn(val) })
+	return scan(nil, nil, false, func(_, val []byte) error { return fn(val) })
 }
 
 // WalkElems calls fn with every element: a set's members.
 func WalkElems(scan ElemScan, fn func(elem []byte) error) error {
-	return scan(nil, nil, func(elem, _ []byte) error { return fn(elem) })
+	return scan(nil, nil, false, func(elem, _ []byte) error { return fn(elem) })
 }
 
 // WalkPairs calls fn with every element and value: a hash's fields and values.
 func WalkPairs(scan ElemScan, fn func(elem, val []byte) error) error {
-	return scan(nil, nil, fn)
+	return scan(nil, nil, false, fn)
 }
 
 // WalkZSet calls fn with a sorted set's members in ascending score order, then member order.
 func WalkZSet(scan ElemScan, fn func(member []byte, score float64) error) error {
-	return scan([]byte{codec.ZSetScoreTag}, []byte{codec.ZSetScoreTag + 1}, func(elem, _ []byte) error {
+	return walkZSet(scan, false, fn)
+}
+
+// WalkZSetReverse is WalkZSet in descending order (Redis writes a skiplist so).
+func WalkZSetReverse(scan ElemScan, fn func(member []byte, score float64) error) error {
+	return walkZSet(scan, true, fn)
+}
+
+func walkZSet(scan ElemScan, reverse bool, fn func(member []byte, score float64) error) error {
+	return scan([]byte{codec.ZSetScoreTag}, []byte{codec.ZSetScoreTag + 1}, reverse, func(elem, _ []byte) error {
 		if len(elem) < 9 {
 			return codec.ErrCorruptMeta
 		}
@@ -64,7 +74,7 @@ func WalkZSet(scan ElemScan, fn func(member []byte, score float64) error) error 
 // WalkFragments calls fn with every stored fragment of a fragmented string: its index and
 // its bytes (trailing zeros cut; a missing fragment is all zeros).
 func WalkFragments(scan ElemScan, fn func(index int64, b []byte) error) error {
-	return scan(nil, nil, func(elem, val []byte) error {
+	return scan(nil, nil, false, func(elem, val []byte) error {
 		i, ok := codec.FragIndex(elem)
 		if !ok {
 			return codec.ErrCorruptMeta
@@ -77,7 +87,7 @@ func WalkFragments(scan ElemScan, fn func(index int64, b []byte) error) error {
 // values and, like its slices, is valid only during the call.
 func WalkStreamEntries(scan ElemScan, fn func(id codec.StreamID, fv [][]byte) error) error {
 	var fv [][]byte
-	return scan([]byte{codec.StreamEntry}, []byte{codec.StreamEntry + 1}, func(elem, val []byte) error {
+	return scan([]byte{codec.StreamEntry}, []byte{codec.StreamEntry + 1}, false, func(elem, val []byte) error {
 		if len(elem) != 17 {
 			return codec.ErrCorruptMeta
 		}
@@ -104,7 +114,7 @@ type StreamGroupInfo struct {
 
 // WalkStreamGroups calls fn with a stream's groups in name order.
 func WalkStreamGroups(scan ElemScan, fn func(g StreamGroupInfo) error) error {
-	return scan([]byte{codec.StreamGroup}, []byte{codec.StreamGroup + 1}, func(elem, val []byte) error {
+	return scan([]byte{codec.StreamGroup}, []byte{codec.StreamGroup + 1}, false, func(elem, val []byte) error {
 		var g Group
 		if !decodeGroup(val, &g) {
 			return codec.ErrCorruptMeta
@@ -117,7 +127,7 @@ func WalkStreamGroups(scan ElemScan, fn func(g StreamGroupInfo) error) error {
 // WalkStreamPending calls fn with the pending entries of group, in id order.
 func WalkStreamPending(scan ElemScan, group []byte, fn func(id codec.StreamID, n NACK) error) error {
 	lo := groupScoped(nil, codec.StreamPending, group)
-	return scan(lo, prefixEnd(lo), func(elem, val []byte) error {
+	return scan(lo, prefixEnd(lo), false, func(elem, val []byte) error {
 		n, ok := decodeNACK(val)
 		if !ok || len(elem) != len(lo)+16 {
 			return codec.ErrCorruptMeta
@@ -130,7 +140,7 @@ func WalkStreamPending(scan ElemScan, group []byte, fn func(id codec.StreamID, n
 // and number of pending entries.
 func WalkStreamConsumers(scan ElemScan, group []byte, fn func(name []byte, seen int64, pending uint64) error) error {
 	lo := groupScoped(nil, codec.StreamConsumer, group)
-	return scan(lo, prefixEnd(lo), func(elem, val []byte) error {
+	return scan(lo, prefixEnd(lo), false, func(elem, val []byte) error {
 		if len(val) != consumerRecordLen {
 			return codec.ErrCorruptMeta
 		}
@@ -143,7 +153,7 @@ func WalkStreamOwned(scan ElemScan, group, consumer []byte, fn func(id codec.Str
 	lo := groupScoped(nil, codec.StreamOwned, group)
 	lo = binary.BigEndian.AppendUint32(lo, uint32(len(consumer)))
 	lo = append(lo, consumer...)
-	return scan(lo, prefixEnd(lo), func(elem, _ []byte) error {
+	return scan(lo, prefixEnd(lo), false, func(elem, _ []byte) error {
 		if len(elem) != len(lo)+16 || !bytes.HasPrefix(elem, lo) {
 			return codec.ErrCorruptMeta
 		}

@@ -38,7 +38,7 @@ func WriteRDB(w io.Writer, snap *shard.Snapshot, o WriteOptions) error {
 	if err := wr.InfoAux(o.Aux); err != nil {
 		return err
 	}
-	err := snap.Scan(0, functionPrefix, shard.PrefixEnd(functionPrefix), func(_, v []byte) error {
+	err := snap.Scan(0, functionPrefix, shard.PrefixEnd(functionPrefix), false, func(_, v []byte) error {
 		return wr.Function(v)
 	})
 	if err != nil {
@@ -68,7 +68,7 @@ func WriteRDB(w io.Writer, snap *shard.Snapshot, o WriteOptions) error {
 		for id := range maps {
 			pdb := maps[id][db]
 			lo, hi := codec.MetaDBRange(pdb)
-			err := snap.Scan(id, lo, hi, func(k, v []byte) error {
+			err := snap.Scan(id, lo, hi, false, func(k, v []byte) error {
 				_, _, key, ok := codec.DecodeMetaKey(k)
 				if !ok {
 					return codec.ErrCorruptMeta
@@ -99,7 +99,7 @@ func WriteRDB(w io.Writer, snap *shard.Snapshot, o WriteOptions) error {
 func dbCounts(snap *shard.Snapshot, maps [][]int, db int) (keys, expires uint64, err error) {
 	for id := range maps {
 		k := shard.StateKey([]byte{'c', byte(maps[id][db])})
-		err = snap.Scan(id, k, shard.PrefixEnd(k), func(kk, v []byte) error {
+		err = snap.Scan(id, k, shard.PrefixEnd(k), false, func(kk, v []byte) error {
 			if len(kk) == len(k) && len(v) == 16 {
 				keys += binary.BigEndian.Uint64(v)
 				expires += binary.BigEndian.Uint64(v[8:])
@@ -117,7 +117,7 @@ func dbCounts(snap *shard.Snapshot, maps [][]int, db int) (keys, expires uint64,
 // version in shard id of the snapshot.
 func SnapshotScan(snap *shard.Snapshot, id, pdb int, key []byte, version uint64) datatype.ElemScan {
 	prefix := codec.AppendDataPrefix(nil, pdb, key, version)
-	return func(lower, upper []byte, fn func(elem, val []byte) error) error {
+	return func(lower, upper []byte, reverse bool, fn func(elem, val []byte) error) error {
 		lo := append(append([]byte(nil), prefix...), lower...)
 		var hi []byte
 		if upper != nil {
@@ -125,7 +125,7 @@ func SnapshotScan(snap *shard.Snapshot, id, pdb int, key []byte, version uint64)
 		} else {
 			hi = shard.PrefixEnd(prefix)
 		}
-		return snap.Scan(id, lo, hi, func(k, v []byte) error { return fn(k[len(prefix):], v) })
+		return snap.Scan(id, lo, hi, reverse, func(k, v []byte) error { return fn(k[len(prefix):], v) })
 	}
 }
 

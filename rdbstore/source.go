@@ -112,6 +112,12 @@ func (s scored) Each(fn func(member []byte, score float64) error) error {
 	return datatype.WalkZSet(s.scan, fn)
 }
 
+// EachReverse walks the members in descending order, as Redis writes a skiplist (so the
+// writer's bytes are Redis's: rdb.ReverseScoredSource).
+func (s scored) EachReverse(fn func(member []byte, score float64) error) error {
+	return datatype.WalkZSetReverse(s.scan, fn)
+}
+
 type streamSource struct {
 	n    uint64
 	sm   codec.StreamMeta
@@ -168,8 +174,8 @@ const scanCacheBytes = 64 << 10
 func cachedScan(scan datatype.ElemScan, maxBytes int) datatype.ElemScan {
 	type kv struct{ e, v []byte }
 	cache := map[string][]kv{}
-	return func(lower, upper []byte, fn func(elem, val []byte) error) error {
-		key := string(lower) + "\x00" + string(upper) + fmt.Sprint(len(lower), upper == nil)
+	return func(lower, upper []byte, reverse bool, fn func(elem, val []byte) error) error {
+		key := string(lower) + "\x00" + string(upper) + fmt.Sprint(len(lower), upper == nil, reverse)
 		if rec, ok := cache[key]; ok {
 			for _, x := range rec {
 				if err := fn(x.e, x.v); err != nil {
@@ -180,7 +186,7 @@ func cachedScan(scan datatype.ElemScan, maxBytes int) datatype.ElemScan {
 		}
 		var rec []kv
 		size, over := 0, false
-		err := scan(lower, upper, func(e, v []byte) error {
+		err := scan(lower, upper, reverse, func(e, v []byte) error {
 			if !over {
 				if size += len(e) + len(v) + 48; size > maxBytes {
 					over, rec = true, nil

@@ -149,18 +149,24 @@ func (sn *Snapshot) Walk(id int, fn func(k, v []byte) error) error {
 }
 
 // Scan calls fn with every key and value of shard id's key family in [lower, upper) in the
-// snapshot, in key order: the walk of one value's data keys, or of one prefix, where Walk
-// takes the whole family. The slices are valid during the call only; it stops at fn's first
-// error and returns it.
-func (sn *Snapshot) Scan(id int, lower, upper []byte, fn func(k, v []byte) error) error {
+// snapshot, in key order (descending with reverse): the walk of one value's data keys, or of
+// one prefix, where Walk takes the whole family. The slices are valid during the call only;
+// it stops at fn's first error and returns it.
+func (sn *Snapshot) Scan(id int, lower, upper []byte, reverse bool, fn func(k, v []byte) error) error {
 	ro := grocksdb.NewDefaultReadOptions()
 	defer ro.Destroy()
 	ro.SetSnapshot(sn.snap)
 	ro.SetFillCache(false)
 	ro.SetIterateUpperBound(upper)
+	ro.SetIterateLowerBound(lower)
 	it := sn.store.db.NewIteratorCF(ro, sn.store.shards[id].cf)
 	defer it.Close()
-	for it.Seek(lower); it.Valid(); it.Next() {
+	if reverse {
+		it.SeekToLast()
+	} else {
+		it.Seek(lower)
+	}
+	for ; it.Valid(); snapStep(it, reverse) {
 		k, v := it.Key(), it.Value()
 		err := fn(k.Data(), v.Data())
 		k.Free()
@@ -172,6 +178,14 @@ func (sn *Snapshot) Scan(id int, lower, upper []byte, fn func(k, v []byte) error
 	return it.Err()
 }
 
+func snapStep(it *grocksdb.Iterator, reverse bool) {
+	if reverse {
+		it.Prev()
+	} else {
+		it.Next()
+	}
+}
+
 // DBMap returns shard id's database map in the snapshot: entry l is the physical database
 // of logical database l (SWAPDB swaps entries).
 func (sn *Snapshot) DBMap(id int) ([]int, error) {
@@ -179,7 +193,7 @@ func (sn *Snapshot) DBMap(id int) ([]int, error) {
 	for i := range m {
 		m[i] = i
 	}
-	err := sn.Scan(id, stateDBMap, PrefixEnd(stateDBMap), func(k, v []byte) error {
+	err := sn.Scan(id, stateDBMap, PrefixEnd(stateDBMap), false, func(k, v []byte) error {
 		if len(k) == len(stateDBMap) {
 			for i := range m {
 				if i < len(v) {
