@@ -76,8 +76,9 @@ func saveRDBFile(srv *server.Server) error {
 	if err != nil {
 		return err
 	}
+	idle, freq := rdb.EvictionFields(srv.Config.Value("maxmemory-policy"))
 	err = rdbstore.WriteRDB(f, snap, rdbstore.WriteOptions{Format: RDBOptions(srv.Config),
-		Aux: rdb.AuxInfo{UsedMem: infoRSS()}})
+		Aux: rdb.AuxInfo{UsedMem: infoRSS()}, Idle: idle, Freq: freq, Started: srv.Started.UnixMilli()})
 	if err == nil {
 		err = f.Sync()
 	}

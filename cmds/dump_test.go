@@ -24,13 +24,19 @@ import (
 // startRedisDebug starts a reference redis-server with DEBUG enabled (DIGEST-VALUE).
 func startRedisDebug(t *testing.T, extra ...string) (*redis.Client, int) {
 	t.Helper()
+	return startRedisDebugIn(t, t.TempDir(), extra...)
+}
+
+// startRedisDebugIn is startRedisDebug on directory dir (which may hold a dump.rdb to load).
+func startRedisDebugIn(t *testing.T, dir string, extra ...string) (*redis.Client, int) {
+	t.Helper()
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
 		t.Skip("redis-server is not installed")
 	}
 	port := testserver.FreePort(t)
 	args := append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "",
-		"--appendonly", "no", "--dir", t.TempDir(), "--enable-debug-command", "yes"}, extra...)
+		"--appendonly", "no", "--dir", dir, "--enable-debug-command", "yes"}, extra...)
 	cmd := exec.Command(bin, args...)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -532,4 +538,43 @@ func TestMigrate_InMultiOrScript_Refused(t *testing.T) {
 		t.Fatalf("MIGRATE in a script: %v", err)
 	}
 	expect(t, c, "OK", "MIGRATE", "127.0.0.1", rport, "a", 0, 1000, "COPY")
+}
+
+// Under an LRU or LFU maxmemory-policy the RDB file carries each key's idle time or LFU
+// counter, as Redis's does, and loading it (redis-server or shardis) gives them back.
+func TestSave_RDBFormat_KeepsIdleAndFreq(t *testing.T) {
+	for _, tc := range []struct{ policy, opt, read string }{
+		{"allkeys-lru", "IDLETIME", "IDLETIME"},
+		{"allkeys-lfu", "FREQ", "FREQ"},
+	} {
+		s := testserver.Start(t, "--rdb-format", "rdb", "--maxmemory-policy", tc.policy)
+		c := s.Client(t)
+		dumpDo(t, c, "SET", "k", "v")
+		p := dumpDo(t, c, "DUMP", "k")
+		dumpDo(t, c, "RESTORE", "old", 0, p, tc.opt, 200)
+		expect(t, c, "OK", "SAVE")
+		rdir := t.TempDir()
+		data, err := os.ReadFile(filepath.Join(s.Dir, "dump.rdb"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(rdir, "dump.rdb"), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		rc, _ := startRedisDebugIn(t, rdir, "--maxmemory-policy", tc.policy)
+		s2 := testserver.StartLoading(t, t.TempDir(), "--maxmemory-policy", tc.policy)
+		s2.Srv.State().AfterOpen = func() error {
+			_, err := rdbstore.LoadFile(filepath.Join(s.Dir, "dump.rdb"), s2.Store, rdbstore.LoadOptions{})
+			return err
+		}
+		if err := s2.Load(); err != nil {
+			t.Fatal(err)
+		}
+		for name, cl := range map[string]*redis.Client{"redis-server": rc, "shardis": s2.Client(t)} {
+			v, err := cl.Do(testCtx, "OBJECT", tc.read, "old").Int64()
+			if err != nil || v < 200 || v > 260 {
+				t.Errorf("%s, %s: OBJECT %s of the loaded key = %d %v, want about 200", tc.policy, name, tc.read, v, err)
+			}
+		}
+	}
 }

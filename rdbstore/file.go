@@ -19,6 +19,11 @@ import (
 type WriteOptions struct {
 	Format rdb.Options
 	Aux    rdb.AuxInfo
+	// Idle and Freq write each key's LRU idle time or LFU counter, as Redis does under an LRU
+	// or LFU maxmemory-policy (rdb.EvictionFields), from the shards' access tables; a key
+	// they do not know counts from Started (unix ms), as OBJECT IDLETIME and FREQ say.
+	Idle, Freq bool
+	Started    int64
 }
 
 // functionPrefix is the state key prefix of FUNCTION libraries in shard 0 ('s' 'f' · name).
@@ -84,7 +89,11 @@ func WriteRDB(w io.Writer, snap *shard.Snapshot, o WriteOptions) error {
 				if err != nil {
 					return fmt.Errorf("key %q: %w", key, err)
 				}
-				return wr.WriteKey(rdb.Key{DB: db, Name: key, ExpireAt: m.Expire, Idle: -1, Freq: -1, Kind: src.Kind}, src)
+				rk := rdb.Key{DB: db, Name: key, ExpireAt: m.Expire, Idle: -1, Freq: -1, Kind: src.Kind}
+				if o.Idle || o.Freq {
+					rk.Idle, rk.Freq = accessOf(snap, id, pdb, key, &o, nowMs)
+				}
+				return wr.WriteKey(rk, src)
 			})
 			if err != nil {
 				return err
@@ -92,6 +101,26 @@ func WriteRDB(w io.Writer, snap *shard.Snapshot, o WriteOptions) error {
 		}
 	}
 	return wr.Close()
+}
+
+// accessOf gives a key's idle seconds (o.Idle) or LFU counter (o.Freq), -1 for the other.
+func accessOf(snap *shard.Snapshot, id, pdb int, key []byte, o *WriteOptions, nowMs int64) (idle int64, freq int) {
+	idle, freq = -1, -1
+	f, known := snap.AccessField(id, pdb, key)
+	if o.Freq {
+		if !known {
+			f = uint32(o.Started/60000)&0xffff<<8 | shard.LFUInitVal
+		}
+		return -1, int(shard.LFUDecr(f, nowMs, snap.Store().AccessPolicy().DecayTime))
+	}
+	if !known {
+		f = shard.LRUClock(o.Started)
+	}
+	clock := shard.LRUClock(nowMs)
+	if clock >= f {
+		return int64(clock - f), -1
+	}
+	return int64(clock) + int64(1<<24-1-f), -1
 }
 
 // dbCounts sums logical database db's key and expire counts over the shards (the snapshot's

@@ -186,6 +186,12 @@ func snapStep(it *grocksdb.Iterator, reverse bool) {
 	}
 }
 
+// AccessField returns key's access field (Redis's 24-bit lru, shard/access.go) in shard id,
+// physical database pdb, as the shard records it now, and whether it knows the key.
+func (sn *Snapshot) AccessField(id, pdb int, key []byte) (uint32, bool) {
+	return sn.store.shards[id].accessField(pdb, key)
+}
+
 // DBMap returns shard id's database map in the snapshot: entry l is the physical database
 // of logical database l (SWAPDB swaps entries).
 func (sn *Snapshot) DBMap(id int) ([]int, error) {
