@@ -25,6 +25,7 @@ import (
 	"shardis/cmds"
 	"shardis/config"
 	"shardis/executor"
+	"shardis/rdbstore"
 	"shardis/reactor"
 	"shardis/replication"
 	"shardis/server"
@@ -50,6 +51,7 @@ func main() {
 
 func run(args []string) error {
 	args, prof := profileFlag(args)
+	args, loadRDB := stripFlag(args, "--load-rdb")
 	cfg, err := config.Load(args)
 	if err != nil {
 		return err
@@ -102,6 +104,16 @@ func run(args []string) error {
 	if err := state.LoadUsers(); err != nil {
 		_ = store.Close()
 		return err
+	}
+	if loadRDB != "" {
+		state.AfterOpen = func() error {
+			started := time.Now()
+			stats, err := rdbstore.LoadFile(loadRDB, store, rdbstore.LoadOptions{})
+			if err == nil {
+				log.Printf("RDB file %s loaded: %d keys in %v", loadRDB, stats.Keys, time.Since(started).Round(time.Millisecond))
+			}
+			return err
+		}
 	}
 	exec := executor.New(state)
 	state.Replication = replication.New(state, exec)
@@ -170,6 +182,17 @@ func storeOptions(cfg *config.Config) shard.Options {
 
 // profileFlag removes "--profile cpu|mem|block|mutex" from args: it is a process flag, not a
 // config key.
+// stripFlag takes "name value" out of the command line (a start-up option that is no
+// configuration parameter: CONFIG REWRITE must not keep it) and returns the value.
+func stripFlag(args []string, name string) ([]string, string) {
+	for i := 0; i+1 < len(args); i++ {
+		if args[i] == name {
+			return append(args[:i:i], args[i+2:]...), args[i+1]
+		}
+	}
+	return args, ""
+}
+
 func profileFlag(args []string) ([]string, string) {
 	for i := 0; i+1 < len(args); i++ {
 		if args[i] == "--profile" {
@@ -212,6 +235,7 @@ Examples:
        ./shardis (run the server with default conf)
        ./shardis /etc/redis/redis.conf
        ./shardis --port 7777
+       ./shardis --dir /new/empty/dir --load-rdb /path/to/dump.rdb
        ./shardis /etc/myshardis.conf --loglevel verbose
 
 `

@@ -206,8 +206,8 @@ func saveCommand(c *cmds.Ctx, srv *server.Server) {
 		return
 	}
 	defer srv.Saves.Mu.Unlock()
-	if err := srv.Store.Checkpoint(checkpointDir(srv)); err != nil {
-		log.Printf("SAVE: checkpoint failed: %v", err)
+	if err := persist(srv); err != nil {
+		log.Printf("SAVE: %v", err)
 		c.Error("ERR")
 		return
 	}
@@ -229,15 +229,14 @@ func bgsaveCommand(c *cmds.Ctx, srv *server.Server) {
 		c.Error(errBgsaveRunning)
 		return
 	}
-	dir := checkpointDir(srv)
 	start := time.Now()
 	srv.Saves.Started.Store(start.UnixMilli())
 	srv.Saves.Running.Store(true)
 	go func() {
 		defer srv.Saves.Mu.Unlock()
-		err := srv.Store.Checkpoint(dir)
+		err := persist(srv)
 		if err != nil {
-			log.Printf("BGSAVE: checkpoint failed: %v", err)
+			log.Printf("BGSAVE: %v", err)
 		} else {
 			srv.Saves.Count.Add(1)
 		}
@@ -342,8 +341,8 @@ func shutdownCommand(c *cmds.Ctx, srv *server.Server) {
 	// Wait for a running BGSAVE: the store must not close under its checkpoint.
 	srv.Saves.Mu.Lock()
 	if save {
-		if err := srv.Store.Checkpoint(checkpointDir(srv)); err != nil {
-			log.Printf("SHUTDOWN SAVE: checkpoint failed: %v", err)
+		if err := persist(srv); err != nil {
+			log.Printf("SHUTDOWN SAVE: %v", err)
 			if !force {
 				srv.Saves.Mu.Unlock()
 				c.Error("ERR Errors trying to SHUTDOWN. Check logs.")

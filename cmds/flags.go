@@ -33,6 +33,7 @@ const (
 	FlagNoAsyncLoading
 	FlagSentinel
 	FlagOnlySentinel
+	FlagAsking // allowed on an importing slot of a cluster (RESTORE-ASKING)
 
 	// shardis's traits (Command.Traits), which COMMAND does not show.
 
@@ -129,6 +130,7 @@ var flagNames = map[string]Flag{
 	"no_async_loading":  FlagNoAsyncLoading,
 	"sentinel":          FlagSentinel,
 	"only_sentinel":     FlagOnlySentinel,
+	"asking":            FlagAsking,
 }
 
 // parseFlags returns the bits of Redis flag names; a name it does not know is a bug in the

@@ -541,6 +541,18 @@ func (c *Config) Bind() []string { return slices.Clone(c.cur.Load().bind) }
 // configured (possibly relative to the working directory).
 func (c *Config) Dir() string { return c.cur.Load().dir }
 
+// RDBFormat returns what SAVE and BGSAVE write: "checkpoint", "rdb" or "both" (rdb-format).
+func (c *Config) RDBFormat() string { return c.cur.Load().rdbFormat }
+
+// DBFilename returns the RDB file's name in Dir (dbfilename).
+func (c *Config) DBFilename() string { return c.cur.Load().dbFilename }
+
+// RDBCompression reports whether RDB files compress strings with LZF (rdbcompression).
+func (c *Config) RDBCompression() bool { return c.cur.Load().rdbCompression }
+
+// RDBChecksum reports whether RDB files end with their CRC-64 (rdbchecksum).
+func (c *Config) RDBChecksum() bool { return c.cur.Load().rdbChecksum }
+
 // Loops returns the number of network event loops, resolving the configured
 // 0 to runtime.NumCPU().
 func (c *Config) Loops() int {

@@ -56,9 +56,13 @@ type values struct {
 	// kept holds the parameters shardis accepts and reports but does not act on (keptParams),
 	// by name, as CONFIG GET prints them. Copied, never mutated, after publication.
 	kept                 map[string]string
-	trackingTableMaxKeys int64 // 0: no limit
-	diskReserve          int64 // bytes
-	hllSparseMaxBytes    int64 // a sparse HyperLogLog past this size turns dense
+	trackingTableMaxKeys int64  // 0: no limit
+	diskReserve          int64  // bytes
+	hllSparseMaxBytes    int64  // a sparse HyperLogLog past this size turns dense
+	rdbFormat            string // rdb-format: what SAVE and BGSAVE write (checkpoint, rdb, both)
+	dbFilename           string // dbfilename: the RDB file's name in dir
+	rdbCompression       bool   // rdbcompression: LZF in RDB files
+	rdbChecksum          bool   // rdbchecksum: an RDB file's CRC-64
 }
 
 // ClientClass is a class of client-output-buffer-limit.
@@ -207,6 +211,10 @@ var paramList = []*param{
 	boolParam("daemonize", false, false, func(v *values) *bool { return &v.daemonize }, nil),
 
 	intParam("databases", false, 16, 1, intMax, func(v *values) *int64 { return &v.databases }),
+
+	// dbfilename: the name in dir of the RDB file SAVE and BGSAVE write when rdb-format says so.
+	withProtected(strParam("dbfilename", true, "dump.rdb", func(v *values) *string { return &v.dbFilename },
+		baseName("dbfilename can't be a path, just a filename"))),
 	// disk-reserve: free space on the data directory's disk that writes must leave (besides
 	// what RocksDB's flushes and compactions may take); below it commands that add data get
 	// MISCONF. The default is capped at a sixteenth of the volume (DiskReserve).
@@ -288,6 +296,13 @@ var paramList = []*param{
 	intParam("port", false, 6379, 0, 65535, func(v *values) *int64 { return &v.port }),
 	boolParam("protected-mode", true, true, func(v *values) *bool { return &v.protectedMode }, nil),
 	withMemory(memParam("proto-max-bulk-len", true, 512*mb, mb, longMax, func(v *values) *int64 { return &v.protoMaxBulkLen })),
+	// rdb-format: what SAVE and BGSAVE write: a RocksDB checkpoint (dir/checkpoint), Redis's
+	// RDB file (dir/dbfilename) from a consistent snapshot, or both (docs/CONFIG.md).
+	enumParam("rdb-format", true, "checkpoint", []string{"checkpoint", "rdb", "both"},
+		func(v *values) *string { return &v.rdbFormat }),
+	// rdbchecksum, rdbcompression: the RDB file's CRC-64 and LZF-compressed strings.
+	boolParam("rdbchecksum", false, true, func(v *values) *bool { return &v.rdbChecksum }, nil),
+	boolParam("rdbcompression", true, true, func(v *values) *bool { return &v.rdbCompression }, nil),
 	withQuoted(strParam("requirepass", true, "", func(v *values) *string { return &v.requirePass }, nil)),
 
 	// save: kept and reported (shardis takes no RDB snapshots), validated as Redis does.

@@ -64,6 +64,11 @@ func (s *Server) Load() error {
 	if err := s.Store.Open(); err != nil {
 		return err
 	}
+	if s.AfterOpen != nil {
+		if err := s.AfterOpen(); err != nil {
+			return err
+		}
+	}
 	if s.Replication != nil {
 		if err := s.Replication.Start(); err != nil {
 			return err

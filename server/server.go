@@ -62,6 +62,9 @@ type Server struct {
 	pauseWaiters []func()
 
 	Saves Saves
+	// AfterOpen, when set, runs in Load once the store is open and its shards run, before the
+	// loading phase ends (main's --load-rdb loads an RDB file there).
+	AfterOpen func() error
 
 	// MemPeak is the highest used_memory INFO reported.
 	MemPeak atomic.Int64

@@ -223,3 +223,33 @@ func (tx *Tx) touchKey(p, pdb int, key []byte, write bool) {
 	tx.lastTouch = h
 	tx.store.touch(tx.shards[p], h, tx.nowMs)
 }
+
+// SetAccess gives key (logical database db), which the transaction just wrote, the access
+// field RESTORE's IDLETIME or FREQ (or an RDB file's) ask for, as Redis's objectSetLRUOrLFU:
+// under an LFU policy freq (0-255) is the counter, under an LRU one the last access is idle
+// seconds ago; the other, and -1, leave the field as the write set it.
+func (tx *Tx) SetAccess(db int, key []byte, idle int64, freq int) {
+	p := tx.part(key)
+	if p < 0 {
+		return
+	}
+	t := tx.shards[p].access.Load()
+	if t == nil {
+		return
+	}
+	var field uint32
+	switch lfu := tx.store.policy().LFU; {
+	case lfu && freq >= 0:
+		field = lfuMinutes(tx.nowMs)<<8 | uint32(min(freq, 255))
+	case !lfu && idle >= 0:
+		abs := int64(LRUClock(tx.nowMs)) - idle%(lruClockMax+1)
+		if abs < 0 {
+			abs += lruClockMax
+		}
+		field = uint32(abs)
+	default:
+		return
+	}
+	h := accessHash(tx.pdb(p, db), key)
+	t.slot(h).Store(accessTag(h)<<lruBits | uint64(field))
+}

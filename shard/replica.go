@@ -113,6 +113,9 @@ func (s *Store) Snapshot() (*Snapshot, error) {
 	return sn, nil
 }
 
+// Store returns the store the snapshot is of.
+func (sn *Snapshot) Store() *Store { return sn.store }
+
 // Seq returns shard id's last binlog sequence in the snapshot.
 func (sn *Snapshot) Seq(id int) uint64 { return sn.seqs[id] }
 
@@ -144,6 +147,70 @@ func (sn *Snapshot) Walk(id int, fn func(k, v []byte) error) error {
 		}
 	}
 	return it.Err()
+}
+
+// Scan calls fn with every key and value of shard id's key family in [lower, upper) in the
+// snapshot, in key order (descending with reverse): the walk of one value's data keys, or of
+// one prefix, where Walk takes the whole family. The slices are valid during the call only;
+// it stops at fn's first error and returns it.
+func (sn *Snapshot) Scan(id int, lower, upper []byte, reverse bool, fn func(k, v []byte) error) error {
+	ro := grocksdb.NewDefaultReadOptions()
+	defer ro.Destroy()
+	ro.SetSnapshot(sn.snap)
+	ro.SetFillCache(false)
+	ro.SetIterateUpperBound(upper)
+	ro.SetIterateLowerBound(lower)
+	it := sn.store.db.NewIteratorCF(ro, sn.store.shards[id].cf)
+	defer it.Close()
+	if reverse {
+		it.SeekToLast()
+	} else {
+		it.Seek(lower)
+	}
+	for ; it.Valid(); snapStep(it, reverse) {
+		k, v := it.Key(), it.Value()
+		err := fn(k.Data(), v.Data())
+		k.Free()
+		v.Free()
+		if err != nil {
+			return err
+		}
+	}
+	return it.Err()
+}
+
+func snapStep(it *grocksdb.Iterator, reverse bool) {
+	if reverse {
+		it.Prev()
+	} else {
+		it.Next()
+	}
+}
+
+// AccessField returns key's access field (Redis's 24-bit lru, shard/access.go) in shard id,
+// physical database pdb, as the shard records it now, and whether it knows the key.
+func (sn *Snapshot) AccessField(id, pdb int, key []byte) (uint32, bool) {
+	return sn.store.shards[id].accessField(pdb, key)
+}
+
+// DBMap returns shard id's database map in the snapshot: entry l is the physical database
+// of logical database l (SWAPDB swaps entries).
+func (sn *Snapshot) DBMap(id int) ([]int, error) {
+	m := make([]int, sn.store.opts.Databases)
+	for i := range m {
+		m[i] = i
+	}
+	err := sn.Scan(id, stateDBMap, PrefixEnd(stateDBMap), false, func(k, v []byte) error {
+		if len(k) == len(stateDBMap) {
+			for i := range m {
+				if i < len(v) {
+					m[i] = int(v[i])
+				}
+			}
+		}
+		return nil
+	})
+	return m, err
 }
 
 // Close releases the snapshot. It is idempotent.

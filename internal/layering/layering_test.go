@@ -43,6 +43,9 @@ var forbidden = map[string][]string{
 	// Redis's serialization format knows nothing of shardis: values come and go as sources
 	// and handler calls.
 	"rdb": {"shard", "codec", "datatype", "binlog", "cmds", "executor", "reactor", "server", "config", "script", "replication"},
+	// The store's keys in and out of that format: below the commands, the server and the
+	// replication that use it.
+	"rdbstore": {"cmds", "executor", "reactor", "server", "admin", "replication"},
 }
 
 // onlyImporters names third-party packages only some packages may import.
