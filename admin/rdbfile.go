@@ -4,10 +4,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"time"
 
-	"shardis/config"
 	"shardis/rdb"
 	"shardis/rdbstore"
 	"shardis/server"
@@ -33,32 +31,6 @@ func persist(srv *server.Server) error {
 	return nil
 }
 
-// RDBOptions returns the RDB writer's options from the configuration: Redis's encoding
-// thresholds (the parameters kept for CONFIG), rdbcompression and rdbchecksum.
-func RDBOptions(c *config.Config) rdb.Options {
-	o := rdb.DefaultOptions()
-	if c == nil {
-		return o
-	}
-	num := func(name string, dst *int) {
-		if v, err := strconv.Atoi(c.Value(name)); err == nil {
-			*dst = v
-		}
-	}
-	num("hash-max-listpack-entries", &o.HashMaxListpackEntries)
-	num("hash-max-listpack-value", &o.HashMaxListpackValue)
-	num("zset-max-listpack-entries", &o.ZSetMaxListpackEntries)
-	num("zset-max-listpack-value", &o.ZSetMaxListpackValue)
-	num("set-max-intset-entries", &o.SetMaxIntsetEntries)
-	num("list-max-listpack-size", &o.ListMaxListpackSize)
-	num("list-compress-depth", &o.ListCompressDepth)
-	num("stream-node-max-bytes", &o.StreamNodeMaxBytes)
-	num("stream-node-max-entries", &o.StreamNodeMaxEntries)
-	o.Compression = c.RDBCompression()
-	o.Checksum = c.RDBChecksum()
-	return o
-}
-
 // saveRDBFile writes dir/dbfilename from a consistent snapshot of every shard: streamed to a
 // temporary file, synced, then renamed over the old one, as Redis does. The changes counted
 // before the snapshot are the ones it saved (rdb_changes_since_last_save).
@@ -77,7 +49,7 @@ func saveRDBFile(srv *server.Server) error {
 		return err
 	}
 	idle, freq := rdb.EvictionFields(srv.Config.Value("maxmemory-policy"))
-	err = rdbstore.WriteRDB(f, snap, rdbstore.WriteOptions{Format: RDBOptions(srv.Config),
+	err = rdbstore.WriteRDB(f, snap, rdbstore.WriteOptions{Format: rdbstore.OptionsFrom(srv.Config),
 		Aux: rdb.AuxInfo{UsedMem: infoRSS()}, Idle: idle, Freq: freq, Started: srv.Started.UnixMilli()})
 	if err == nil {
 		err = f.Sync()

@@ -24,6 +24,9 @@ type WriteOptions struct {
 	// they do not know counts from Started (unix ms), as OBJECT IDLETIME and FREQ say.
 	Idle, Freq bool
 	Started    int64
+	// NoData leaves the keys out and NoFunctions the function libraries (REPLCONF
+	// rdb-filter-only, as Redis 7.0).
+	NoData, NoFunctions bool
 }
 
 // functionPrefix is the state key prefix of FUNCTION libraries in shard 0 ('s' 'f' · name).
@@ -43,12 +46,18 @@ func WriteRDB(w io.Writer, snap *shard.Snapshot, o WriteOptions) error {
 	if err := wr.InfoAux(o.Aux); err != nil {
 		return err
 	}
-	err := snap.Scan(0, functionPrefix, shard.PrefixEnd(functionPrefix), false, func(_, v []byte) error {
-		return wr.Function(v)
-	})
-	if err != nil {
-		return err
+	if !o.NoFunctions {
+		err := snap.Scan(0, functionPrefix, shard.PrefixEnd(functionPrefix), false, func(_, v []byte) error {
+			return wr.Function(v)
+		})
+		if err != nil {
+			return err
+		}
 	}
+	if o.NoData {
+		return wr.Close()
+	}
+	var err error
 	maps := make([][]int, st.NumShards())
 	for id := range maps {
 		if maps[id], err = snap.DBMap(id); err != nil {

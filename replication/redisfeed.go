@@ -34,17 +34,17 @@ import (
 // Every sync of such a replica is a full one: its byte offset names no binlog position after a
 // reconnection (docs/REPLICATION.md).
 
-// RDBFormat is Redis's RDB format over the store: package rdbstore, handed over by main
-// (SetRDBFormat), so replication needs no type layer.
+// RDBFormat is Redis's RDB format over the store: package rdbstore by default (rdbformat.go);
+// SetRDBFormat replaces it.
 type RDBFormat interface {
 	// WriteRDB writes the snapshot as an RDB file whose aux fields carry the replication id
 	// and offset; noData leaves out the keys and noFunctions the function libraries
 	// (REPLCONF rdb-filter-only).
 	WriteRDB(w io.Writer, sn *shard.Snapshot, opts RDBWriteOptions) error
-	// LoadRDB loads the keys of an RDB read from r (it reads no byte past the file's end)
-	// into the store through l's transaction (shard.Loader.Tx), committing as it goes, and
-	// returns the function libraries' code the file held, for FUNCTION LOAD.
-	LoadRDB(r *bufio.Reader, l *shard.Loader) (functions [][]byte, err error)
+	// LoadRDB loads an RDB read from r (it reads no byte past the file's end), keys and
+	// function libraries, into the store through l's transaction (shard.Loader.Tx),
+	// committing as it goes.
+	LoadRDB(r *bufio.Reader, l *shard.Loader) error
 }
 
 // RDBWriteOptions is what a feed asks of an RDB.

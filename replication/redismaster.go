@@ -144,7 +144,7 @@ func (l *link) redisFullSync(conn net.Conn, br *bufio.Reader, format RDBFormat, 
 	}
 	_ = conn.SetReadDeadline(time.Time{}) // the deadline moves with each read below
 	stopDeadline := l.keepReadDeadline(conn)
-	functions, err := format.LoadRDB(src, loader)
+	err = format.LoadRDB(src, loader)
 	if err == nil && mark != "" {
 		tail := make([]byte, len(mark))
 		if _, err = io.ReadFull(br, tail); err == nil && string(tail) != mark {
@@ -175,13 +175,6 @@ func (l *link) redisFullSync(conn net.Conn, br *bufio.Reader, format RDBFormat, 
 	}
 	if l.stopped() {
 		return errors.New("the link stopped")
-	}
-	for _, code := range functions {
-		unit := []executor.Propagated{{Args: [][]byte{[]byte("FUNCTION"), []byte("LOAD"), []byte("REPLACE"), code}}}
-		if errs, err := r.exec.ApplyPropagated(unit); err != nil || len(errs) > 0 {
-			l.forgetHistory()
-			return fmt.Errorf("loading the master's function library: %v %v", err, errs)
-		}
 	}
 	r.srv.SetReplID(replid)
 	r.mu.Lock()

@@ -96,7 +96,7 @@ type persisted struct {
 // store is open.
 func New(srv *server.Server, exec *executor.Executor) *Replication {
 	return &Replication{srv: srv, exec: exec, store: srv.Store,
-		replicas: map[*server.Client]*feed{}, waits: map[*waiter]struct{}{}}
+		replicas: map[*server.Client]*feed{}, waits: map[*waiter]struct{}{}, rdb: storeFormat{cfg: srv.Config}}
 }
 
 // Start reads the persisted ids and, when the configuration says replicaof, connects to the

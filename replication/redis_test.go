@@ -1,0 +1,253 @@
+package replication_test
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"shardis/internal/testserver"
+)
+
+// startRedis starts a redis-server 7.0 on a free loopback port (the test is skipped without
+// one) with the extra arguments, and returns a client of it, its port and its directory.
+func startRedis(t *testing.T, args ...string) (*redis.Client, int, string) {
+	t.Helper()
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		t.Skip("redis-server is not installed")
+	}
+	dir := t.TempDir()
+	port := testserver.FreePort(t)
+	argv := append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "",
+		"--appendonly", "no", "--dir", dir, "--enable-debug-command", "yes"}, args...)
+	cmd := exec.Command(bin, argv...)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:" + strconv.Itoa(port), DisableIdentity: true,
+		Protocol: 2, MaxRetries: -1})
+	t.Cleanup(func() { c.Close() })
+	waitFor(t, "redis-server to answer", func() bool { return c.Ping(ctx).Err() == nil })
+	return c, port, dir
+}
+
+// loadEveryType writes keys of every type (a stream with a group and pending entries, an
+// HLL, expiries) into databases 0 and 3, some across shards in one MULTI.
+func loadEveryType(t *testing.T, c *redis.Client, prefix string, n int) {
+	t.Helper()
+	for _, db := range []int{0, 3} {
+		p := c.Pipeline()
+		p.Select(ctx, db)
+		for i := range n {
+			k := fmt.Sprintf("%s:%d:%d", prefix, db, i)
+			p.Set(ctx, k+":s", i, 0)
+			p.HSet(ctx, k+":h", "f", i, "g", strings.Repeat("x", i%100))
+			p.RPush(ctx, k+":l", "a", "b", i)
+			p.SAdd(ctx, k+":set", "m", i)
+			p.ZAdd(ctx, k+":z", redis.Z{Score: float64(i) / 3, Member: "m"})
+			if i%10 == 0 {
+				p.XAdd(ctx, &redis.XAddArgs{Stream: k + ":x", ID: "*", Values: []string{"f", "v", "g", strconv.Itoa(i)}})
+				p.PFAdd(ctx, k+":hll", "a", "b", i)
+				p.Expire(ctx, k+":s", time.Hour)
+			}
+		}
+		if _, err := p.Exec(ctx); err != nil {
+			t.Fatalf("load db %d: %v", db, err)
+		}
+	}
+	x := prefix + ":grp:x"
+	for i := range 20 {
+		c.XAdd(ctx, &redis.XAddArgs{Stream: x, ID: "*", Values: []string{"n", strconv.Itoa(i)}})
+	}
+	if err := c.XGroupCreate(ctx, x, "g", "0").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.XReadGroup(ctx, &redis.XReadGroupArgs{Group: "g", Consumer: "c1", Streams: []string{x, ">"}, Count: 5}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	tx := c.TxPipeline()
+	tx.MSet(ctx, prefix+":m1", 1, prefix+":m2", 2, prefix+":m3", 3)
+	tx.Incr(ctx, prefix+":m1")
+	if _, err := tx.Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// digestOf is DEBUG DIGEST, which shardis computes as Redis does.
+func digestOf(t *testing.T, c *redis.Client) string {
+	t.Helper()
+	d, err := c.Do(ctx, "DEBUG", "DIGEST").Text()
+	if err != nil {
+		t.Fatalf("DEBUG DIGEST: %v", err)
+	}
+	return d
+}
+
+func waitSameDigest(t *testing.T, a, b *redis.Client) {
+	t.Helper()
+	var da, db string
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		da, db = digestOf(t, a), digestOf(t, b)
+		if da == db {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("digests still differ after two minutes: %s vs %s", da, db)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func TestRedisReplica_OfShardis_SameDigestUnderWrites(t *testing.T) {
+	master := testserver.Start(t, debugFlags...)
+	mc := master.Client(t)
+	loadEveryType(t, mc, "before", 300)
+	host, port := hostPort(t, master)
+	rc, _, _ := startRedis(t, "--replicaof", host, strconv.Itoa(port))
+	loadEveryType(t, mc, "during", 100) // while the replica syncs
+	waitFor(t, "the redis-server replica's link", func() bool {
+		return infoField(t, rc, "replication", "master_link_status") == "up"
+	})
+	loadEveryType(t, mc, "after", 100)
+	mc.Del(ctx, "before:0:1:s", "before:0:2:h")
+	waitSameDigest(t, mc, rc)
+	if n, err := mc.Do(ctx, "WAIT", 1, 60000).Int(); err != nil || n != 1 {
+		t.Fatalf("WAIT 1 with a redis-server replica: %d %v", n, err)
+	}
+	if got := infoField(t, mc, "replication", "connected_slaves"); got != "1" {
+		t.Fatalf("connected_slaves = %q", got)
+	}
+}
+
+func TestShardisReplica_OfRedis_SameDigestThenTakesWritesAfterNoOne(t *testing.T) {
+	mc, port, _ := startRedis(t)
+	loadEveryType(t, mc, "before", 300)
+	if err := mc.Do(ctx, "FUNCTION", "LOAD", "#!lua name=lib\nredis.register_function{function_name='f', callback=function() return 1 end, flags={'no-writes'}}").Err(); err != nil {
+		t.Fatal(err)
+	}
+	replica := testserver.Start(t, debugFlags...)
+	rc := replica.Client(t)
+	if err := rc.Do(ctx, "REPLICAOF", "127.0.0.1", port).Err(); err != nil {
+		t.Fatal(err)
+	}
+	loadEveryType(t, mc, "during", 100)
+	waitFor(t, "the link to the redis-server", func() bool {
+		return infoField(t, rc, "replication", "master_link_status") == "up"
+	})
+	loadEveryType(t, mc, "after", 100)
+	mc.Do(ctx, "PEXPIRE", "after:0:1:h", 1) // expiry reaches the replica as a DEL
+	mc.FlushDB(ctx)                                 // database 0 only
+	waitSameDigest(t, mc, rc)
+	if got, err := rc.Do(ctx, "FCALL_RO", "f", 0).Int(); err != nil || got != 1 {
+		t.Fatalf("the master's function on the replica: %d %v", got, err)
+	}
+	if err := rc.Set(ctx, "x", 1, 0).Err(); err == nil || !strings.HasPrefix(err.Error(), "READONLY") {
+		t.Fatalf("a write on the replica: %v, want READONLY", err)
+	}
+	if err := rc.Do(ctx, "REPLICAOF", "NO", "ONE").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := rc.Set(ctx, "x", 1, 0).Err(); err != nil {
+		t.Fatalf("a write after REPLICAOF NO ONE: %v", err)
+	}
+}
+
+func TestRedisCliRDB_FromShardis_RedisLoadsSameDigest(t *testing.T) {
+	if _, err := exec.LookPath("redis-cli"); err != nil {
+		t.Skip("redis-cli is not installed")
+	}
+	master := testserver.Start(t, debugFlags...)
+	mc := master.Client(t)
+	loadEveryType(t, mc, "k", 200)
+	host, port := hostPort(t, master)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "dump.rdb")
+	out, err := exec.Command("redis-cli", "-h", host, "-p", strconv.Itoa(port), "--rdb", file).CombinedOutput()
+	if err != nil {
+		t.Fatalf("redis-cli --rdb: %v\n%s", err, out)
+	}
+	if out, err := exec.Command("redis-check-rdb", file).CombinedOutput(); err != nil {
+		t.Fatalf("redis-check-rdb refused the file: %v\n%s", err, out)
+	}
+	rc, _, rdir := startRedisOn(t, file)
+	_ = rdir
+	if a, b := digestOf(t, mc), digestOf(t, rc); a != b {
+		t.Fatalf("redis-server loaded the file to digest %s, shardis has %s", b, a)
+	}
+}
+
+// startRedisOn starts a redis-server that loads file at start.
+func startRedisOn(t *testing.T, file string) (*redis.Client, int, string) {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "dump.rdb"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return startRedis(t, "--dir", dir, "--dbfilename", "dump.rdb")
+}
+
+func TestShardisReplica_OfRedis_LinkDropped_ContinuesWithAPartialSync(t *testing.T) {
+	mc, port, _ := startRedis(t)
+	loadEveryType(t, mc, "before", 50)
+	replica := testserver.Start(t, debugFlags...)
+	rc := replica.Client(t)
+	if err := rc.Do(ctx, "REPLICAOF", "127.0.0.1", port).Err(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the link to the redis-server", func() bool {
+		return infoField(t, rc, "replication", "master_link_status") == "up"
+	})
+	waitSameDigest(t, mc, rc)
+	if err := mc.Do(ctx, "CLIENT", "KILL", "TYPE", "replica").Err(); err != nil {
+		t.Fatal(err)
+	}
+	loadEveryType(t, mc, "while-down", 50)
+	waitFor(t, "a partial resync on the redis-server", func() bool {
+		return infoField(t, mc, "stats", "sync_partial_ok") == "1"
+	})
+	waitSameDigest(t, mc, rc)
+	if got := infoField(t, mc, "stats", "sync_full"); got != "1" {
+		t.Fatalf("sync_full = %s on the redis-server: the link synced in full again", got)
+	}
+	waitFor(t, "the replica's offset to reach the master's", func() bool {
+		return infoField(t, rc, "replication", "slave_repl_offset") == infoField(t, mc, "replication", "master_repl_offset")
+	})
+}
+
+func TestRedisCliFunctionsRDB_FromShardis_OnlyTheLibraries(t *testing.T) {
+	if _, err := exec.LookPath("redis-cli"); err != nil {
+		t.Skip("redis-cli is not installed")
+	}
+	master := testserver.Start(t, debugFlags...)
+	mc := master.Client(t)
+	loadEveryType(t, mc, "k", 10)
+	if err := mc.Do(ctx, "FUNCTION", "LOAD", "#!lua name=lib\nredis.register_function('f', function() return 1 end)").Err(); err != nil {
+		t.Fatal(err)
+	}
+	host, port := hostPort(t, master)
+	file := filepath.Join(t.TempDir(), "functions.rdb")
+	out, err := exec.Command("redis-cli", "-h", host, "-p", strconv.Itoa(port), "--functions-rdb", file).CombinedOutput()
+	if err != nil {
+		t.Fatalf("redis-cli --functions-rdb: %v\n%s", err, out)
+	}
+	rc, _, _ := startRedisOn(t, file)
+	if n, err := rc.DBSize(ctx).Result(); err != nil || n != 0 {
+		t.Fatalf("keys in the functions-only file: %d %v", n, err)
+	}
+	if got, err := rc.Do(ctx, "FCALL", "f", 0).Int(); err != nil || got != 1 {
+		t.Fatalf("the library from the file: %d %v", got, err)
+	}
+}
