@@ -145,7 +145,7 @@ func TestShardisReplica_OfRedis_SameDigestThenTakesWritesAfterNoOne(t *testing.T
 	})
 	loadEveryType(t, mc, "after", 100)
 	mc.Do(ctx, "PEXPIRE", "after:0:1:h", 1) // expiry reaches the replica as a DEL
-	mc.FlushDB(ctx)                                 // database 0 only
+	mc.FlushDB(ctx)                         // database 0 only
 	waitSameDigest(t, mc, rc)
 	if got, err := rc.Do(ctx, "FCALL_RO", "f", 0).Int(); err != nil || got != 1 {
 		t.Fatalf("the master's function on the replica: %d %v", got, err)
