@@ -42,6 +42,7 @@ func (s *Store) Acquire(ids []int) *Held {
 		tx = newTx(s)
 	}
 	tx.begin(shards...)
+	tx.bulk = false
 	h.tx = tx
 	return h
 }

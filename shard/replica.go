@@ -246,6 +246,7 @@ func (l *Loader) Tx() *Tx {
 	tx := l.held.tx
 	if !l.txBegun {
 		tx.begin(slices.Clone(tx.shards)...) // after the reset: the shards' sequences are 0 now
+		tx.bulk = true
 		l.txBegun = true
 	}
 	return tx
@@ -269,7 +270,13 @@ func (s *Store) StartLoad() (*Loader, error) {
 		l.batch.DeleteRangeCF(sh.cf, all, end)
 		l.batch.DeleteRangeCF(sh.logCF, all, end)
 	}
-	if err := l.flush(); err != nil {
+	// The emptying is written to the WAL: after a crash the replica holds none of what it
+	// had, nor its history. The load's own writes skip the WAL (woBulk) and are made durable
+	// by Finish's memtable flush; a crash before it leaves a partial snapshot with no history,
+	// which the next sync replaces, as it did with the WAL.
+	err := l.store.db.Write(l.store.wo, l.batch)
+	l.batch.Clear()
+	if err != nil {
 		l.Abort()
 		return nil, err
 	}
@@ -302,7 +309,7 @@ func (l *Loader) flush() error {
 	if l.batch.Count() == 0 {
 		return nil
 	}
-	err := l.store.db.Write(l.store.wo, l.batch)
+	err := l.store.db.Write(l.store.woBulk, l.batch)
 	l.batch.Clear()
 	l.bytes = 0
 	return err
@@ -349,6 +356,9 @@ func (l *Loader) Finish() error {
 	if err == nil && l.txBegun {
 		err = l.held.Commit()
 	}
+	if err == nil {
+		err = l.store.flushMemtables() // what skipped the WAL is durable from here on
+	}
 	for id, sh := range l.store.shards {
 		if err != nil {
 			break
@@ -383,7 +393,8 @@ func (l *Loader) Abort() {
 		l.batch.DeleteRangeCF(sh.cf, all, end)
 		l.batch.DeleteRangeCF(sh.logCF, all, end)
 	}
-	_ = l.flush()
+	_ = l.store.db.Write(l.store.wo, l.batch) // through the WAL, as StartLoad's
+	l.batch.Clear()
 	for _, sh := range l.store.shards {
 		sh.forgetData()
 		_ = sh.load()

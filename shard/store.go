@@ -100,7 +100,10 @@ type Store struct {
 	ro        *grocksdb.ReadOptions
 	wo        *grocksdb.WriteOptions
 	woSync    *grocksdb.WriteOptions
-	shards    []*Shard
+	// woBulk writes without the WAL: a load's writes (shard.Loader), made durable by a
+	// memtable flush when the load finishes.
+	woBulk *grocksdb.WriteOptions
+	shards []*Shard
 	// writeBuffer is the memtable budget: WriteBufferSize, at most an eighth of the volume
 	// when the disk guard is on (see dbWriteBuffer, cfWriteBuffer).
 	writeBuffer int64
@@ -295,6 +298,8 @@ func (s *Store) Open() error {
 	s.wo = grocksdb.NewDefaultWriteOptions()
 	s.woSync = grocksdb.NewDefaultWriteOptions()
 	s.woSync.SetSync(true)
+	s.woBulk = grocksdb.NewDefaultWriteOptions()
+	s.woBulk.DisableWAL(true)
 	for i, sh := range s.shards {
 		sh.cf, sh.logCF = handles[1+2*i], handles[2+2*i]
 		sh.logID = sh.logCF.ID()
@@ -463,7 +468,10 @@ func (s *Store) syncLoop(ctx context.Context) {
 	}
 }
 
-func (s *Store) writeOptions() *grocksdb.WriteOptions {
+func (s *Store) writeOptions(bulk bool) *grocksdb.WriteOptions {
+	if bulk {
+		return s.woBulk
+	}
 	if s.opts.Fsync() == "always" {
 		return s.woSync
 	}
@@ -684,6 +692,7 @@ func (s *Store) closeDB() {
 	s.ro.Destroy()
 	s.wo.Destroy()
 	s.woSync.Destroy()
+	s.woBulk.Destroy()
 	s.db.Close()
 	s.db = nil
 }

@@ -48,7 +48,10 @@ type Tx struct {
 	// applying: the commands apply a master's records (SetApplying): nothing expires, nothing
 	// is logged.
 	applying bool
-	err      error // first storage error; fails the commit
+	// bulk: the transaction is a load's (Loader.Tx): commits skip the WAL (the load flushes
+	// the memtables when it finishes) and the key cache, which a load leaves empty.
+	bulk bool
+	err  error // first storage error; fails the commit
 	hits     int64 // Meta lookups that found / missed their key (see TakeLookups)
 	misses   int64
 	// readLookups says Meta lookups are reads, whose misses are "keymiss" events (see
@@ -761,13 +764,17 @@ func (tx *Tx) commitWrites() error {
 	for _, sh := range tx.shards {
 		sh.commits.Add(1) // odd: views of these shards started from here on fail
 	}
-	err := tx.store.db.Write(tx.store.writeOptions(), tx.wb)
+	err := tx.store.db.Write(tx.store.writeOptions(tx.bulk), tx.wb)
 	if err != nil {
 		err = tx.store.writeFailed(err)
 	}
 	if err == nil {
 		tx.store.wrote(tx)
-		tx.writeThrough()
+		if tx.bulk {
+			tx.forgetCached()
+		} else {
+			tx.writeThrough()
+		}
 		// Inside the commit window: a read answered in an event loop while the tracker runs
 		// is retried in the shard, after it.
 		tx.reportTracked()
@@ -893,6 +900,17 @@ func (tx *Tx) flushAfterDBFlush() {
 // delete of meta keys (FLUSHDB) empties the cache; every written key is updated, and meta keys
 // are added (a key just written is likely to be read). Data keys of dropped collection versions
 // may stay cached: reads build keys from the current version, so they are never asked for again.
+// forgetCached is writeThrough for a load: the caches stay empty, and a loop's read begun
+// before the commit must not insert what it read.
+func (tx *Tx) forgetCached() {
+	for _, sh := range tx.shards {
+		sh.cache.mu.Lock()
+		sh.cache.epoch++
+		sh.cache.clear()
+		sh.cache.mu.Unlock()
+	}
+}
+
 func (tx *Tx) writeThrough() {
 	for _, sh := range tx.shards {
 		sh.cache.mu.Lock()
