@@ -50,10 +50,10 @@ type Tx struct {
 	applying bool
 	// bulk: the transaction is a load's (Loader.Tx): commits skip the WAL (the load flushes
 	// the memtables when it finishes) and the key cache, which a load leaves empty.
-	bulk bool
-	err  error // first storage error; fails the commit
-	hits     int64 // Meta lookups that found / missed their key (see TakeLookups)
-	misses   int64
+	bulk   bool
+	err    error // first storage error; fails the commit
+	hits   int64 // Meta lookups that found / missed their key (see TakeLookups)
+	misses int64
 	// readLookups says Meta lookups are reads, whose misses are "keymiss" events (see
 	// SetReadLookups).
 	readLookups bool
