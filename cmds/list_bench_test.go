@@ -103,3 +103,34 @@ func BenchmarkLSET(b *testing.B) {
 		p.LSet(context.Background(), "big", int64(i*7919%100_000), "0123456789abcdef")
 	})
 }
+
+// BenchmarkLPUSH_OneList pushes onto one list, as redis-benchmark's LPUSH does: every push of
+// a group writes the next lower position of the same list.
+func BenchmarkLPUSH_OneList(b *testing.B) {
+	s := testserver.Start(b)
+	c := s.Client(b)
+	listBench(b, c, func(p redis.Pipeliner, i int) {
+		p.LPush(context.Background(), "mylist", "xxx")
+	})
+}
+
+// BenchmarkRPOP_Queue pops the oldest elements of a list that LPUSH filled, as
+// redis-benchmark's RPOP after its LPUSH does: each pop takes an element no command read
+// before.
+func BenchmarkRPOP_Queue(b *testing.B) {
+	s := testserver.Start(b)
+	c := s.Client(b)
+	ctx := context.Background()
+	for start := 0; start < b.N; start += 1000 {
+		vals := make([]any, min(1000, b.N-start))
+		for i := range vals {
+			vals[i] = "xxx"
+		}
+		if err := c.LPush(ctx, "mylist", vals...).Err(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	listBench(b, c, func(p redis.Pipeliner, i int) {
+		p.RPop(ctx, "mylist")
+	})
+}

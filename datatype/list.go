@@ -21,26 +21,29 @@ const listPointReads = 32
 
 // List is a list key opened in a transaction. The zero value is not usable; get one from
 // LookupList, ListFromMeta or NewList. See the package comment for its lifetime.
-type List struct{ c collection }
+type List struct {
+	c   collection
+	far []byte // getAhead's scratch
+}
 
 // LookupList opens the list stored at key in logical db. A missing key gives an empty list
 // (Exists false) that Push creates; a key of another type gives ErrWrongType.
 func LookupList(tx *shard.Tx, db int, key []byte) (List, error) {
 	c, err := lookup(tx, db, key, codec.TypeList)
-	return List{c}, err
+	return List{c: c}, err
 }
 
 // ListFromMeta is LookupList for a meta the caller has read itself: exists false means the
 // key is missing.
 func ListFromMeta(tx *shard.Tx, db int, key []byte, m codec.Meta, exists bool) (List, error) {
 	c, err := fromMeta(tx, db, key, codec.TypeList, m, exists)
-	return List{c}, err
+	return List{c: c}, err
 }
 
 // NewList returns a new, empty list for key that replaces whatever key holds (of any type,
 // TTL included) when it is saved, or deletes key if it is saved empty (SORT … STORE).
 func NewList(tx *shard.Tx, db int, key []byte) List {
-	l := List{collection{tx: tx, db: db, key: key, typ: codec.TypeList}}
+	l := List{c: collection{tx: tx, db: db, key: key, typ: codec.TypeList}}
 	l.c.create()
 	return l
 }
@@ -75,6 +78,26 @@ func (l *List) get(seq uint64) []byte {
 	v, _ := l.c.tx.GetData(l.c.key, l.seqKey(seq))
 	return v
 }
+
+// getAhead is get of the element at position seq for a pop from the head (left) or the
+// tail: the elements the next pops take, up to the tail (left) or down to the head, are read
+// along with it (shard.Tx.GetDataAhead).
+func (l *List) getAhead(seq uint64, left bool) []byte {
+	c := &l.c
+	lo, hi := seq, min(c.meta.Tail, seq+listReadAhead)
+	if !left {
+		lo, hi = max(c.meta.Head, seq-min(seq, listReadAhead-1)), seq+1
+	}
+	raw := l.seqKey(seq)
+	l.far = codec.AppendListSeq(append(l.far[:0], raw[:c.plen]...), lo)
+	l.far = codec.AppendListSeq(append(l.far, raw[:c.plen]...), hi)
+	lower, upper := l.far[:len(raw)], l.far[len(raw):]
+	v, _ := c.tx.GetDataAhead(c.key, raw, lower, upper)
+	return v
+}
+
+// listReadAhead is how many elements a pop that reads RocksDB reads at once.
+const listReadAhead = 64
 
 func (l *List) put(seq uint64, val []byte) { l.c.tx.PutData(l.c.key, l.seqKey(seq), val) }
 
@@ -215,7 +238,7 @@ func (l *List) PopOne(left bool) []byte {
 		m.Tail--
 	}
 	m.Count--
-	v := l.get(seq)
+	v := l.getAhead(seq, left)
 	if m.Count > 0 {
 		l.del(seq)
 	}
@@ -399,7 +422,7 @@ func (l *List) Trim(off, kept int64) TrimResult {
 		nm := *m
 		nm.Version = l.c.tx.NewVersion(l.c.key)
 		nm.Head, nm.Tail, nm.Count = codec.ListInitialSeq, codec.ListInitialSeq+uint64(kept), uint64(kept)
-		nl := List{collection{tx: l.c.tx, db: l.c.db, key: l.c.key, typ: codec.TypeList, meta: nm, exists: true}}
+		nl := List{c: collection{tx: l.c.tx, db: l.c.db, key: l.c.key, typ: codec.TypeList, meta: nm, exists: true}}
 		from := m.Head + ltrim
 		l.walk(from, m.Tail-rtrim, false, func(seq uint64, val []byte) bool {
 			nl.put(nm.Head+seq-from, val)

@@ -286,3 +286,73 @@ func TestList_NewListReplacesAndWrongType(t *testing.T) {
 		}
 	})
 }
+
+// openCachedStore is openStore with the server's key cache and memtable budget: pops read
+// ahead into the key cache only when it has room.
+func openCachedStore(t testing.TB) *shard.Store {
+	t.Helper()
+	s, err := shard.Open(shard.Options{Dir: t.TempDir(), Shards: 1, Databases: 16, BlockCacheSize: 64 << 20,
+		WriteBufferSize: 256 << 20, KeyCacheSize: 8 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
+// Pops read the elements the next pops take into the key cache: what they return must still
+// be the transaction's own writes first, then what is committed, across groups.
+func TestList_PopOne_ReadAheadFollowsWrites(t *testing.T) {
+	s := openCachedStore(t)
+	var model []string
+	var spec []string
+	for i := range 200 {
+		spec = append(spec, fmt.Sprint("e", i))
+	}
+	model = append(model, spec...)
+	makeList(t, s, "l", strings.Join(spec, " "))
+	pop := func(l *List, left bool) {
+		t.Helper()
+		want := model[len(model)-1]
+		if left {
+			want, model = model[0], model[1:]
+		} else {
+			model = model[:len(model)-1]
+		}
+		if got := string(l.PopOne(left)); got != want {
+			t.Fatalf("pop left=%v: %q, want %q", left, got, want)
+		}
+	}
+	withList(t, s, "l", func(l *List) {
+		l.Set(-2, []byte("new"))
+		model[len(model)-2] = "new"
+		pop(l, false) // reads ahead the committed e136..e199, e198 among them
+		pop(l, false) // the transaction's "new", not the committed e198
+		pop(l, true)
+		l.Set(1, []byte("new1"))
+		model[1] = "new1"
+		pop(l, true)
+		pop(l, true)
+	})
+	withList(t, s, "l", func(l *List) {
+		pop(l, true)
+		pop(l, false)
+		l.Push([]byte("p"), false)
+		model = append(model, "p")
+		pop(l, false)
+		pop(l, false)
+	})
+	withList(t, s, "l", func(l *List) {
+		if got := listString(l); got != strings.Join(model, " ") {
+			t.Fatalf("list %q\nwant %q", got, strings.Join(model, " "))
+		}
+		for i := 0; len(model) > 0; i++ {
+			pop(l, i%3 == 0)
+		}
+	})
+	do(t, s, func(tx *shard.Tx) {
+		if tx.Exists(0, []byte("l")) {
+			t.Error("emptied list kept")
+		}
+	})
+}
