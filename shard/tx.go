@@ -819,8 +819,11 @@ func (tx *Tx) commitWrites() error {
 // sortOverlayMin is the overlay size from which commit puts the keys in order: RocksDB's
 // memtable (a skip list) inserts a batch's keys in ascending order for a fraction of the cost
 // of the map's random order (a script's million SADDs: 0.6 s instead of 5 s), and sorting a
-// few hundred keys costs less than it saves.
-const sortOverlayMin = 256
+// few dozen keys costs less than it saves: a pipelined group of LPUSHes or RPOPs on one list
+// (a hundred data keys next to each other) took a fifth less time in DB.Write sorted
+// (BenchmarkList_PushGroups, BenchmarkList_PopGroups in datatype). Below 16 keys the
+// memtable's splice hint gains little.
+const sortOverlayMin = 16
 
 // putOverlaySorted puts the overlay's written keys into the WriteBatch in ascending order.
 func (tx *Tx) putOverlaySorted() {
