@@ -3,6 +3,7 @@ package datatype
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -353,6 +354,48 @@ func TestList_PopOne_ReadAheadFollowsWrites(t *testing.T) {
 	do(t, s, func(tx *shard.Tx) {
 		if tx.Exists(0, []byte("l")) {
 			t.Error("emptied list kept")
+		}
+	})
+}
+
+// Walks of up to listCachedReads positions read what the key cache holds and go on with an
+// iterator at the first element it does not: with a cache that holds only the newest pushes,
+// every range, either way, must still be the list.
+func TestList_Range_PartlyCachedMatchesList(t *testing.T) {
+	s, err := shard.Open(shard.Options{Dir: t.TempDir(), Shards: 1, Databases: 16, BlockCacheSize: 8 << 20,
+		WriteBufferSize: 8 << 20, KeyCacheSize: 64 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	var model []string
+	for g := range 20 {
+		withList(t, s, "l", func(l *List) {
+			for i := range 100 {
+				e := fmt.Sprint("e", g*100+i)
+				l.Push([]byte(e), false)
+				model = append(model, e)
+			}
+		})
+	}
+	withList(t, s, "l", func(l *List) {
+		l.Set(1990, []byte("set"))
+		model[1990] = "set"
+		for _, r := range [][2]int64{{0, 100}, {0, 1000}, {1000, 1000}, {1900, 100}, {1500, 500}, {990, 40}} {
+			for _, reverse := range []bool{false, true} {
+				var got []string
+				l.Range(r[0], r[1], reverse, func(v []byte) bool {
+					got = append(got, string(v))
+					return true
+				})
+				want := slices.Clone(model[r[0] : r[0]+r[1]])
+				if reverse {
+					slices.Reverse(want)
+				}
+				if !slices.Equal(got, want) {
+					t.Errorf("Range(%d, %d, reverse %v): %d elements, first %q, want %d first %q", r[0], r[1], reverse, len(got), got[:min(1, len(got))], len(want), want[0])
+				}
+			}
 		}
 	})
 }

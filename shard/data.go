@@ -54,6 +54,41 @@ func (tx *Tx) PutData(key, raw, val []byte) {
 	tx.putRaw(p, raw, val)
 }
 
+// PutDataCached is PutData of a value that the commit also adds to the key cache (a
+// written data key is otherwise only updated there if cached): a list's new elements, which
+// reads of its ends (LRANGE 0 99 after LPUSHes) then find in memory.
+func (tx *Tx) PutDataCached(key, raw, val []byte) {
+	p := tx.part(key)
+	if p < 0 {
+		tx.fail(ErrNotHeld)
+		return
+	}
+	if tx.needsShard() {
+		return
+	}
+	start := len(tx.arena)
+	tx.arena = append(tx.arena, val...)
+	tx.putArenaEntry(p, raw, start, nil, true)
+}
+
+// CachedData returns the value of data key raw if the transaction or the key cache knows it,
+// without reading RocksDB: known is false when only RocksDB could say. The value is valid
+// until the group commits.
+func (tx *Tx) CachedData(key, raw []byte) (val []byte, exists, known bool) {
+	p := tx.part(key)
+	if p < 0 {
+		tx.fail(ErrNotHeld)
+		return nil, false, true
+	}
+	if e, ok := tx.overlay[string(tx.overlayKey(p, raw))]; ok {
+		return e.val, e.exists, true
+	}
+	if tx.inRangeDel(p, raw) || len(tx.fresh) > 0 && tx.inFreshVersion(p, raw) {
+		return nil, false, true
+	}
+	return tx.shards[p].cache.get(raw)
+}
+
 // DeleteData deletes data key raw.
 func (tx *Tx) DeleteData(key, raw []byte) {
 	p := tx.part(key)

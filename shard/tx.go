@@ -109,6 +109,9 @@ type entry struct {
 	// noted says the savepoint under way has the key's earlier state in tx.undo: later writes
 	// to it record nothing more (see noteUndo).
 	noted bool
+	// cache says the commit adds the written value to the key cache, as it adds meta keys
+	// (PutDataCached): a list's new elements, which LRANGE of its ends reads next.
+	cache bool
 }
 
 type rangeDel struct {
@@ -319,6 +322,12 @@ func (tx *Tx) putArena(p int, raw []byte, start int) { tx.putArenaTail(p, raw, s
 // putArenaTail is putArena of a value that goes on with tail, which is referenced: it must not
 // change until the transaction commits.
 func (tx *Tx) putArenaTail(p int, raw []byte, start int, tail []byte) {
+	tx.putArenaEntry(p, raw, start, tail, false)
+}
+
+// putArenaEntry is putArenaTail; with cache, the commit adds the key to the key cache (see
+// entry.cache).
+func (tx *Tx) putArenaEntry(p int, raw []byte, start int, tail []byte, cache bool) {
 	if tx.needsShard() {
 		tx.arena = tx.arena[:start]
 		return
@@ -327,7 +336,7 @@ func (tx *Tx) putArenaTail(p int, raw []byte, start int, tail []byte) {
 	if tx.saving {
 		tx.noteUndo(k)
 	}
-	e := entry{val: tx.arena[start:len(tx.arena):len(tx.arena)], exists: true, dirty: true, noted: tx.saving}
+	e := entry{val: tx.arena[start:len(tx.arena):len(tx.arena)], exists: true, dirty: true, noted: tx.saving, cache: cache}
 	if tail != nil {
 		tx.tails = append(tx.tails, tail)
 		e.tail = int32(len(tx.tails))
@@ -915,7 +924,7 @@ func (tx *Tx) writeThrough() {
 			tx.shards[p].cache.putBigLocked(raw, e.val, tx.tailOf(e))
 			continue
 		}
-		tx.shards[p].cache.putLocked(raw, e.val, e.exists, raw[0] == codec.PrefixMeta)
+		tx.shards[p].cache.putLocked(raw, e.val, e.exists, e.cache || raw[0] == codec.PrefixMeta)
 	}
 	for _, sh := range tx.shards {
 		sh.cache.mu.Unlock()
