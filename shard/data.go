@@ -55,8 +55,9 @@ func (tx *Tx) PutData(key, raw, val []byte) {
 }
 
 // PutDataCached is PutData of a value that the commit also adds to the key cache (a
-// written data key is otherwise only updated there if cached): a list's new elements, which
-// reads of its ends (LRANGE 0 99 after LPUSHes) then find in memory.
+// written data key is otherwise only updated there if cached), if it is among the last
+// maxCachedPuts so written: a list's new elements, which reads of its ends (LRANGE 0 99
+// after LPUSHes) then find in memory.
 func (tx *Tx) PutDataCached(key, raw, val []byte) {
 	p := tx.part(key)
 	if p < 0 {

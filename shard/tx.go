@@ -36,6 +36,9 @@ type Tx struct {
 	overlay map[string]entry // holder-shard index (2 bytes) | raw key -> latest state
 	ranges  []rangeDel       // DeleteRange tombstones written by this transaction
 	fresh   []freshVersion   // collection versions made by this transaction (NewVersion)
+	// cachedPuts are the overlay keys written with PutDataCached, in order: the commit adds
+	// the last maxCachedPuts of them to the key cache.
+	cachedPuts []string
 	// sortKeys is commit's scratch for putting a big overlay in order (putOverlaySorted).
 	sortKeys []string
 	arena    []byte   // copies of values read from RocksDB, reset at commit
@@ -109,9 +112,6 @@ type entry struct {
 	// noted says the savepoint under way has the key's earlier state in tx.undo: later writes
 	// to it record nothing more (see noteUndo).
 	noted bool
-	// cache says the commit adds the written value to the key cache, as it adds meta keys
-	// (PutDataCached): a list's new elements, which LRANGE of its ends reads next.
-	cache bool
 }
 
 type rangeDel struct {
@@ -336,7 +336,10 @@ func (tx *Tx) putArenaEntry(p int, raw []byte, start int, tail []byte, cache boo
 	if tx.saving {
 		tx.noteUndo(k)
 	}
-	e := entry{val: tx.arena[start:len(tx.arena):len(tx.arena)], exists: true, dirty: true, noted: tx.saving, cache: cache}
+	e := entry{val: tx.arena[start:len(tx.arena):len(tx.arena)], exists: true, dirty: true, noted: tx.saving}
+	if cache {
+		tx.cachedPuts = append(tx.cachedPuts, k)
+	}
 	if tail != nil {
 		tx.tails = append(tx.tails, tail)
 		e.tail = int32(len(tx.tails))
@@ -924,12 +927,25 @@ func (tx *Tx) writeThrough() {
 			tx.shards[p].cache.putBigLocked(raw, e.val, tx.tailOf(e))
 			continue
 		}
-		tx.shards[p].cache.putLocked(raw, e.val, e.exists, e.cache || raw[0] == codec.PrefixMeta)
+		tx.shards[p].cache.putLocked(raw, e.val, e.exists, raw[0] == codec.PrefixMeta)
+	}
+	// The last maxCachedPuts data keys written with PutDataCached, with their final state.
+	for _, k := range tx.cachedPuts[max(0, len(tx.cachedPuts)-maxCachedPuts):] {
+		if e := tx.overlay[k]; e.dirty && e.exists && e.tail == 0 {
+			raw := unsafe.Slice(unsafe.StringData(k[2:]), len(k)-2)
+			tx.shards[int(k[0])<<8|int(k[1])].cache.putLocked(raw, e.val, true, true)
+		}
 	}
 	for _, sh := range tx.shards {
 		sh.cache.mu.Unlock()
 	}
 }
+
+// maxCachedPuts is how many of the data keys a transaction wrote with PutDataCached the
+// commit adds to the key cache: the last ones, the ends of the lists pushed to, which LRANGE
+// 0 99 reads. Adding every element of a group of a thousand pushes cost each push about a
+// microsecond of map inserts and evictions.
+const maxCachedPuts = 256
 
 // maxKeptOverlay is the most overlay entries a transaction keeps the map's room for.
 const maxKeptOverlay = 512
@@ -957,6 +973,8 @@ func (tx *Tx) reset() {
 		clear(tx.overlay)
 	}
 	tx.ranges = tx.ranges[:0]
+	clear(tx.cachedPuts)
+	tx.cachedPuts = tx.cachedPuts[:0]
 	tx.fresh = tx.fresh[:0]
 	clear(tx.tails) // the callers' values
 	tx.tails = tx.tails[:0]
