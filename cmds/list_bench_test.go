@@ -134,3 +134,23 @@ func BenchmarkRPOP_Queue(b *testing.B) {
 		p.RPop(ctx, "mylist")
 	})
 }
+
+// BenchmarkLRANGE_100_Head reads the 100 newest elements of a list LPUSH filled, as
+// redis-benchmark's LRANGE_100 does: the pushes left them in the key cache.
+func BenchmarkLRANGE_100_Head(b *testing.B) {
+	s := testserver.Start(b)
+	c := s.Client(b)
+	ctx := context.Background()
+	vals := make([]any, 1000)
+	for i := range vals {
+		vals[i] = "xxx"
+	}
+	for range 100 {
+		if err := c.LPush(ctx, "mylist", vals...).Err(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	listBench(b, c, func(p redis.Pipeliner, i int) {
+		p.LRange(ctx, "mylist", 0, 99)
+	})
+}
