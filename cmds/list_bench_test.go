@@ -103,3 +103,54 @@ func BenchmarkLSET(b *testing.B) {
 		p.LSet(context.Background(), "big", int64(i*7919%100_000), "0123456789abcdef")
 	})
 }
+
+// BenchmarkLPUSH_OneList pushes onto one list, as redis-benchmark's LPUSH does: every push of
+// a group writes the next lower position of the same list.
+func BenchmarkLPUSH_OneList(b *testing.B) {
+	s := testserver.Start(b)
+	c := s.Client(b)
+	listBench(b, c, func(p redis.Pipeliner, i int) {
+		p.LPush(context.Background(), "mylist", "xxx")
+	})
+}
+
+// BenchmarkRPOP_Queue pops the oldest elements of a list that LPUSH filled, as
+// redis-benchmark's RPOP after its LPUSH does: each pop takes an element no command read
+// before.
+func BenchmarkRPOP_Queue(b *testing.B) {
+	s := testserver.Start(b)
+	c := s.Client(b)
+	ctx := context.Background()
+	for start := 0; start < b.N; start += 1000 {
+		vals := make([]any, min(1000, b.N-start))
+		for i := range vals {
+			vals[i] = "xxx"
+		}
+		if err := c.LPush(ctx, "mylist", vals...).Err(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	listBench(b, c, func(p redis.Pipeliner, i int) {
+		p.RPop(ctx, "mylist")
+	})
+}
+
+// BenchmarkLRANGE_100_Head reads the 100 newest elements of a list LPUSH filled, as
+// redis-benchmark's LRANGE_100 does: the pushes left them in the key cache.
+func BenchmarkLRANGE_100_Head(b *testing.B) {
+	s := testserver.Start(b)
+	c := s.Client(b)
+	ctx := context.Background()
+	vals := make([]any, 1000)
+	for i := range vals {
+		vals[i] = "xxx"
+	}
+	for range 100 {
+		if err := c.LPush(ctx, "mylist", vals...).Err(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	listBench(b, c, func(p redis.Pipeliner, i int) {
+		p.LRange(ctx, "mylist", 0, 99)
+	})
+}

@@ -3,6 +3,7 @@ package datatype
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -283,6 +284,118 @@ func TestList_NewListReplacesAndWrongType(t *testing.T) {
 	withList(t, s, "k", func(l *List) {
 		if got := listString(l); got != "v" {
 			t.Errorf("list %q", got)
+		}
+	})
+}
+
+// openCachedStore is openStore with the server's key cache and memtable budget: pops read
+// ahead into the key cache only when it has room.
+func openCachedStore(t testing.TB) *shard.Store {
+	t.Helper()
+	s, err := shard.Open(shard.Options{Dir: t.TempDir(), Shards: 1, Databases: 16, BlockCacheSize: 64 << 20,
+		WriteBufferSize: 256 << 20, KeyCacheSize: 8 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
+// Pops read the elements the next pops take into the key cache: what they return must still
+// be the transaction's own writes first, then what is committed, across groups.
+func TestList_PopOne_ReadAheadFollowsWrites(t *testing.T) {
+	s := openCachedStore(t)
+	var model []string
+	var spec []string
+	for i := range 200 {
+		spec = append(spec, fmt.Sprint("e", i))
+	}
+	model = append(model, spec...)
+	makeList(t, s, "l", strings.Join(spec, " "))
+	pop := func(l *List, left bool) {
+		t.Helper()
+		want := model[len(model)-1]
+		if left {
+			want, model = model[0], model[1:]
+		} else {
+			model = model[:len(model)-1]
+		}
+		if got := string(l.PopOne(left)); got != want {
+			t.Fatalf("pop left=%v: %q, want %q", left, got, want)
+		}
+	}
+	withList(t, s, "l", func(l *List) {
+		l.Set(-2, []byte("new"))
+		model[len(model)-2] = "new"
+		pop(l, false) // reads ahead the committed e136..e199, e198 among them
+		pop(l, false) // the transaction's "new", not the committed e198
+		pop(l, true)
+		l.Set(1, []byte("new1"))
+		model[1] = "new1"
+		pop(l, true)
+		pop(l, true)
+	})
+	withList(t, s, "l", func(l *List) {
+		pop(l, true)
+		pop(l, false)
+		l.Push([]byte("p"), false)
+		model = append(model, "p")
+		pop(l, false)
+		pop(l, false)
+	})
+	withList(t, s, "l", func(l *List) {
+		if got := listString(l); got != strings.Join(model, " ") {
+			t.Fatalf("list %q\nwant %q", got, strings.Join(model, " "))
+		}
+		for i := 0; len(model) > 0; i++ {
+			pop(l, i%3 == 0)
+		}
+	})
+	do(t, s, func(tx *shard.Tx) {
+		if tx.Exists(0, []byte("l")) {
+			t.Error("emptied list kept")
+		}
+	})
+}
+
+// Walks of up to listCachedReads positions read what the key cache holds and go on with an
+// iterator at the first element it does not: with a cache that holds only the newest pushes,
+// every range, either way, must still be the list.
+func TestList_Range_PartlyCachedMatchesList(t *testing.T) {
+	s, err := shard.Open(shard.Options{Dir: t.TempDir(), Shards: 1, Databases: 16, BlockCacheSize: 8 << 20,
+		WriteBufferSize: 8 << 20, KeyCacheSize: 64 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	var model []string
+	for g := range 20 {
+		withList(t, s, "l", func(l *List) {
+			for i := range 100 {
+				e := fmt.Sprint("e", g*100+i)
+				l.Push([]byte(e), false)
+				model = append(model, e)
+			}
+		})
+	}
+	withList(t, s, "l", func(l *List) {
+		l.Set(1990, []byte("set"))
+		model[1990] = "set"
+		for _, r := range [][2]int64{{0, 100}, {0, 1000}, {1000, 1000}, {1900, 100}, {1500, 500}, {990, 40}} {
+			for _, reverse := range []bool{false, true} {
+				var got []string
+				l.Range(r[0], r[1], reverse, func(v []byte) bool {
+					got = append(got, string(v))
+					return true
+				})
+				want := slices.Clone(model[r[0] : r[0]+r[1]])
+				if reverse {
+					slices.Reverse(want)
+				}
+				if !slices.Equal(got, want) {
+					t.Errorf("Range(%d, %d, reverse %v): %d elements, first %q, want %d first %q", r[0], r[1], reverse, len(got), got[:min(1, len(got))], len(want), want[0])
+				}
+			}
 		}
 	})
 }

@@ -166,8 +166,8 @@ func (c *keyCache) putLocked(key, val []byte, exists, insert bool) ([]byte, bool
 	c.index[slot.key] = i
 	c.used += size
 	c.evict()
-	_, ok := c.index[slot.key] // a tiny budget may have evicted it at once
-	return slot.val, ok
+	// A tiny budget may have evicted it at once (drop clears the slot; evict reuses none).
+	return slot.val, c.slots[i].live
 }
 
 // putBigLocked is putLocked of a written meta key whose value is head followed by tail (see

@@ -1,6 +1,8 @@
 package shard
 
 import (
+	"fmt"
+
 	"shardis/codec"
 )
 
@@ -50,6 +52,42 @@ func (tx *Tx) PutData(key, raw, val []byte) {
 		return
 	}
 	tx.putRaw(p, raw, val)
+}
+
+// PutDataCached is PutData of a value that the commit also adds to the key cache (a
+// written data key is otherwise only updated there if cached), if it is among the last
+// maxCachedPuts so written: a list's new elements, which reads of its ends (LRANGE 0 99
+// after LPUSHes) then find in memory.
+func (tx *Tx) PutDataCached(key, raw, val []byte) {
+	p := tx.part(key)
+	if p < 0 {
+		tx.fail(ErrNotHeld)
+		return
+	}
+	if tx.needsShard() {
+		return
+	}
+	start := len(tx.arena)
+	tx.arena = append(tx.arena, val...)
+	tx.putArenaEntry(p, raw, start, nil, true)
+}
+
+// CachedData returns the value of data key raw if the transaction or the key cache knows it,
+// without reading RocksDB: known is false when only RocksDB could say. The value is valid
+// until the group commits.
+func (tx *Tx) CachedData(key, raw []byte) (val []byte, exists, known bool) {
+	p := tx.part(key)
+	if p < 0 {
+		tx.fail(ErrNotHeld)
+		return nil, false, true
+	}
+	if e, ok := tx.overlay[string(tx.overlayKey(p, raw))]; ok {
+		return e.val, e.exists, true
+	}
+	if tx.inRangeDel(p, raw) || len(tx.fresh) > 0 && tx.inFreshVersion(p, raw) {
+		return nil, false, true
+	}
+	return tx.shards[p].cache.get(raw)
 }
 
 // DeleteData deletes data key raw.
@@ -154,5 +192,58 @@ func (tx *Tx) DeleteDataRange(key, lowerRaw, upperRaw []byte) {
 	tx.deleteRange(p, lowerRaw, upperRaw)
 	if len(tx.ranges) > n {
 		tx.ranges[n].live = true
+	}
+}
+
+// readAheadMax is how many data keys GetDataAhead reads into the key cache at once.
+const readAheadMax = 64
+
+// GetDataAhead is GetData of data key raw for a caller that reads the keys beside it next (a
+// queue's pops), all in [lower, upper), which holds raw. When neither the transaction nor the
+// key cache knows raw, one RocksDB iterator copies the committed values of the first
+// readAheadMax keys of that range into the key cache, where the following reads find them:
+// one iterator per readAheadMax pops instead of a point read (a cgo call and a memtable and
+// file search) per pop. The range is read ascending whichever way the caller walks: stepping
+// back in a memtable is a search from the top of its skip list, as costly as a point read.
+func (tx *Tx) GetDataAhead(key, raw, lower, upper []byte) ([]byte, bool) {
+	p := tx.part(key)
+	if p < 0 {
+		tx.fail(ErrNotHeld)
+		return nil, false
+	}
+	if !tx.view && tx.shards[p].cache.budget > 0 && !tx.known(p, raw) {
+		tx.readAhead(p, lower, upper)
+	}
+	return tx.getRaw(p, raw)
+}
+
+// known reports whether a read of raw in part p is answered without RocksDB: by the
+// transaction's own writes or by the key cache.
+func (tx *Tx) known(p int, raw []byte) bool {
+	if _, ok := tx.overlay[string(tx.overlayKey(p, raw))]; ok {
+		return true
+	}
+	if tx.inRangeDel(p, raw) || len(tx.fresh) > 0 && tx.inFreshVersion(p, raw) {
+		return true
+	}
+	_, _, hit := tx.shards[p].cache.lookup(raw, false)
+	return hit
+}
+
+// readAhead copies the committed values of the first readAheadMax keys of [lower, upper) of
+// part p into the shard's key cache. Only the shard's holder calls it: what it reads is the
+// committed state, which the cache holds, and the holder is the only one that commits.
+func (tx *Tx) readAhead(p int, lower, upper []byte) {
+	sh := tx.shards[p]
+	r := openBatchReaderN(tx.store.db, sh.cf, lower, upper, false, readAheadMax)
+	defer r.close()
+	if err := r.err(); err != nil {
+		tx.fail(fmt.Errorf("read shard %d: %w", sh.id, err))
+		return
+	}
+	sh.cache.mu.Lock()
+	defer sh.cache.mu.Unlock()
+	for ; r.valid() && r.i < readAheadMax; r.i++ {
+		sh.cache.putLocked(r.key(), r.val(), true, true)
 	}
 }

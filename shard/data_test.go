@@ -174,3 +174,46 @@ func TestTx_DeleteDataRange_CachedKeysGone(t *testing.T) {
 		}
 	})
 }
+
+// PutDataCached adds only the last maxCachedPuts keys of a transaction to the key cache, so
+// one huge push cannot replace the cache's whole content; GetDataAhead then reads the rest
+// ahead in one go.
+func TestTx_PutDataCached_CachesTheLastPutsOnly(t *testing.T) {
+	s, err := Open(Options{Dir: t.TempDir(), Shards: 1, Databases: 16, BlockCacheSize: 8 << 20,
+		WriteBufferSize: 8 << 20, KeyCacheSize: 8 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	key := []byte("l")
+	const n = 1000
+	var prefix []byte
+	elem := func(i int) []byte { return fmt.Appendf(append([]byte(nil), prefix...), "%04d", i) }
+	_ = s.Do(0, func(tx *Tx) {
+		prefix = tx.DataPrefix(0, key, tx.NewVersion(key))
+		for i := range n {
+			tx.PutDataCached(key, elem(i), fmt.Appendf(nil, "v%d", i))
+		}
+	})
+	_ = s.Do(0, func(tx *Tx) {
+		for i := range n {
+			v, exists, known := tx.CachedData(key, elem(i))
+			if want := i >= n-maxCachedPuts; known != want || known && (!exists || string(v) != fmt.Sprint("v", i)) {
+				t.Errorf("element %d: %q %v known %v, want known %v", i, v, exists, known, want)
+				return // t.Fatal would end the shard's goroutine, not the test's
+			}
+		}
+		// Not cached: one read ahead brings the next readAheadMax into the cache.
+		v, ok := tx.GetDataAhead(key, elem(0), elem(0), elem(n))
+		if !ok || string(v) != "v0" {
+			t.Errorf("GetDataAhead: %q %v", v, ok)
+			return
+		}
+		for i := range n - maxCachedPuts {
+			if _, _, known := tx.CachedData(key, elem(i)); known != (i < readAheadMax) {
+				t.Errorf("after reading ahead, element %d known %v", i, known)
+				return
+			}
+		}
+	})
+}

@@ -65,6 +65,7 @@ type batchReader struct {
 	i       int  // current entry in ents
 	ended   bool // the iterator had no entry after the last fill
 	batch   int  // entries to ask for on the next fill
+	first   int  // entries in the first batch after a seek
 	bufs    *batchBufs
 }
 
@@ -80,7 +81,13 @@ const (
 // family cf, positioned at its first entry (last, with reverse). It does not fill the block
 // cache: a scan must not evict the working set. close must be called.
 func openBatchReader(db *grocksdb.DB, cf *grocksdb.ColumnFamilyHandle, lower, upper []byte, reverse bool) batchReader {
-	r := batchReader{ro: grocksdb.NewDefaultReadOptions(), reverse: reverse}
+	return openBatchReaderN(db, cf, lower, upper, reverse, firstBatch)
+}
+
+// openBatchReaderN is openBatchReader whose first batch is up to first entries (then doubling),
+// for a reader that knows how many it wants.
+func openBatchReaderN(db *grocksdb.DB, cf *grocksdb.ColumnFamilyHandle, lower, upper []byte, reverse bool, first int) batchReader {
+	r := batchReader{first: first, ro: grocksdb.NewDefaultReadOptions(), reverse: reverse}
 	r.ro.SetIterateLowerBound(lower) // the C API keeps copies of the bounds
 	if upper != nil {
 		r.ro.SetIterateUpperBound(upper)
@@ -126,7 +133,10 @@ func cIterator(it *grocksdb.Iterator) *C.rocksdb_iterator_t {
 // reset forgets the buffered entries and fills from the iterator's current position (after
 // a seek).
 func (r *batchReader) reset() {
-	r.batch = firstBatch
+	r.batch = r.first
+	if r.batch == 0 {
+		r.batch = firstBatch
+	}
 	r.fill()
 }
 

@@ -1,0 +1,62 @@
+package datatype
+
+import (
+	"testing"
+
+	"shardis/shard"
+)
+
+// The storage side of a queue under a pipelined load: groups of listBenchGroup commands on one
+// list in one transaction each, as a shard runs redis-benchmark's LPUSH and then RPOP, with
+// the server's key cache and memtable budget and a binlog record per command.
+
+const listBenchGroup = 128
+
+var (
+	benchKey = []byte("mylist")
+	benchVal = []byte("xxx")
+	cmdLPUSH = []byte("LPUSH")
+	cmdRPOP  = []byte("RPOP")
+)
+
+// pushGroups LPUSHes n elements in groups.
+func pushGroups(b *testing.B, s *shard.Store, n int) {
+	for done := 0; done < n; done += listBenchGroup {
+		do(b, s, func(tx *shard.Tx) {
+			for range min(listBenchGroup, n-done) {
+				l, err := LookupList(tx, 0, benchKey)
+				if err != nil {
+					b.Fatal(err)
+				}
+				l.Push(benchVal, true)
+				l.Save()
+				tx.Log(0, benchKey, cmdLPUSH, benchKey, benchVal)
+			}
+		})
+	}
+}
+
+func BenchmarkList_PushGroups(b *testing.B) {
+	s := openCachedStore(b)
+	b.ResetTimer()
+	pushGroups(b, s, b.N)
+}
+
+func BenchmarkList_PopGroups(b *testing.B) {
+	s := openCachedStore(b)
+	pushGroups(b, s, b.N+1)
+	b.ResetTimer()
+	for done := 0; done < b.N; done += listBenchGroup {
+		do(b, s, func(tx *shard.Tx) {
+			for range min(listBenchGroup, b.N-done) {
+				l, err := LookupList(tx, 0, benchKey)
+				if err != nil {
+					b.Fatal(err)
+				}
+				l.PopOne(false)
+				l.Save()
+				tx.Log(0, benchKey, cmdRPOP, benchKey)
+			}
+		})
+	}
+}
