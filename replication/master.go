@@ -437,11 +437,24 @@ func (f *feed) sendSnapshot(sn *shard.Snapshot) error {
 // stream sends the binlog after positions after, step by step as the master commits, and a
 // ping every repl-ping-replica-period (at once when WAIT asks for ACKs).
 func (f *feed) stream(after []uint64) {
+	f.streamSteps(after, func(step binlog.Step) error {
+		frame, err := appendStep(nil, step)
+		if err == nil {
+			err = f.send(frame)
+		}
+		return err
+	}, f.sendPing)
+}
+
+// streamSteps reads the binlog after positions after and hands each step to sendStep as the
+// master commits, and calls ping every repl-ping-replica-period while idle (ask: at once,
+// for WAIT's ACKs), until the connection or the feed stops, or a send fails.
+func (f *feed) streamSteps(after []uint64, sendStep func(binlog.Step) error, ping func(ask bool) error) {
 	store := f.r.store
 	a := binlog.NewAssemblerAfter(store, stepChunk, after)
 	period := time.Duration(max(1, f.r.pingPeriod())) * time.Second
-	ping := time.NewTicker(period)
-	defer ping.Stop()
+	pings := time.NewTicker(period)
+	defer pings.Stop()
 	check := time.NewTicker(time.Second)
 	defer check.Stop()
 	for {
@@ -457,13 +470,13 @@ func (f *feed) stream(after []uint64) {
 					return
 				}
 				continue
-			case <-ping.C:
+			case <-pings.C:
 			case <-f.getack:
 				ask = true
 			case <-f.stopped:
 				return
 			}
-			if f.sendPing(ask) != nil {
+			if ping(ask) != nil {
 				return
 			}
 			continue
@@ -473,11 +486,7 @@ func (f *feed) stream(after []uint64) {
 			f.cl.Kill()
 			return
 		}
-		frame, err := appendStep(nil, step)
-		if err == nil {
-			err = f.send(frame)
-		}
-		if err != nil || f.timedOut() {
+		if sendStep(step) != nil || f.timedOut() {
 			return
 		}
 	}

@@ -339,8 +339,6 @@ var (
 // streamRedis sends the binlog after positions after as Redis commands, from byte offset
 // start, until the connection or the feed stops.
 func (f *feed) streamRedis(after []uint64, start uint64) {
-	store := f.r.store
-	a := binlog.NewAssemblerAfter(store, stepChunk, after)
 	s := &redisStream{db: -1, seqs: slices.Clone(after)}
 	sent := start
 	emit := func(p []byte) error {
@@ -351,47 +349,16 @@ func (f *feed) streamRedis(after []uint64, start uint64) {
 		f.bytes.mark(sent, s.seqs)
 		return nil
 	}
-	period := time.Duration(max(1, f.r.pingPeriod())) * time.Second
-	ping := time.NewTicker(period)
-	defer ping.Stop()
-	check := time.NewTicker(time.Second)
-	defer check.Stop()
-	for {
-		changed := store.LogChanged()
-		step, err := a.Next()
-		if errors.Is(err, io.EOF) {
-			var msg []byte
-			select {
-			case <-changed:
-				continue
-			case <-check.C:
-				if f.timedOut() {
-					return
-				}
-				continue
-			case <-ping.C:
-				msg = redisPing
-			case <-f.getack:
-				msg = redisGetAck
-			case <-f.stopped:
-				return
-			}
-			if emit(msg) != nil {
-				return
-			}
-			continue
-		}
-		if err != nil {
-			log.Printf("Replica %s: cannot read the binlog: %v", f.cl.Addr, err)
-			f.cl.Kill()
-			return
-		}
+	f.streamSteps(after, func(step binlog.Step) error {
 		s.w.Buf = nil // the connection owns what was sent
 		s.appendStep(step)
-		if emit(s.w.Buf) != nil || f.timedOut() {
-			return
+		return emit(s.w.Buf)
+	}, func(ask bool) error {
+		if ask {
+			return emit(redisGetAck)
 		}
-	}
+		return emit(redisPing)
+	})
 }
 
 // ackBytes records a Redis replica's REPLCONF ACK <offset>.

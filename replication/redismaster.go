@@ -169,26 +169,7 @@ func (l *link) redisFullSync(conn net.Conn, br *bufio.Reader, format RDBFormat, 
 		l.forgetHistory()
 		return fmt.Errorf("loading the master's RDB: %w", err)
 	}
-	if err := loader.Finish(); err != nil {
-		l.forgetHistory()
-		return err
-	}
-	if l.stopped() {
-		return errors.New("the link stopped")
-	}
-	r.srv.SetReplID(replid)
-	r.mu.Lock()
-	r.replid2, r.second = "", nil
-	r.mu.Unlock()
-	if err := r.persist(); err != nil {
-		return err
-	}
-	r.exec.DataReplaced()
-	l.mu.Lock()
-	l.syncing = false
-	l.mu.Unlock()
-	log.Printf("MASTER <-> REPLICA sync: Finished with success")
-	return nil
+	return l.finishFullSync(loader, replid)
 }
 
 // keepReadDeadline pushes conn's read deadline repl-timeout ahead every second until the

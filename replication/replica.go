@@ -13,6 +13,7 @@ import (
 
 	"shardis/codec"
 	"shardis/server"
+	"shardis/shard"
 )
 
 // link is a replica's connection to its master: made, handshaken, synced, then fed the
@@ -295,26 +296,7 @@ func (l *link) fullSync(conn net.Conn, fr *frameReader, replid string) error {
 				d.err = errBadFrame
 			}
 		case frameSyncDone:
-			if err := loader.Finish(); err != nil {
-				l.forgetHistory()
-				return err
-			}
-			if l.stopped() {
-				return errors.New("the link stopped")
-			}
-			r.srv.SetReplID(replid)
-			r.mu.Lock()
-			r.replid2, r.second = "", nil
-			r.mu.Unlock()
-			if err := r.persist(); err != nil {
-				return err
-			}
-			r.exec.DataReplaced()
-			l.mu.Lock()
-			l.syncing = false
-			l.mu.Unlock()
-			log.Printf("MASTER <-> REPLICA sync: Finished with success")
-			return nil
+			return l.finishFullSync(loader, replid)
 		default:
 			d.err = fmt.Errorf("%w: kind %q during a full sync", errBadFrame, kind)
 		}
@@ -324,6 +306,33 @@ func (l *link) fullSync(conn net.Conn, fr *frameReader, replid string) error {
 			return d.err
 		}
 	}
+}
+
+// finishFullSync ends a full sync whose data is all in loader: the server takes the master's
+// replication id as its own, with no older history, and what keeps state about the data
+// reads it again.
+func (l *link) finishFullSync(loader *shard.Loader, replid string) error {
+	r := l.r
+	if err := loader.Finish(); err != nil {
+		l.forgetHistory()
+		return err
+	}
+	if l.stopped() {
+		return errors.New("the link stopped")
+	}
+	r.srv.SetReplID(replid)
+	r.mu.Lock()
+	r.replid2, r.second = "", nil
+	r.mu.Unlock()
+	if err := r.persist(); err != nil {
+		return err
+	}
+	r.exec.DataReplaced()
+	l.mu.Lock()
+	l.syncing = false
+	l.mu.Unlock()
+	log.Printf("MASTER <-> REPLICA sync: Finished with success")
+	return nil
 }
 
 // forgetHistory gives the server a new replication id after a full sync failed half way: half
