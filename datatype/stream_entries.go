@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"shardis/codec"
+	"shardis/rdb"
 	"shardis/shard"
 )
 
@@ -103,98 +104,9 @@ func decodeStreamNode(master codec.StreamID, v []byte, withFields bool) (streamN
 	return n, nil
 }
 
-// ---- listpack sizes, as Redis's listpack.c encodes elements ----
-
-func lpBacklen(l uint64) uint64 {
-	switch {
-	case l <= 127:
-		return 1
-	case l < 16383:
-		return 2
-	case l < 2097151:
-		return 3
-	case l < 268435455:
-		return 4
-	}
-	return 5
-}
-
-func lpIntSize(v int64) uint64 {
-	var enc uint64
-	switch {
-	case v >= 0 && v <= 127:
-		enc = 1
-	case v >= -4096 && v <= 4095:
-		enc = 2
-	case v >= -32768 && v <= 32767:
-		enc = 3
-	case v >= -8388608 && v <= 8388607:
-		enc = 4
-	case v >= -2147483648 && v <= 2147483647:
-		enc = 5
-	default:
-		enc = 9
-	}
-	return enc + lpBacklen(enc)
-}
-
-// lpStringInt reports whether listpack stores s as an integer (lpStringToInt64).
-func lpStringInt(s []byte) (int64, bool) {
-	if len(s) == 0 || len(s) >= 21 {
-		return 0, false
-	}
-	if len(s) == 1 && s[0] == '0' {
-		return 0, true
-	}
-	p, neg := s, false
-	if p[0] == '-' {
-		neg, p = true, p[1:]
-		if len(p) == 0 {
-			return 0, false
-		}
-	}
-	if p[0] < '1' || p[0] > '9' {
-		return 0, false
-	}
-	var v uint64
-	for _, c := range p {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		d := uint64(c - '0')
-		if v > (^uint64(0))/10 || v*10 > ^uint64(0)-d {
-			return 0, false
-		}
-		v = v*10 + d
-	}
-	if neg {
-		if v > 1<<63 {
-			return 0, false
-		}
-		return int64(-v), true
-	}
-	if v > 1<<63-1 {
-		return 0, false
-	}
-	return int64(v), true
-}
-
-func lpStrSize(s []byte) uint64 {
-	if v, ok := lpStringInt(s); ok {
-		return lpIntSize(v)
-	}
-	n := uint64(len(s))
-	var enc uint64
-	switch {
-	case n < 64:
-		enc = 1 + n
-	case n < 4096:
-		enc = 2 + n
-	default:
-		enc = 5 + n
-	}
-	return enc + lpBacklen(enc)
-}
+// Listpack sizes are Redis's (package rdb, which writes listpacks).
+func lpIntSize(v int64) uint64  { return uint64(rdb.ListpackIntEntryBytes(v)) }
+func lpStrSize(s []byte) uint64 { return uint64(rdb.ListpackEntryBytes(s)) }
 
 // ---- entries ----
 

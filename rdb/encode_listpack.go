@@ -86,37 +86,22 @@ func listpackStringHeader(n int) int {
 	return 5
 }
 
-// listpackBacklenBytes is the size of the backlen of an entry of l bytes.
-func listpackBacklenBytes(l int) int {
-	switch {
-	case l <= 127:
-		return 1
-	case l < 16383:
-		return 2
-	case l < 2097151:
-		return 3
-	case l < 268435455:
-		return 4
-	}
-	return 5
-}
-
-// listpackEntryBytes is what appending s (as lpAppend: an integer when it reads as one)
-// adds to a listpack.
-func listpackEntryBytes(s []byte) int {
+// ListpackEntryBytes is what appending s (as lpAppend: an integer when it reads as one)
+// adds to a listpack: the stream node model (datatype) cuts nodes by it, as XADD does.
+func ListpackEntryBytes(s []byte) int {
 	var l int
 	if v, ok := parseCanonicalInt(s); ok {
 		l = listpackIntBytes(v)
 	} else {
 		l = listpackStringHeader(len(s)) + len(s)
 	}
-	return l + listpackBacklenBytes(l)
+	return l + backlenBytes(l)
 }
 
-// listpackIntEntryBytes is what appending the integer v adds to a listpack.
-func listpackIntEntryBytes(v int64) int {
+// ListpackIntEntryBytes is what appending the integer v adds to a listpack.
+func ListpackIntEntryBytes(v int64) int {
 	l := listpackIntBytes(v)
-	return l + listpackBacklenBytes(l)
+	return l + backlenBytes(l)
 }
 
 // listpackBuilder appends entries; Bytes gives the listpack. Reset reuses the buffer.
@@ -189,7 +174,7 @@ func (lp *listpackBuilder) AppendInt(v int64) {
 }
 
 func (lp *listpackBuilder) appendBacklen(l int) {
-	switch listpackBacklenBytes(l) {
+	switch backlenBytes(l) {
 	case 1:
 		lp.buf = append(lp.buf, byte(l))
 	case 2:

@@ -31,7 +31,7 @@ func (q *quicklistSplitter) add(elem []byte) (newNode, plain bool) {
 		q.open = false
 		return true, true
 	}
-	entry := listpackEntryBytes(elem)
+	entry := ListpackEntryBytes(elem)
 	if q.open && q.allowInsert(len(elem)) {
 		q.size += entry
 		q.count++

@@ -46,8 +46,8 @@ func (e *encoder) newStreamNodeBuilder() *streamNodeBuilder {
 
 // size is the open node's listpack bytes.
 func (b *streamNodeBuilder) size() int {
-	return listpackHeaderSize + listpackIntEntryBytes(int64(b.count)) + listpackIntEntryBytes(0) +
-		listpackIntEntryBytes(int64(len(b.masterFields))) + b.masterFieldsBytes + listpackIntEntryBytes(0) +
+	return listpackHeaderSize + ListpackIntEntryBytes(int64(b.count)) + ListpackIntEntryBytes(0) +
+		ListpackIntEntryBytes(int64(len(b.masterFields))) + b.masterFieldsBytes + ListpackIntEntryBytes(0) +
 		len(b.body.buf) - listpackHeaderSize + 1
 }
 
@@ -77,7 +77,7 @@ func (b *streamNodeBuilder) add(id StreamID, fields [][]byte, start bool) {
 		b.masterFieldsBytes = 0
 		for i := 0; i < n; i++ {
 			b.fieldBuf = append(b.fieldBuf, fields[2*i]...)
-			b.masterFieldsBytes += listpackEntryBytes(fields[2*i])
+			b.masterFieldsBytes += ListpackEntryBytes(fields[2*i])
 		}
 		off := 0
 		for i := 0; i < n; i++ {

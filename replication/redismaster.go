@@ -91,7 +91,7 @@ func (l *link) redisSession(conn net.Conn, br *bufio.Reader, call func(args ...s
 	log.Printf("MASTER <-> REPLICA sync: Master accepted a Partial Resynchronization or finished a full one; link up")
 	ackStop := make(chan struct{})
 	defer close(ackStop)
-	go l.redisAckEvery(conn, time.Second, ackStop)
+	go l.ackEvery(conn, time.Second, ackStop, l.redisAck)
 	return l.applyRedis(conn, br)
 }
 
@@ -273,21 +273,6 @@ func (l *link) redisAck(conn net.Conn) error {
 	_ = conn.SetWriteDeadline(time.Now().Add(l.timeout()))
 	_, err := conn.Write(msg)
 	return err
-}
-
-func (l *link) redisAckEvery(conn net.Conn, every time.Duration, stop <-chan struct{}) {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-stop:
-			return
-		case <-t.C:
-			if l.redisAck(conn) != nil {
-				return
-			}
-		}
-	}
 }
 
 // respReader reads a Redis master's commands: arrays of bulk strings. The arguments it

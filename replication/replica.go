@@ -248,7 +248,7 @@ func (l *link) session() error {
 	log.Printf("MASTER <-> REPLICA sync: Master accepted a Partial Resynchronization or finished a full one; link up")
 	ackStop := make(chan struct{})
 	defer close(ackStop)
-	go l.ackEvery(conn, time.Second, ackStop)
+	go l.ackEvery(conn, time.Second, ackStop, l.ack)
 	return l.apply(conn, fr)
 }
 
@@ -496,7 +496,8 @@ func (l *link) ack(conn net.Conn) error {
 	return err
 }
 
-func (l *link) ackEvery(conn net.Conn, every time.Duration, stop <-chan struct{}) {
+// ackEvery sends ack every interval until stop closes or a send fails.
+func (l *link) ackEvery(conn net.Conn, every time.Duration, stop <-chan struct{}, ack func(net.Conn) error) {
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
@@ -504,7 +505,7 @@ func (l *link) ackEvery(conn net.Conn, every time.Duration, stop <-chan struct{}
 		case <-stop:
 			return
 		case <-t.C:
-			if l.ack(conn) != nil {
+			if ack(conn) != nil {
 				return
 			}
 		}
