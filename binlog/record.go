@@ -92,9 +92,10 @@ func AppendRecordParts(b []byte, timeMs int64, db int, args [][]byte, big int, p
 // AppendUnitRecord appends the value of record rec (an AppendRecord value) as a record of unit
 // u: its time with the top bit set | db (1) | unit id (8, big-endian) | shards (uvarint) |
 // count (uvarint) | argc and args as in rec. A writer that learns only at commit that its
-// records form a unit (it logged in more than one shard) encodes them alone first.
+// records form a unit (it logged in more than one shard, or EXEC's two records in one) encodes
+// them alone first.
 func AppendUnitRecord(b, rec []byte, u Unit) ([]byte, error) {
-	if len(rec) < 10 || rec[0]&0x80 != 0 || u.ID == 0 || u.Shards < 2 || u.Count < 1 {
+	if len(rec) < 10 || rec[0]&0x80 != 0 || u.ID == 0 || u.Shards < 1 || u.Count < 1 {
 		return b, fmt.Errorf("binlog: cannot mark a record (%d bytes) as unit %+v", len(rec), u)
 	}
 	b = append(b, rec[0]|0x80)
@@ -130,7 +131,7 @@ func DecodeRecord(v []byte, r *Record) error {
 		r.Unit.ID = binary.BigEndian.Uint64(v)
 		v = v[8:]
 		shards, n := binary.Uvarint(v)
-		if n <= 0 || shards < 2 || shards > 1<<16 {
+		if n <= 0 || shards < 1 || shards > 1<<16 {
 			return ErrCorrupt
 		}
 		v = v[n:]

@@ -67,7 +67,7 @@ func TestAppendUnitRecord_DocExample(t *testing.T) {
 
 func TestAppendUnitRecord_RefusesBadUnits(t *testing.T) {
 	alone := AppendRecord(nil, 1, 0, [][]byte{[]byte("DEL"), []byte("k")})
-	for _, u := range []Unit{{ID: 0, Shards: 2, Count: 1}, {ID: 1, Shards: 1, Count: 1}, {ID: 1, Shards: 2, Count: 0}} {
+	for _, u := range []Unit{{ID: 0, Shards: 2, Count: 1}, {ID: 1, Shards: 0, Count: 1}, {ID: 1, Shards: 2, Count: 0}} {
 		if _, err := AppendUnitRecord(nil, alone, u); err == nil {
 			t.Errorf("unit %+v accepted", u)
 		}
@@ -89,7 +89,7 @@ func TestDecodeRecord_CorruptUnit(t *testing.T) {
 	}
 	for name, mutate := range map[string]func(b []byte){
 		"unit id 0":      func(b []byte) { clear(b[9:17]) },
-		"one shard":      func(b []byte) { b[17] = 1 },
+		"zero shards":    func(b []byte) { b[17] = 0 },
 		"zero records":   func(b []byte) { b[18] = 0 },
 		"flag on a bare": func(b []byte) {},
 	} {
@@ -127,5 +127,17 @@ func TestAppendRecordParts_JoinedIsTheRecord(t *testing.T) {
 				t.Fatalf("%q: a big argument was copied", args)
 			}
 		}
+	}
+}
+
+func TestAppendUnitRecord_OneShardUnit_DecodesAsOne(t *testing.T) {
+	alone := AppendRecord(nil, 1, 0, [][]byte{[]byte("INCR"), []byte("k")})
+	v, err := AppendUnitRecord(nil, alone, Unit{ID: 3, Shards: 1, Count: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r Record
+	if err := DecodeRecord(v, &r); err != nil || r.Unit != (Unit{ID: 3, Shards: 1, Count: 2}) {
+		t.Fatalf("decoded %+v %v", r.Unit, err)
 	}
 }

@@ -161,6 +161,11 @@ func execCommand(c *Ctx) {
 		}
 	}
 	c.W.ArrayLen(len(m.Commands))
+	if c.Tx != nil {
+		// What the commands log is applied together by replicas, even all in one shard.
+		c.Tx.BeginUnit()
+		defer c.Tx.EndUnit()
+	}
 	db := c.DB
 	for _, args := range m.Commands {
 		cmd := Lookup(args)

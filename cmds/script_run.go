@@ -46,6 +46,11 @@ func runLua(c *Ctx, srv *server.Server, inv script.Invocation, readOnly bool) {
 		defer savepoints.Put(run.savepoint)
 		c.Tx.Save(run.savepoint)
 	}
+	if c.Tx != nil {
+		// What the script logs is applied together by replicas, even all in one shard.
+		c.Tx.BeginUnit()
+		defer c.Tx.EndUnit()
+	}
 	defer func() {
 		running.Finish()
 		cl.DB = savedDB

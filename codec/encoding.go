@@ -23,8 +23,9 @@ const (
 // format-2 directory is migrated by rewriting its manifest: shard/migrate.go).
 // 4: keys may be streams (type 5) and strings may be fragmented (flag 0x40); a format-3
 // directory is migrated by rewriting its manifest, which stops a format-3 build from
-// misreading them.
-const FormatVersion = 4
+// misreading them. 5: a unit may span one shard (an EXEC's or a script's records); a
+// format-4 directory holds none and is migrated by rewriting its manifest.
+const FormatVersion = 5
 
 // SlotCount is the number of Redis Cluster hash slots.
 const SlotCount = 16384

@@ -305,6 +305,13 @@ type redisStream struct {
 func (s *redisStream) appendStep(step binlog.Step) {
 	unit := step.Unit != 0
 	if unit {
+		// As Redis: the SELECT of the unit's first command comes before its MULTI.
+		if len(step.Parts) > 0 && len(step.Parts[0].Entries) > 0 {
+			if db := step.Parts[0].Entries[0].DB; db != s.db {
+				s.command([]byte("SELECT"), []byte(strconv.Itoa(db)))
+				s.db = db
+			}
+		}
 		s.command([]byte("MULTI"))
 	}
 	for _, p := range step.Parts {

@@ -28,8 +28,8 @@ func TestRedisStream_Steps_SelectOnceAndUnitsInMultiExec(t *testing.T) {
 	want := "*2\r\n$6\r\nSELECT\r\n$1\r\n0\r\n" +
 		"*3\r\n$3\r\nSET\r\n$1\r\na\r\n$1\r\n1\r\n" +
 		"*2\r\n$3\r\nDEL\r\n$1\r\nb\r\n" +
-		"*1\r\n$5\r\nMULTI\r\n" +
 		"*2\r\n$6\r\nSELECT\r\n$1\r\n3\r\n" +
+		"*1\r\n$5\r\nMULTI\r\n" +
 		"*3\r\n$3\r\nSET\r\n$1\r\nx\r\n$1\r\n1\r\n" +
 		"*3\r\n$3\r\nSET\r\n$1\r\ny\r\n$1\r\n2\r\n" +
 		"*1\r\n$4\r\nEXEC\r\n"

@@ -11,4 +11,8 @@ package shard
 // Format 3 -> 4: streams (meta type 5) and fragmented strings (meta flag 0x40) are new kinds
 // of value; a format-3 directory holds none, so it is format 4 as it is. The rewritten manifest
 // stops a format-3 build from opening a directory that may hold them.
-func migratable(from int) bool { return from == 2 || from == 3 }
+//
+// Format 4 -> 5: a unit may span one shard (the records of an EXEC or a script in one shard,
+// shard.Tx.BeginUnit); a format-4 reader refuses such a record as corrupt. A format-4
+// directory holds none.
+func migratable(from int) bool { return from >= 2 && from <= 4 }

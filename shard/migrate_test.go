@@ -83,9 +83,16 @@ func TestStore_Open_MigratesFormat2(t *testing.T) {
 	}
 }
 
-// A format-3 directory opens as format 4: nothing in it changes, and a format-3 build can no
-// longer open it (it would misread streams and fragmented strings).
-func TestStore_Open_MigratesFormat3(t *testing.T) {
+// A format-3 or format-4 directory opens as this build's format: nothing in it changes, and
+// an older build can no longer open it (it would misread streams, fragmented strings, units
+// in one shard).
+func TestStore_Open_MigratesFormat3And4(t *testing.T) {
+	for _, from := range []int{3, 4} {
+		t.Run(fmt.Sprint(from), func(t *testing.T) { testMigratesFrom(t, from) })
+	}
+}
+
+func testMigratesFrom(t *testing.T, from int) {
 	dir := t.TempDir()
 	s, err := Open(Options{Dir: dir, Shards: 1, Databases: 16})
 	if err != nil {
@@ -93,14 +100,14 @@ func TestStore_Open_MigratesFormat3(t *testing.T) {
 	}
 	_ = s.Do(0, func(tx *Tx) { tx.SetMeta(0, []byte("k"), str("v")) })
 	s.Close()
-	setManifestFormat(t, dir, 3, 1)
+	setManifestFormat(t, dir, from, 1)
 	s = openTestStore(t, dir, 1)
-	if f := manifestFormat(t, s); f != 4 {
-		t.Fatalf("manifest format %d after the migration, want 4", f)
+	if f := manifestFormat(t, s); f != codec.FormatVersion {
+		t.Fatalf("manifest format %d after the migration, want %d", f, codec.FormatVersion)
 	}
 	_ = s.Do(0, func(tx *Tx) {
 		if m, ok := tx.Meta(0, []byte("k")); !ok || string(m.Value) != "v" {
-			t.Errorf("a key of the format-3 directory: %v %q", ok, m.Value)
+			t.Errorf("a key of the format-%d directory: %v %q", from, ok, m.Value)
 		}
 	})
 }

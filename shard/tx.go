@@ -68,6 +68,9 @@ type Tx struct {
 	// A transaction over several shards holds its binlog records until the commit, which
 	// marks them as one unit if they are in more than one shard (see unit.go).
 	unitLog  [][]byte // see holdForUnit
+	// unitDepth > 0: between BeginUnit and EndUnit, the records are held for one unit even
+	// in one shard.
+	unitDepth int
 	confined int      // Shards reports only held shard confined-1 (0: all); see Confine
 
 	touched []touch // user keys written while their shard had waiters (see noteWrite)
@@ -161,6 +164,7 @@ func (tx *Tx) begin(shards ...*Shard) {
 	}
 	tx.err = nil
 	tx.applying = false
+	tx.unitDepth = 0
 	tx.confined = 0
 	tx.trackGen = tx.store.trackGen.Load()
 	tx.StartCommand()
@@ -678,7 +682,7 @@ func (tx *Tx) logArgs(p, db int, args [][]byte) {
 	k := tx.logKey
 	part.nextSeq++
 	part.logMaxMs = max(part.logMaxMs, tx.nowMs)
-	if len(tx.shards) == 1 && hasBigArg(args) {
+	if len(tx.shards) == 1 && tx.unitDepth == 0 && hasBigArg(args) {
 		// The big argument goes into the WriteBatch from the command's bytes, not through a
 		// Go copy of the whole record.
 		var parts [][]byte
@@ -692,7 +696,7 @@ func (tx *Tx) logArgs(p, db int, args [][]byte) {
 		return
 	}
 	tx.scratch = binlog.AppendRecord(tx.scratch[:0], tx.nowMs, db, args)
-	if len(tx.shards) > 1 {
+	if len(tx.shards) > 1 || tx.unitDepth > 0 {
 		tx.holdForUnit(p, k, tx.scratch)
 	} else {
 		tx.wb.PutCF(tx.shards[p].logCF, k, tx.scratch)

@@ -62,10 +62,32 @@ func (tx *Tx) hasUnitRecords() bool {
 	return false
 }
 
+// BeginUnit makes the records the commands log from here to the matching EndUnit one unit
+// even when they all live in one shard: the commands of an EXEC or a script, which a reader
+// must apply together (a shardis replica in one commit, a Redis replica inside MULTI … EXEC).
+// A transaction over several shards makes every commit a unit already. Calls nest.
+func (tx *Tx) BeginUnit() { tx.unitDepth++ }
+
+// EndUnit ends what BeginUnit began: in one shard, the records held since are written, as a
+// unit when there are two or more.
+func (tx *Tx) EndUnit() {
+	if tx.unitDepth == 0 {
+		return
+	}
+	tx.unitDepth--
+	if tx.unitDepth > 0 || len(tx.shards) > 1 || !tx.hasUnitRecords() {
+		return
+	}
+	if err := tx.writeUnit(); err != nil {
+		tx.fail(err)
+	}
+	tx.resetUnit()
+}
+
 // writeUnit puts the held records into the WriteBatch: as one unit when they are in more than
-// one shard, else as records that stand alone.
-// It runs in commit, while the transaction holds its shards: the unit id is taken then, so
-// units that share a shard are numbered in the order they commit there.
+// one shard, or are two or more held between BeginUnit and EndUnit, else as records that stand
+// alone. It runs while the transaction holds its shards (in commit, or EndUnit): the unit id is
+// taken then, so units that share a shard are numbered in the order they commit there.
 func (tx *Tx) writeUnit() error {
 	counts := make([]int, len(tx.shards))
 	shards := 0
@@ -80,7 +102,7 @@ func (tx *Tx) writeUnit() error {
 		}
 	}
 	var id uint64
-	if shards > 1 {
+	if shards > 1 || shards == 1 && tx.unitDepth == 0 && len(tx.shards) == 1 && counts[0] > 1 {
 		var err error
 		if id, err = tx.store.units.Next(); err != nil {
 			return fmt.Errorf("commit: %w", err)

@@ -174,3 +174,42 @@ func TestTx_HeldRecordsAcrossChunks_RollbackKeepsThoseBeforeSave(t *testing.T) {
 		t.Fatalf("records %q … %q / %q %+v", r0[0].Args[:2], r0[kept].Args, r1[0].Args, r1[0].Unit)
 	}
 }
+
+// The records logged between BeginUnit and EndUnit in one shard (an EXEC's, a script's) are
+// one unit when there are two or more; what the group's other jobs log stands alone.
+func TestTx_BeginUnitInOneShard_TwoRecordsAreOneUnit(t *testing.T) {
+	s := openTestStore(t, t.TempDir(), 2)
+	a := keyOfShard(t, s, 0, "a")
+	err := s.Do(0, func(tx *Tx) {
+		tx.Log(0, a, []byte("SET"), a, []byte("0")) // another job's, before
+		tx.BeginUnit()
+		tx.Log(0, a, []byte("SET"), a, []byte("1"))
+		tx.BeginUnit() // nested: a script inside the EXEC
+		tx.Log(0, a, []byte("INCR"), a)
+		tx.EndUnit()
+		tx.EndUnit()
+		tx.Log(0, a, []byte("DEL"), a) // another job's, after
+		tx.BeginUnit()
+		tx.Log(0, a, []byte("SET"), a, []byte("2")) // one record: stands alone
+		tx.EndUnit()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := readAll(t, s, 0)
+	if len(r) != 5 {
+		t.Fatalf("%d records, want 5", len(r))
+	}
+	for i, want := range []string{"SET", "SET", "INCR", "DEL", "SET"} {
+		if string(r[i].Args[0]) != want || r[i].Seq != uint64(i+1) {
+			t.Fatalf("record %d: %d %q, want %s at %d", i, r[i].Seq, r[i].Args, want, i+1)
+		}
+	}
+	u := r[1].Unit
+	if u.ID == 0 || u != (binlog.Unit{ID: u.ID, Shards: 1, Count: 2}) || r[2].Unit != u {
+		t.Fatalf("the unit's records: %+v %+v", r[1].Unit, r[2].Unit)
+	}
+	if r[0].Unit.ID != 0 || r[3].Unit.ID != 0 || r[4].Unit.ID != 0 {
+		t.Fatalf("records outside the unit: %+v %+v %+v", r[0].Unit, r[3].Unit, r[4].Unit)
+	}
+}
