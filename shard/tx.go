@@ -67,11 +67,11 @@ type Tx struct {
 
 	// A transaction over several shards holds its binlog records until the commit, which
 	// marks them as one unit if they are in more than one shard (see unit.go).
-	unitLog  [][]byte // see holdForUnit
+	unitLog [][]byte // see holdForUnit
 	// unitDepth > 0: between BeginUnit and EndUnit, the records are held for one unit even
 	// in one shard.
 	unitDepth int
-	confined int      // Shards reports only held shard confined-1 (0: all); see Confine
+	confined  int // Shards reports only held shard confined-1 (0: all); see Confine
 
 	touched []touch // user keys written while their shard had waiters (see noteWrite)
 	// saving: a savepoint is active (savepoint.go), and undo holds the overlay's state of each
