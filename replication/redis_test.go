@@ -2,7 +2,9 @@ package replication_test
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +16,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"shardis/internal/testserver"
+	"shardis/rdb"
 )
 
 // startRedis starts a redis-server 7.0 on a free loopback port (the test is skipped without
@@ -323,5 +326,110 @@ func TestRedisCliReplica_ExecInOneShard_InsideMultiExec(t *testing.T) {
 		`"MULTI"`, `"SET","b","1"`, `"SET","b","2","KEEPTTL"`, `"EXEC"`, `"SET","end","1"`}
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Fatalf("the stream:\n%q\nwant:\n%q", got, want)
+	}
+}
+
+// fakeRedisMaster accepts replica connections and plays a Redis master's part of the
+// handshake; serve then writes what the test wants on the connection.
+func fakeRedisMaster(t *testing.T, serve func(n int, c net.Conn, br *bufio.Reader)) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for n := 1; ; n++ {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func(n int, c net.Conn) {
+				defer c.Close()
+				br := bufio.NewReader(c)
+				for {
+					args, err := readCommand(br)
+					if err != nil {
+						return
+					}
+					switch strings.ToUpper(args[0]) {
+					case "PING":
+						c.Write([]byte("+PONG\r\n"))
+					case "REPLCONF":
+						if strings.EqualFold(args[1], "shardis-positions") {
+							c.Write([]byte("-ERR Unrecognized REPLCONF option: shardis-positions\r\n"))
+						} else if !strings.EqualFold(args[1], "ack") {
+							c.Write([]byte("+OK\r\n"))
+						}
+					case "PSYNC":
+						serve(n, c, br)
+						return
+					}
+				}
+			}(n, c)
+		}
+	}()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// readCommand reads one RESP array of bulk strings.
+func readCommand(br *bufio.Reader) ([]string, error) {
+	line, err := br.ReadString('\n')
+	if err != nil {
+		return nil, err
+	}
+	n, _ := strconv.Atoi(strings.TrimSpace(line[1:]))
+	args := make([]string, 0, n)
+	for range n {
+		if _, err := br.ReadString('\n'); err != nil {
+			return nil, err
+		}
+		a, err := br.ReadString('\n')
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, strings.TrimRight(a, "\r\n"))
+	}
+	return args, nil
+}
+
+// A link that drops inside a MULTI block counts none of it: the next session's offset is
+// what it applied, whatever the unfinished block held.
+func TestShardisReplica_OfRedis_DroppedInsideMulti_OffsetCountsOnlyWhatApplied(t *testing.T) {
+	var empty bytes.Buffer
+	w := rdb.NewWriter(&empty, rdb.DefaultOptions())
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ping := "*1\r\n$4\r\nPING\r\n"
+	port := fakeRedisMaster(t, func(n int, c net.Conn, br *bufio.Reader) {
+		if n == 1 {
+			fmt.Fprintf(c, "+FULLRESYNC %s 0\r\n$%d\r\n", strings.Repeat("a", 40), empty.Len())
+			c.Write(empty.Bytes())
+			c.Write([]byte("*1\r\n$5\r\nMULTI\r\n*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$1\r\nv\r\n"))
+			time.Sleep(200 * time.Millisecond)
+			return // the link drops inside the MULTI
+		}
+		c.Write([]byte("+CONTINUE\r\n" + ping))
+		for { // keep the link up, reading the ACKs
+			if _, err := readCommand(br); err != nil {
+				return
+			}
+		}
+	})
+	replica := testserver.Start(t)
+	rc := replica.Client(t)
+	if err := rc.Do(ctx, "REPLICAOF", "127.0.0.1", port).Err(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the second session to apply its PING", func() bool {
+		return infoField(t, rc, "replication", "master_link_status") == "up" &&
+			infoField(t, rc, "replication", "slave_repl_offset") != "0"
+	})
+	if got := infoField(t, rc, "replication", "slave_repl_offset"); got != strconv.Itoa(len(ping)) {
+		t.Fatalf("slave_repl_offset = %s, want %d: the unfinished MULTI of the dropped link was counted", got, len(ping))
+	}
+	if n, _ := rc.Exists(ctx, "k").Result(); n != 0 {
+		t.Fatal("the unfinished MULTI's SET was applied")
 	}
 }

@@ -197,6 +197,7 @@ func (l *link) keepReadDeadline(conn net.Conn) (stop func()) {
 func (l *link) applyRedis(conn net.Conn, br *bufio.Reader) error {
 	rm := &l.redis
 	rd := respReader{r: br}
+	l.pendingMulti = 0 // a MULTI the last session left unfinished is sent again: it never counted
 	db := 0
 	var multi []executor.Propagated
 	inMulti := false
