@@ -390,7 +390,14 @@ func TestSave_RDBFormat_RedisAndShardisLoadIt(t *testing.T) {
 	if out, err := exec.Command(check, file).CombinedOutput(); err != nil || !strings.Contains(string(out), "RDB looks OK") {
 		t.Fatalf("redis-check-rdb: %v\n%s", err, out)
 	}
-	// BGSAVE writes it too, and INFO persistence says it ran.
+	// BGSAVE writes it too, and INFO persistence says it ran. The expiry of "gone" is a
+	// change too: it must be done before the BGSAVE counts what it saved.
+	waitFor(t, func() bool {
+		if _, err := sc.Get(testCtx, "gone").Result(); err != redis.Nil {
+			return false
+		}
+		return strings.Contains(sc.Info(testCtx, "stats").Val(), "expired_keys:1")
+	})
 	expect(t, sc, "Background saving started", "BGSAVE")
 	waitFor(t, func() bool {
 		return strings.Contains(sc.Info(testCtx, "persistence").Val(), "rdb_bgsave_in_progress:0")
