@@ -187,17 +187,17 @@ func (f *feed) waitDrained() {
 	}
 }
 
-// feedWriter hands what is written to the feed's connection in chunks of rdbChunk bytes.
+// feedWriter hands what is written to send in chunks of rdbChunk bytes; send owns each
+// chunk it is given.
 type feedWriter struct {
-	f   *feed
-	buf []byte
-	n   int64
+	send func([]byte) error
+	buf  []byte
 }
 
 const rdbChunk = 1 << 20
 
 func (w *feedWriter) Write(p []byte) (int, error) {
-	w.n += int64(len(p))
+	written := len(p)
 	for len(p) > 0 {
 		if w.buf == nil {
 			w.buf = make([]byte, 0, rdbChunk)
@@ -211,7 +211,7 @@ func (w *feedWriter) Write(p []byte) (int, error) {
 			}
 		}
 	}
-	return int(w.n), nil
+	return written, nil
 }
 
 func (w *feedWriter) flush() error {
@@ -219,8 +219,8 @@ func (w *feedWriter) flush() error {
 		return nil
 	}
 	b := w.buf
-	w.buf = nil // the connection owns b now
-	return w.f.send(b)
+	w.buf = nil
+	return w.send(b)
 }
 
 // sendRDB sends the snapshot as an RDB: streamed between EOF marks to a replica that said
@@ -232,7 +232,7 @@ func (f *feed) sendRDB(format RDBFormat, sn *shard.Snapshot, opts RDBWriteOption
 		if err := f.send([]byte("$EOF:" + mark + "\r\n")); err != nil {
 			return err
 		}
-		w := &feedWriter{f: f}
+		w := &feedWriter{send: f.send}
 		if err := format.WriteRDB(w, sn, opts); err != nil {
 			return err
 		}

@@ -89,3 +89,32 @@ func TestRespReader_Command_ArgsAndBytes(t *testing.T) {
 		}
 	}
 }
+
+func TestFeedWriter_Write_ReturnsEachCallsLengthAndSendsEverythingInChunks(t *testing.T) {
+	var sent [][]byte
+	w := &feedWriter{send: func(b []byte) error { sent = append(sent, b); return nil }}
+	var all []byte
+	for i, size := range []int{10, rdbChunk - 10, 5, 3 * rdbChunk, 1} {
+		p := make([]byte, size)
+		for j := range p {
+			p[j] = byte(i + j)
+		}
+		all = append(all, p...)
+		if n, err := w.Write(p); n != size || err != nil {
+			t.Fatalf("write %d of %d bytes: %d %v", i, size, n, err)
+		}
+	}
+	if err := w.flush(); err != nil {
+		t.Fatal(err)
+	}
+	var got []byte
+	for _, c := range sent {
+		if len(c) > rdbChunk {
+			t.Fatalf("a chunk of %d bytes, more than %d", len(c), rdbChunk)
+		}
+		got = append(got, c...)
+	}
+	if string(got) != string(all) {
+		t.Fatalf("sent %d bytes, not the %d written", len(got), len(all))
+	}
+}
