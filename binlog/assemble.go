@@ -102,6 +102,21 @@ func (a *Assembler) fill(id, want int) error {
 // names the unit that cannot be assembled whole (its records are not all there: the binlog was
 // trimmed inside it, or the source is damaged).
 func (a *Assembler) Next() (Step, error) {
+	for {
+		step, err := a.next()
+		// errLater: a shard read dry before now holds records that come before the unit;
+		// each retry hands out records that were read, so this ends.
+		if err != errLater {
+			return step, err
+		}
+	}
+}
+
+// errLater says a unit cannot be taken yet: a shard that was dry when the unit was chosen
+// has, since, records at its head that come before the unit (committed before it).
+var errLater = errors.New("binlog: records to hand out before the unit")
+
+func (a *Assembler) next() (Step, error) {
 	n := len(a.heads)
 	for range n {
 		id := a.turn
@@ -139,15 +154,18 @@ func (a *Assembler) Next() (Step, error) {
 func (a *Assembler) takeUnit(id uint64) (Step, error) {
 	var step Step
 	var shards int
+	refilled := false // a shard read dry before holds other records now
 	for attempt := 0; ; attempt++ {
 		step.Parts = step.Parts[:0]
 		for sid := range a.heads {
 			h := &a.heads[sid]
 			if len(h.buf) == 0 && attempt > 0 {
-				// A shard that was dry may have been read before the unit committed.
+				// A shard that was dry may have been read before the unit committed; what
+				// it committed in between comes first.
 				if err := a.fill(sid, 1); err != nil {
 					return Step{}, err
 				}
+				refilled = refilled || len(h.buf) > 0 && h.buf[0].Unit.ID != id
 			}
 			if len(h.buf) == 0 || h.buf[0].Unit.ID != id {
 				continue
@@ -168,6 +186,9 @@ func (a *Assembler) takeUnit(id uint64) (Step, error) {
 		if len(step.Parts) == shards || attempt > 0 {
 			break
 		}
+	}
+	if len(step.Parts) != shards && refilled {
+		return Step{}, errLater
 	}
 	if len(step.Parts) != shards {
 		return Step{}, fmt.Errorf("binlog: unit %d: records in %d of its %d shards", id, len(step.Parts), shards)
