@@ -51,10 +51,25 @@ func AppendRecord(b []byte, timeMs int64, db int, args [][]byte) []byte {
 	b = append(b, byte(db))
 	b = binary.AppendUvarint(b, uint64(len(args)))
 	for _, a := range args {
-		b = binary.AppendUvarint(b, uint64(len(a)))
-		b = append(b, a...)
+		b = AppendArg(b, a)
 	}
 	return b
+}
+
+// AppendArg appends argument a as a record encodes it, for a writer that gathers a record's
+// arguments before it knows how many there are (AppendRecordArgs).
+func AppendArg(b, a []byte) []byte {
+	b = binary.AppendUvarint(b, uint64(len(a)))
+	return append(b, a...)
+}
+
+// AppendRecordArgs is AppendRecord of argc arguments that args holds already encoded, one
+// after the other, by AppendArg.
+func AppendRecordArgs(b []byte, timeMs int64, db int, argc int, args []byte) []byte {
+	b = binary.BigEndian.AppendUint64(b, uint64(timeMs))
+	b = append(b, byte(db))
+	b = binary.AppendUvarint(b, uint64(argc))
+	return append(b, args...)
 }
 
 // AppendRecordParts is AppendRecord for a writer that can store a value in parts: arguments

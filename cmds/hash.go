@@ -174,7 +174,7 @@ func hashSet(c *Ctx, hmset bool) {
 	rec := make([][]byte, len(c.Args))
 	copy(rec, c.Args)
 	rec[0] = hashHSET
-	c.Tx.Log(c.DB, key, rec...)
+	c.Tx.LogItems(c.DB, key, rec...)
 	if hmset {
 		c.W.OK()
 	} else {

@@ -228,7 +228,7 @@ func listPush(c *Ctx, left, onlyExisting bool) {
 	if left {
 		name = listLPUSH
 	}
-	c.Tx.Log(c.DB, key, append([][]byte{name}, c.Args[1:]...)...)
+	c.Tx.LogItems(c.DB, key, append([][]byte{name}, c.Args[1:]...)...)
 	c.W.Int(l.Len())
 	c.notify(pubsub.List, listEvent(left, "lpush", "rpush"), key) // after the reply, as Redis
 }

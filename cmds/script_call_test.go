@@ -6,7 +6,11 @@ import (
 	"runtime/metrics"
 	"sync"
 	"testing"
+	"strconv"
+	"strings"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"shardis/internal/testserver"
 )
@@ -47,7 +51,8 @@ func heapPeak() (stop func() uint64) {
 func TestScriptCall_ManySmallWrites_BoundedHeap(t *testing.T) {
 	s := testserver.Start(t)
 	ctx := context.Background()
-	c := s.Client(t)
+	// The script may take long on a busy machine: the bound is on memory, not on time.
+	c := s.Client(t, func(o *redis.Options) { o.ReadTimeout = 5 * time.Minute })
 	const n = 200_000
 	runtime.GC()
 	var before, after runtime.MemStats
@@ -71,5 +76,52 @@ func TestScriptCall_ManySmallWrites_BoundedHeap(t *testing.T) {
 	}
 	if v := c.SCard(ctx, "s").Val(); v != n {
 		t.Fatalf("SCARD s = %d after the script, want %d", v, n)
+	}
+}
+
+// replOffset reads INFO replication's master_repl_offset: how many binlog records the server
+// logged.
+func replOffset(t *testing.T, c *redis.Client) int64 {
+	t.Helper()
+	info := c.Info(context.Background(), "replication").Val()
+	for _, line := range strings.Split(info, "\r\n") {
+		if v, ok := strings.CutPrefix(line, "master_repl_offset:"); ok {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				t.Fatalf("master_repl_offset %q", v)
+			}
+			return n
+		}
+	}
+	t.Fatalf("no master_repl_offset in %q", info)
+	return 0
+}
+
+// A script's writes of one kind to one key are logged as a few records with many items, not
+// one record per call: what the script holds until it commits, and what replicas receive.
+// Its replicas and its own replay still see every member (replication tests; Replay).
+func TestScriptCall_ManyWritesToOneKey_FewBinlogRecords(t *testing.T) {
+	s := testserver.Start(t)
+	ctx := context.Background()
+	c := s.Client(t)
+	before := replOffset(t, c)
+	script := `for i=1,3000 do redis.call('sadd',KEYS[1],i) redis.call('rpush',KEYS[2],i) end
+		for i=1,3000 do redis.call('hset',KEYS[3],i,i) end return redis.call('scard',KEYS[1])`
+	if got, err := c.Eval(ctx, script, []string{"{k}s", "{k}l", "{k}h"}).Result(); err != nil || got != int64(3000) {
+		t.Fatalf("EVAL = %v, %v", got, err)
+	}
+	// Alternating keys close each other's records: 6,000 of them; the HSETs join.
+	if logged := replOffset(t, c) - before; logged > 6000+10 {
+		t.Fatalf("the script logged %d records, want at most %d", logged, 6010)
+	}
+	if n := c.HLen(ctx, "{k}h").Val(); n != 3000 || c.LLen(ctx, "{k}l").Val() != 3000 {
+		t.Fatalf("HLEN %d LLEN %d, want 3000", n, c.LLen(ctx, "{k}l").Val())
+	}
+	before = replOffset(t, c)
+	if _, err := c.Eval(ctx, "for i=1,10000 do redis.call('sadd',KEYS[1],'m'..i) end", []string{"big"}).Result(); err != redis.Nil {
+		t.Fatalf("EVAL: %v", err)
+	}
+	if logged := replOffset(t, c) - before; logged > 10 {
+		t.Fatalf("10,000 SADDs to one key logged %d records, want a few", logged)
 	}
 }

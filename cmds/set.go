@@ -187,7 +187,7 @@ func (c *Ctx) setLog(name, key []byte, members [][]byte) {
 		args := make([][]byte, 0, n+2)
 		args = append(args, name, key)
 		args = append(args, members[:n]...)
-		c.Tx.Log(c.DB, key, args...)
+		c.Tx.LogItems(c.DB, key, args...)
 		members = members[n:]
 	}
 }

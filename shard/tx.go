@@ -71,7 +71,9 @@ type Tx struct {
 	// unitDepth > 0: between BeginUnit and EndUnit, the records are held for one unit even
 	// in one shard.
 	unitDepth int
-	confined  int // Shards reports only held shard confined-1 (0: all); see Confine
+	// joining is the held record LogItems is still adding items to (see unit.go).
+	joining  joinedRecord
+	confined int // Shards reports only held shard confined-1 (0: all); see Confine
 
 	touched []touch // user keys written while their shard had waiters (see noteWrite)
 	// saving: a savepoint is active (savepoint.go), and undo holds the overlay's state of each
@@ -669,6 +671,26 @@ func (tx *Tx) LogShard(id, db int, args ...[]byte) {
 	}
 }
 
+// LogItems is Log for a record whose arguments after the key are items the command applies
+// one after the other, each on its own (SADD's members, HSET's field-value pairs, RPUSH's
+// elements), so that NAME key a followed by NAME key b does what NAME key a b does. Held for a
+// unit (an EXEC, a script, several shards), it is joined to the record before it when that
+// one was logged the same way with the same name, database and key: a script's million SADDs
+// to one set hold and log a few hundred records, not a million.
+func (tx *Tx) LogItems(db int, key []byte, args ...[]byte) {
+	p := tx.part(key)
+	if p < 0 {
+		tx.fail(ErrNotHeld)
+		return
+	}
+	if len(args) < 2 || tx.applying || tx.store.replica.Load() || tx.needsShard() ||
+		len(tx.shards) == 1 && tx.unitDepth == 0 || hasBigArg(args) {
+		tx.logArgs(p, db, args)
+		return
+	}
+	tx.joinItems(p, db, args)
+}
+
 func (tx *Tx) logPart(p, db int, name, key []byte) { tx.logArgs(p, db, [][]byte{name, key}) }
 
 func (tx *Tx) logArgs(p, db int, args [][]byte) {
@@ -677,6 +699,7 @@ func (tx *Tx) logArgs(p, db int, args [][]byte) {
 	if tx.applying || tx.store.replica.Load() || tx.needsShard() {
 		return
 	}
+	tx.closeJoined() // records are held in sequence order
 	part := &tx.parts[p]
 	tx.logKey = binlog.AppendKey(tx.logKey[:0], part.nextSeq)
 	k := tx.logKey

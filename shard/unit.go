@@ -52,8 +52,75 @@ func nextUnitRecord(chunk []byte, off int) (p int, key, rec []byte, next int) {
 	return p, key, rec, off + start + int(n)
 }
 
+// joinedRecord is a held record still open to more arguments (LogItems): its name, key and
+// items, encoded as a record encodes arguments. Its sequence is taken when it opens, so the
+// records logged after it follow it.
+type joinedRecord struct {
+	open   bool
+	p, db  int
+	seq    uint64
+	timeMs int64
+	name   []byte
+	key    []byte
+	argc   int
+	args   []byte // binlog.AppendArg of each argument, name and key first
+}
+
+// maxJoined is the most bytes of arguments one joined record holds: a replica applies it as
+// one command, and a Redis replica reads it as one.
+const maxJoined = 64 << 10
+
+// joinItems holds the record args (name, key, items...) for a unit, joined to the open one when
+// it has the same part, database, name and key and room for the items.
+func (tx *Tx) joinItems(p, db int, args [][]byte) {
+	size := 0
+	for _, a := range args[2:] {
+		size += binary.MaxVarintLen64 + len(a)
+	}
+	j := &tx.joining
+	if j.open && (j.p != p || j.db != db || string(j.name) != string(args[0]) ||
+		string(j.key) != string(args[1]) || len(j.args)+size > maxJoined) {
+		tx.closeJoined()
+	}
+	part := &tx.parts[p]
+	if !j.open {
+		j.open, j.p, j.db, j.seq, j.argc = true, p, db, part.nextSeq, 2
+		part.nextSeq++
+		j.name = append(j.name[:0], args[0]...)
+		j.key = append(j.key[:0], args[1]...)
+		j.args = binlog.AppendArg(binlog.AppendArg(j.args[:0], args[0]), args[1])
+	}
+	j.timeMs = tx.nowMs
+	part.logMaxMs = max(part.logMaxMs, tx.nowMs)
+	for _, a := range args[2:] {
+		j.args = binlog.AppendArg(j.args, a)
+		j.argc++
+	}
+	tx.wbBytes += int64(size)
+	tx.store.Dirty.Add(1)
+}
+
+// closeJoined moves the open joined record, if any, into the held records.
+func (tx *Tx) closeJoined() {
+	j := &tx.joining
+	if !j.open {
+		return
+	}
+	j.open = false
+	tx.logKey = binlog.AppendKey(tx.logKey[:0], j.seq)
+	tx.scratch = binlog.AppendRecordArgs(tx.scratch[:0], j.timeMs, j.db, j.argc, j.args)
+	tx.holdForUnit(j.p, tx.logKey, tx.scratch)
+	tx.wbBytes += int64(len(tx.logKey) + len(tx.scratch) - len(j.args))
+	if cap(j.args) > 2*maxJoined {
+		j.args = nil // one huge name or key
+	}
+}
+
 // hasUnitRecords reports whether the transaction holds binlog records for its commit.
 func (tx *Tx) hasUnitRecords() bool {
+	if tx.joining.open {
+		return true
+	}
 	for _, c := range tx.unitLog {
 		if len(c) > 0 {
 			return true
@@ -89,6 +156,7 @@ func (tx *Tx) EndUnit() {
 // alone. It runs while the transaction holds its shards (in commit, or EndUnit): the unit id is
 // taken then, so units that share a shard are numbered in the order they commit there.
 func (tx *Tx) writeUnit() error {
+	tx.closeJoined()
 	counts := make([]int, len(tx.shards))
 	shards := 0
 	for _, chunk := range tx.unitLog {
@@ -160,6 +228,7 @@ func (tx *Tx) Confine(id int) {
 // resetUnit empties the held records after a commit, keeping one chunk (or none, if it grew
 // for one huge record).
 func (tx *Tx) resetUnit() {
+	tx.joining.open = false
 	if len(tx.unitLog) == 0 {
 		return
 	}
@@ -175,6 +244,7 @@ func (tx *Tx) resetUnit() {
 type unitMark struct{ chunks, last int }
 
 func (tx *Tx) unitPos() unitMark {
+	tx.closeJoined() // a rollback to here keeps it whole
 	n := len(tx.unitLog)
 	if n == 0 {
 		return unitMark{}
@@ -184,6 +254,7 @@ func (tx *Tx) unitPos() unitMark {
 
 // truncateUnit forgets the records held after m.
 func (tx *Tx) truncateUnit(m unitMark) {
+	tx.joining.open = false // opened after the mark (unitPos closed the one before)
 	clear(tx.unitLog[m.chunks:])
 	tx.unitLog = tx.unitLog[:m.chunks]
 	if m.chunks > 0 {

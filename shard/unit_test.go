@@ -3,6 +3,7 @@ package shard
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"shardis/binlog"
@@ -211,5 +212,74 @@ func TestTx_BeginUnitInOneShard_TwoRecordsAreOneUnit(t *testing.T) {
 	}
 	if r[0].Unit.ID != 0 || r[3].Unit.ID != 0 || r[4].Unit.ID != 0 {
 		t.Fatalf("records outside the unit: %+v %+v %+v", r[0].Unit, r[3].Unit, r[4].Unit)
+	}
+}
+
+// Records logged with LogItems inside a unit join while their name, database and key stay the
+// same, up to maxJoined bytes; another record, another key or a savepoint closes the joined
+// one, and a rollback forgets what was joined after the savepoint. Sequences stay contiguous.
+func TestTx_LogItemsInAUnit_JoinsRecordsOfOneNameAndKey(t *testing.T) {
+	s := openTestStore(t, t.TempDir(), 2)
+	a, b := keyOfShard(t, s, 0, "a"), keyOfShard(t, s, 0, "b")
+	err := s.Do(0, func(tx *Tx) {
+		tx.BeginUnit()
+		for i := range 3 {
+			tx.LogItems(0, a, []byte("SADD"), a, fmt.Appendf(nil, "m%d", i))
+		}
+		tx.LogItems(0, a, []byte("SADD"), a, []byte("x"), []byte("y"))
+		tx.LogItems(0, b, []byte("SADD"), b, []byte("1")) // another key
+		tx.LogItems(0, b, []byte("SREM"), b, []byte("1")) // another name
+		tx.LogItems(1, b, []byte("SREM"), b, []byte("2")) // another database
+		tx.Log(0, a, []byte("DEL"), a)                    // a record of its own
+		tx.LogItems(0, a, []byte("RPUSH"), a, []byte("e1"))
+		var sp Savepoint
+		tx.Save(&sp) // closes the RPUSH record
+		tx.LogItems(0, a, []byte("RPUSH"), a, []byte("dropped"))
+		tx.RollbackTo(&sp)
+		tx.LogItems(0, a, []byte("RPUSH"), a, []byte("e2"))
+		big := make([]byte, 1000)
+		for range 2 * maxJoined / len(big) { // past maxJoined: a second record
+			tx.LogItems(0, b, []byte("HSET"), b, []byte("f"), big)
+		}
+		tx.EndUnit()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := readAll(t, s, 0)
+	want := []string{
+		"SADD a m0 m1 m2 x y", "SADD b 1", "SREM b 1", "SREM b 2", "DEL a", "RPUSH a e1", "RPUSH a e2",
+	}
+	if len(r) < len(want)+2 {
+		t.Fatalf("%d records, want %d and the HSETs", len(r), len(want))
+	}
+	for i, w := range want {
+		args := make([]string, len(r[i].Args))
+		for j, x := range r[i].Args {
+			args[j] = string(x)
+		}
+		got := fmt.Sprint(args)
+		got = got[1 : len(got)-1]
+		w = strings.NewReplacer(" a", " "+string(a), " b", " "+string(b)).Replace(w)
+		if got != w || r[i].Seq != uint64(i+1) || r[i].Unit.Count != len(r) {
+			t.Fatalf("record %d: %q seq %d unit %+v, want %q seq %d in a unit of all %d", i, got, r[i].Seq, r[i].Unit, w, i+1, len(r))
+		}
+	}
+	if r[3].DB != 1 {
+		t.Fatalf("record 3 in db %d, want 1", r[3].DB)
+	}
+	hsets := 0
+	for _, e := range r[len(want):] {
+		hsets += (len(e.Args) - 2) / 2
+		size := 0
+		for _, x := range e.Args[2:] {
+			size += len(x)
+		}
+		if size > maxJoined {
+			t.Fatalf("a joined HSET of %d bytes, past %d", size, maxJoined)
+		}
+	}
+	if hsets != 2*maxJoined/1000 || r[len(r)-1].Seq != uint64(len(r)) {
+		t.Fatalf("%d HSET pairs in %d records, want %d", hsets, len(r)-len(want), 2*maxJoined/1000)
 	}
 }
