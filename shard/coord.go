@@ -62,12 +62,7 @@ func (h *Held) Tx() *Tx { return h.tx }
 // Commit commits the writes made so far as one atomic batch across the held shards; the
 // shards stay held. Call it between the commands of a transaction that must each be durable
 // before the next runs; Release commits too.
-func (h *Held) Commit() error {
-	shards := slices.Clone(h.tx.shards)
-	err := h.tx.commit()
-	h.tx.begin(shards...)
-	return err
-}
+func (h *Held) Commit() error { return h.tx.commitAndGoOn() }
 
 // Release commits the held transaction atomically across every held shard and lets the
 // shards go on. It returns the commit's error. When the transaction made a key ready whose

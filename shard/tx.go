@@ -739,6 +739,28 @@ func hasBigArg(args [][]byte) bool {
 
 // ---- commit ----
 
+// CommitSoFar commits what the transaction wrote so far and goes on with the same shards held,
+// for a command that need not be atomic and writes without bound (DEBUG POPULATE, which Redis
+// neither logs nor propagates), so that what it holds until the commit stays small. Inside a
+// unit (EXEC, a script) or a savepoint it does nothing: those stay one commit.
+func (tx *Tx) CommitSoFar() error {
+	if tx.unitDepth > 0 || tx.saving || tx.view {
+		return nil
+	}
+	writer, owner := tx.writer, tx.owner
+	err := tx.commitAndGoOn()
+	tx.writer, tx.owner = writer, owner
+	return err
+}
+
+// commitAndGoOn commits and begins again over the same shards.
+func (tx *Tx) commitAndGoOn() error {
+	shards := slices.Clone(tx.shards)
+	err := tx.commit()
+	tx.begin(shards...)
+	return err
+}
+
 // commit writes the batch and, if RocksDB accepted it, applies the bookkeeping, then tells
 // the waiters it served how it went. The transaction is empty afterwards either way; the ready
 // keys it deferred stay until the committer takes them (takeDeferred).
