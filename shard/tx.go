@@ -54,6 +54,7 @@ type Tx struct {
 	// bulk: the transaction is a load's (Loader.Tx): commits skip the WAL (the load flushes
 	// the memtables when it finishes) and the key cache, which a load leaves empty.
 	bulk   bool
+	big    bool  // counted as a big transaction (bigtx.go)
 	err    error // first storage error; fails the commit
 	hits   int64 // Meta lookups that found / missed their key (see TakeLookups)
 	misses int64
@@ -355,6 +356,7 @@ func (tx *Tx) putArenaEntry(p int, raw []byte, start int, tail []byte, cache boo
 		e.tail = int32(len(tx.tails))
 	}
 	tx.overlay[k] = e
+	tx.noteBig()
 	tx.noteWrite(p, raw, false)
 }
 
@@ -1037,6 +1039,7 @@ func (tx *Tx) reset() {
 		tx.wb.Clear()
 	}
 	tx.wbBytes = 0
+	tx.endBig()
 	// Iterating a map costs its capacity, not its length, and commit iterates the overlay: a
 	// group that once held thousands of keys would tax every later one.
 	if len(tx.overlay) > maxKeptOverlay {
