@@ -186,6 +186,20 @@ func AppendEntry(b []byte, r *Record) ([]byte, error) {
 	if r.Unit.ID == 0 {
 		return AppendRecord(b, r.Time, r.DB, r.Args), nil
 	}
-	rec := AppendRecord(nil, r.Time, r.DB, r.Args)
-	return AppendUnitRecord(b, rec, r.Unit)
+	// AppendUnitRecord of AppendRecord, without the record alone in between (a feed encodes
+	// every record it sends).
+	u := r.Unit
+	if r.Time < 0 || u.Shards < 1 || u.Count < 1 {
+		return b, fmt.Errorf("binlog: cannot mark a record of time %d as unit %+v", r.Time, u)
+	}
+	b = binary.BigEndian.AppendUint64(b, uint64(r.Time)|1<<63)
+	b = append(b, byte(r.DB))
+	b = binary.BigEndian.AppendUint64(b, u.ID)
+	b = binary.AppendUvarint(b, uint64(u.Shards))
+	b = binary.AppendUvarint(b, uint64(u.Count))
+	b = binary.AppendUvarint(b, uint64(len(r.Args)))
+	for _, a := range r.Args {
+		b = AppendArg(b, a)
+	}
+	return b, nil
 }

@@ -141,3 +141,29 @@ func TestAppendUnitRecord_OneShardUnit_DecodesAsOne(t *testing.T) {
 		t.Fatalf("decoded %+v %v", r.Unit, err)
 	}
 }
+
+// AppendEntry of a unit's record writes what AppendUnitRecord makes of the record alone, and
+// decodes back to it.
+func TestAppendEntry_UnitRecord_SameAsMarkingTheRecordAlone(t *testing.T) {
+	r := Record{Time: 1700000000123, DB: 5, Unit: Unit{ID: 77, Shards: 3, Count: 2},
+		Args: [][]byte{[]byte("SADD"), []byte("k"), make([]byte, 300)}}
+	got, err := AppendEntry([]byte("prefix"), &r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := AppendUnitRecord([]byte("prefix"), AppendRecord(nil, r.Time, r.DB, r.Args), r.Unit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(want) {
+		t.Fatalf("AppendEntry = %x\nwant          %x", got, want)
+	}
+	var back Record
+	if err := DecodeRecord(got[len("prefix"):], &back); err != nil || back.Unit != r.Unit ||
+		back.Time != r.Time || back.DB != 5 || len(back.Args) != 3 || len(back.Args[2]) != 300 {
+		t.Fatalf("decoded %+v, %v", back, err)
+	}
+	if _, err := AppendEntry(nil, &Record{Time: -1, Unit: r.Unit}); err == nil {
+		t.Fatal("a negative time was marked as a unit's")
+	}
+}

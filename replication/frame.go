@@ -111,23 +111,37 @@ func (d *decoder) bytes() []byte {
 
 func (d *decoder) done() bool { return d.err == nil && len(d.b) == 0 }
 
+// stepEncoder encodes frameStep frames, reusing its buffers between steps: a feed encodes one
+// per step the master commits.
+type stepEncoder struct {
+	body, rec []byte
+}
+
 // appendStep appends a frameStep frame of step, whose records it encodes again as the binlog
 // stores them.
-func appendStep(b []byte, step binlog.Step) ([]byte, error) {
-	body := binary.AppendUvarint(nil, uint64(len(step.Parts)))
+func (e *stepEncoder) appendStep(b []byte, step binlog.Step) ([]byte, error) {
+	body := binary.AppendUvarint(e.body[:0], uint64(len(step.Parts)))
 	for _, p := range step.Parts {
 		body = binary.AppendUvarint(body, uint64(p.Shard))
 		body = binary.AppendUvarint(body, uint64(len(p.Entries)))
 		for i := range p.Entries {
-			e := &p.Entries[i]
-			rec, err := binlog.AppendEntry(nil, &e.Record)
+			ent := &p.Entries[i]
+			rec, err := binlog.AppendEntry(e.rec[:0], &ent.Record)
 			if err != nil {
 				return b, err
 			}
-			body = binary.AppendUvarint(body, e.Seq)
+			e.rec = rec
+			body = binary.AppendUvarint(body, ent.Seq)
 			body = binary.AppendUvarint(body, uint64(len(rec)))
 			body = append(body, rec...)
 		}
+	}
+	e.body = body
+	if cap(e.body) > 4<<20 { // a huge record's: not kept for the feed's life
+		e.body, e.rec = nil, nil
+	}
+	if b == nil {
+		b = make([]byte, 0, binary.MaxVarintLen64+1+len(body))
 	}
 	b = appendFrameHead(b, frameStep, len(body))
 	return append(b, body...), nil

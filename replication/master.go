@@ -437,8 +437,9 @@ func (f *feed) sendSnapshot(sn *shard.Snapshot) error {
 // stream sends the binlog after positions after, step by step as the master commits, and a
 // ping every repl-ping-replica-period (at once when WAIT asks for ACKs).
 func (f *feed) stream(after []uint64) {
+	var enc stepEncoder
 	f.streamSteps(after, func(step binlog.Step) error {
-		frame, err := appendStep(nil, step)
+		frame, err := enc.appendStep(nil, step) // a new frame: the connection owns it until sent
 		if err == nil {
 			err = f.send(frame)
 		}
