@@ -103,7 +103,13 @@ func (sh *Shard) TrimBinlog(maxEntries int64, maxAge time.Duration) (int, error)
 func (s *Store) ReadBinlog(id int, from uint64, limit int) ([]binlog.Entry, error) {
 	var out []binlog.Entry
 	var readErr error
+	s.tailOn.Store(true)
 	err := s.Do(id, func(tx *Tx) {
+		sh := s.shards[id]
+		var ok bool
+		if out, ok, readErr = sh.tail.read(from, sh.lastSeq.Load(), limit); ok {
+			return
+		}
 		it := tx.IterateBinlog(id, from)
 		defer it.Close()
 		out, readErr = binlog.Read(it, limit, nil)

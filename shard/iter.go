@@ -54,6 +54,7 @@ func (tx *Tx) IterateShard(id int, lower, upper []byte, reverse bool) *Iter {
 // (binlog.KeySeq). Records this transaction wrote are not shown: they go straight into its
 // WriteBatch and become visible at the commit.
 func (tx *Tx) IterateBinlog(id int, from uint64) *Iter {
+	binlogIterators.Add(1)
 	p := max(tx.partOf(id), 0)
 	return tx.iterCF(p, tx.shards[p].logCF, binlog.AppendKey(nil, from), []byte{binlog.Prefix + 1}, false)
 }

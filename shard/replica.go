@@ -296,6 +296,7 @@ func (sh *Shard) forgetData() {
 	sh.cache.mu.Unlock()
 	sh.lastSeq.Store(0)
 	sh.firstSeq.Store(0)
+	sh.tail.reset()
 	for i := range sh.keys {
 		sh.keys[i].Store(0)
 		sh.expires[i].Store(0)
@@ -343,6 +344,7 @@ func (l *Loader) FinishShard(id int, seq uint64) error {
 	if err := l.flush(); err != nil {
 		return err
 	}
+	l.store.shards[id].tail.reset()
 	l.store.shards[id].lastSeq.Store(seq)
 	return nil
 }

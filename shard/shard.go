@@ -42,6 +42,7 @@ type Shard struct {
 	store *Store
 	cf    *grocksdb.ColumnFamilyHandle // keys: meta, data, TTL index, bookkeeping
 	logCF *grocksdb.ColumnFamilyHandle // binlog records, by sequence
+	logID uint32                       // logCF's id, as a WriteBatch names it
 	inbox chan message
 
 	// Counters readable from any goroutine.
@@ -81,6 +82,7 @@ type Shard struct {
 	version uint64
 	tx      *Tx // reused for every group
 	ages    binlog.Ages
+	tail    binlogTail // see tail.go
 }
 
 // newShard makes shard id of s; Store.Open gives it its column families.

@@ -107,6 +107,8 @@ type Store struct {
 	// writeBuffer is the memtable budget: WriteBufferSize, at most an eighth of the volume
 	// when the disk guard is on (see dbWriteBuffer, cfWriteBuffer).
 	writeBuffer int64
+	// tailOn: something read the binlog, so commits keep the shards' tails (tail.go).
+	tailOn atomic.Bool
 
 	cancel  context.CancelFunc
 	workers sync.WaitGroup // TTL, binlog retention and WAL sync workers
@@ -300,6 +302,7 @@ func (s *Store) Open() error {
 	s.woBulk.DisableWAL(true)
 	for i, sh := range s.shards {
 		sh.cf, sh.logCF = handles[1+2*i], handles[2+2*i]
+		sh.logID = sh.logCF.ID()
 	}
 	if err := s.checkManifest(); err != nil {
 		s.closeDB()

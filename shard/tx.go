@@ -40,13 +40,14 @@ type Tx struct {
 	// the last maxCachedPuts of them to the key cache.
 	cachedPuts []string
 	// sortKeys is commit's scratch for putting a big overlay in order (putOverlaySorted).
-	sortKeys []string
-	arena    []byte   // copies of values read from RocksDB, reset at commit
-	tails    [][]byte // big values the overlay references (entry.tail)
-	scratch  []byte
-	logKey   []byte // the binlog key logArgs puts
-	wbBytes  int64  // about what the WriteBatch holds (the disk guard's estimate)
-	nowMs    int64
+	sortKeys    []string
+	arena       []byte   // copies of values read from RocksDB, reset at commit
+	tails       [][]byte // big values the overlay references (entry.tail)
+	scratch     []byte
+	tailScratch [][]tailEntry // see captureTail
+	logKey      []byte        // the binlog key logArgs puts
+	wbBytes     int64         // about what the WriteBatch holds (the disk guard's estimate)
+	nowMs       int64
 	// applying: the commands apply a master's records (SetApplying): nothing expires, nothing
 	// is logged.
 	applying bool
@@ -807,6 +808,9 @@ func (tx *Tx) commitWrites() error {
 	} else {
 		tx.flushAfterDBFlush()
 	}
+	if tx.store.tailOn.Load() {
+		tx.captureTail()
+	}
 	logged := false
 	defer func() {
 		if logged {
@@ -829,6 +833,7 @@ func (tx *Tx) commitWrites() error {
 		}
 		if p.firstSeq != 0 {
 			sh.firstSeq.Store(p.firstSeq)
+			sh.tail.dropBelow(p.firstSeq)
 		}
 		if p.dbmapDirty {
 			for l, pdb := range sh.dbmap {
