@@ -110,10 +110,11 @@ func (c Command) Routed() bool { return c.c.Route != nil }
 func (c Command) Peekable() bool { return c.c.Peek != nil }
 
 // Viewable: the loop may answer it through a read-only view of its shard: a keyed read that
-// routes by its keys and reads no key it does not declare.
+// routes by its keys and reads no key it does not declare, or a write that tries a view first
+// (cmds.TraitTriesView) and goes to its shard when it writes.
 func (c Command) Viewable() bool {
 	cmd := c.c
-	return cmd.Exec == cmds.ExecKeyed && cmd.Route == nil && cmd.IsReadOnly() &&
+	return cmd.Exec == cmds.ExecKeyed && cmd.Route == nil && (cmd.IsReadOnly() || cmd.Has(cmds.TraitTriesView)) &&
 		!cmd.Has(cmds.TraitReadsUndeclaredKeys)
 }
 

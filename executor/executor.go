@@ -156,8 +156,10 @@ func (e *Executor) view(c *cmds.Ctx, id int) bool {
 		c.W.Buf = c.W.Buf[:0]
 		return false
 	}
-	e.srv.Stats.KeyspaceHits.Add(hits)
-	e.srv.Stats.KeyspaceMisses.Add(misses)
+	if c.Cmd.IsReadOnly() { // a write's lookups are not counted, as Redis's lookupKeyWrite
+		e.srv.Stats.KeyspaceHits.Add(hits)
+		e.srv.Stats.KeyspaceMisses.Add(misses)
+	}
 	e.Account(c.Cmd, c.Args, d, c.W.Buf, c.Client)
 	return true
 }
