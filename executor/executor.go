@@ -137,13 +137,12 @@ func (e *Executor) peek(c *cmds.Ctx, start time.Time) bool {
 // calling event loop (shard.Store.View). It reports false, with c.W emptied and nothing
 // recorded, when the command needed the shard (a write, a lazy expiry, a reply stream) or its
 // reads may have straddled a commit: the command must then run in its shard.
-func (e *Executor) view(c *cmds.Ctx, id int) bool {
+func (e *Executor) view(c *cmds.Ctx, id int, start time.Time) bool {
 	store := e.srv.Store
-	tx := store.View(id)
+	tx := store.ViewAt(id, start)
 	c.Tx, c.Keyspace, c.Exec = tx, &e.keyspace, e
 	tx.SetReadLookups(c.Cmd.IsReadOnly())
 	tx.SetTouch(c.Cmd.Touches(c.Client != nil && c.Client.NoTouch))
-	start := time.Now()
 	e.remember(c, true)
 	e.runGuarded(c)
 	d := time.Since(start)
