@@ -142,9 +142,6 @@ func (e *Executor) view(c *cmds.Ctx, id int, start time.Time) bool {
 	tx := store.ViewAt(id, start)
 	c.Tx, c.Keyspace, c.Exec = tx, &e.keyspace, e
 	tx.SetReadLookups(c.Cmd.IsReadOnly())
-	if !c.Cmd.IsReadOnly() {
-		tx.ReadCachedOnly() // a write tried in a view (cmds.TraitTriesView)
-	}
 	tx.SetTouch(c.Cmd.Touches(c.Client != nil && c.Client.NoTouch))
 	e.remember(c, true)
 	e.runGuarded(c)

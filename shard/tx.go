@@ -106,8 +106,6 @@ type Tx struct {
 	viewEpoch   uint64
 	viewCommits uint64 // Shard.commits when the view began
 	viewDBMap   []int
-	// viewCached: the view reads only the key cache (see Tx.ReadCachedOnly).
-	viewCached bool
 }
 
 // entry is the transaction's latest knowledge of one raw key.
@@ -262,9 +260,6 @@ func (tx *Tx) read(p int, raw []byte, headOK bool) ([]byte, bool) {
 	sh := tx.shards[p]
 	if v, exists, hit := sh.cache.lookup(raw, headOK); hit {
 		return v, exists
-	}
-	if tx.viewCached && tx.needsShard() {
-		return nil, false
 	}
 	v, err := tx.store.db.GetPinnedCF(tx.store.ro, sh.cf, raw)
 	if err != nil {

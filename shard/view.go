@@ -53,7 +53,7 @@ func (s *Store) EndView(tx *Tx) bool {
 		tx.dropEvents()
 	}
 	tx.reset()
-	tx.view, tx.viewCached = false, false
+	tx.view = false
 	s.views.Put(tx)
 	return ok
 }
@@ -70,12 +70,6 @@ func (tx *Tx) needsShard() bool {
 // newViewTx makes a transaction for the view pool. It has no WriteBatch: a view never writes,
 // and a pooled C object would leak when the pool drops it.
 func newViewTx(s *Store) *Tx { return &Tx{store: s, overlay: make(map[string]entry)} }
-
-// ReadCachedOnly makes view tx read only what the key cache holds: a key it does not hold
-// fails the view. For a write that tries a view first (a no-op SADD): its keys are usually hot,
-// and when it is not a no-op the shard reads them anyway, so the loop does not pay a RocksDB
-// read for a command the shard runs again.
-func (tx *Tx) ReadCachedOnly() { tx.viewCached = tx.view }
 
 // NeedShard fails a view, whose command must then run in its shard (a read that may block,
 // XREAD BLOCK, blocks only there), and reports whether tx is a view.
