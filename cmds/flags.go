@@ -105,6 +105,13 @@ const (
 	// (P|S)UNSUBSCRIBE's confirmations), which Redis sends whatever CLIENT REPLY says; its
 	// refusals stay silent under OFF or SKIP, and it uses up a SKIP.
 	TraitRepliesWithPushes
+	// TraitTriesView: a keyed write that often changes nothing (SADD of a member already
+	// there, ZADD of a member at its score, SREM or HDEL of a missing one): the event loop
+	// tries it on a read-only view of its shard's committed state, as a read, and it goes to
+	// its shard the moment it would write (its first write fails the view). Only for commands
+	// whose no-op Redis neither propagates nor announces (no event, no WATCH touch, no dirty):
+	// a view writes nothing, logs nothing and marks no watcher.
+	TraitTriesView
 )
 
 // flagNames maps Redis's flag names to bits.

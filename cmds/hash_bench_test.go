@@ -52,6 +52,14 @@ func BenchmarkHSET(b *testing.B) {
 	})
 }
 
+// BenchmarkHSET_SameValue rewrites one field with the value it holds, as redis-benchmark's
+// HSET does: only its binlog record is written.
+func BenchmarkHSET_SameValue(b *testing.B) {
+	s := testserver.Start(b)
+	c := s.Client(b)
+	hashBenchRun(b, c, func(int) []any { return []any{"HSET", "h", "f", "v"} })
+}
+
 func BenchmarkHGET(b *testing.B) {
 	s := testserver.Start(b)
 	c := s.Client(b)

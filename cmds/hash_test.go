@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -586,4 +587,56 @@ func waitNoStreams(t *testing.T, s *testserver.Server) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	t.Fatalf("%d reply streams still open", s.Store.OpenStreams())
+}
+
+// HSET of a field to the value it holds writes no data, but Redis still counts it a change of
+// the key: it aborts a WATCHing transaction, makes an "hset" event and counts a change.
+func TestHSET_SameValue_StillAChangeOfTheKey(t *testing.T) {
+	t.Parallel()
+	s := testserver.Start(t, "--notify-keyspace-events", "KA")
+	c := s.Client(t)
+	c.HSet(hashCtx, "h", "f", "v")
+	sub := s.Client(t).PSubscribe(hashCtx, "__keyspace@0__:*")
+	defer sub.Close()
+	if _, err := sub.Receive(hashCtx); err != nil {
+		t.Fatal(err)
+	}
+	changes := func() string {
+		v, _ := c.Info(hashCtx, "persistence").Result()
+		for _, l := range strings.Split(v, "\r\n") {
+			if strings.HasPrefix(l, "rdb_changes_since_last_save:") {
+				return l
+			}
+		}
+		return ""
+	}
+	before := changes()
+	w := s.Client(t)
+	err := w.Watch(hashCtx, func(tx *redis.Tx) error {
+		if n, err := c.HSet(hashCtx, "h", "f", "v").Result(); n != 0 || err != nil {
+			t.Errorf("HSET h f v again = %d, %v", n, err)
+		}
+		_, err := tx.TxPipelined(hashCtx, func(p redis.Pipeliner) error {
+			p.Ping(hashCtx)
+			return nil
+		})
+		return err
+	}, "h")
+	if err != redis.TxFailedErr {
+		t.Errorf("EXEC after HSET of the same value under WATCH: %v, want it aborted", err)
+	}
+	if after := changes(); after == before {
+		t.Errorf("HSET of the same value counted no change (%s)", after)
+	}
+	select {
+	case msg := <-sub.Channel():
+		if msg.Channel != "__keyspace@0__:h" || msg.Payload != "hset" {
+			t.Errorf("event %s %s, want hset on h", msg.Channel, msg.Payload)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("no hset event")
+	}
+	if v, err := c.HGet(hashCtx, "h", "f").Result(); v != "v" || err != nil {
+		t.Errorf("HGET = %q, %v", v, err)
+	}
 }

@@ -52,6 +52,14 @@ func BenchmarkSADD(b *testing.B) {
 	})
 }
 
+// BenchmarkSADD_Existing adds one member already there, as redis-benchmark's SADD does:
+// nothing is written, and the event loop answers it from a view of the shard.
+func BenchmarkSADD_Existing(b *testing.B) {
+	s := testserver.Start(b)
+	c := s.Client(b)
+	setBenchRun(b, c, func(int) []any { return []any{"SADD", "s", "m"} })
+}
+
 func BenchmarkSISMEMBER(b *testing.B) {
 	s := testserver.Start(b)
 	c := s.Client(b)

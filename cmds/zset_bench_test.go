@@ -52,6 +52,13 @@ func BenchmarkZADD(b *testing.B) {
 	})
 }
 
+// BenchmarkZADD_SameScore re-adds one member at its score, as redis-benchmark's ZADD does:
+// nothing is written, and the event loop answers it from a view of the shard.
+func BenchmarkZADD_SameScore(b *testing.B) {
+	c := zsetBenchServer(b, "", 0)
+	zsetBenchRunDepth(b, c, 16, func(int) []any { return []any{"ZADD", "z", 0, "m"} })
+}
+
 func BenchmarkZADD_Update(b *testing.B) {
 	c := zsetBenchServer(b, "z", 10000)
 	zsetBenchRun(b, c, func(i int) []any {

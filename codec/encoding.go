@@ -239,6 +239,9 @@ func AppendMetaKey(b []byte, db int, key []byte) []byte {
 	return append(b, key...)
 }
 
+// DataPrefixLen is the length of the data key prefix of a user key of length n.
+func DataPrefixLen(n int) int { return 16 + n }
+
 // MetaKeyLen is the length of the meta key of a user key of length n.
 func MetaKeyLen(n int) int { return 4 + n }
 

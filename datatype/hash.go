@@ -1,6 +1,7 @@
 package datatype
 
 import (
+	"bytes"
 	"errors"
 	"math"
 	"strconv"
@@ -23,20 +24,25 @@ var (
 
 // Hash is a hash key opened in a transaction. The zero value is not usable; get one from
 // LookupHash or HashFromMeta. See the package comment for its lifetime.
-type Hash struct{ c collection }
+type Hash struct {
+	c collection
+	// wrote says a field was written or deleted since the hash was opened: Save writes the
+	// meta only then (see Set).
+	wrote bool
+}
 
 // LookupHash opens the hash stored at key in logical db. A missing key gives an empty hash
 // (Exists false) that Set creates; a key of another type gives ErrWrongType.
 func LookupHash(tx *shard.Tx, db int, key []byte) (Hash, error) {
 	c, err := lookup(tx, db, key, codec.TypeHash)
-	return Hash{c}, err
+	return Hash{c: c}, err
 }
 
 // HashFromMeta is LookupHash for a meta the caller has read itself (with Tx.MetaRead, say):
 // exists false means the key is missing.
 func HashFromMeta(tx *shard.Tx, db int, key []byte, m codec.Meta, exists bool) (Hash, error) {
 	c, err := fromMeta(tx, db, key, codec.TypeHash, m, exists)
-	return Hash{c}, err
+	return Hash{c: c}, err
 }
 
 // Exists reports whether the key holds the hash (false for a missing key, until Save).
@@ -53,14 +59,24 @@ func (h *Hash) Meta() *codec.Meta { return &h.c.meta }
 func (h *Hash) Get(field []byte) ([]byte, bool) { return h.c.get(field) }
 
 // Set sets field to val (copied) and reports whether the field is new.
+//
+// A field that already holds val is not written again, and a Save after nothing but such Sets
+// writes no meta: the stored bytes stay as they were (a pipeline of HSETs rewriting one field,
+// redis-benchmark's, then costs one binlog record each and no memtable insert), while Save
+// still marks the key written for WATCH and client-side caching (shard.Tx.NoteWritten), as
+// Redis's HSET does.
 func (h *Hash) Set(field, val []byte) (added bool) {
-	_, found := h.c.get(field)
+	old, found := h.c.get(field)
+	if found && bytes.Equal(old, val) {
+		return false
+	}
 	h.put(field, val, found)
 	return !found
 }
 
 // put writes field, which existed or not.
 func (h *Hash) put(field, val []byte, existed bool) {
+	h.wrote = true
 	h.c.create()
 	h.c.put(field, val)
 	if !existed {
@@ -82,6 +98,7 @@ func (h *Hash) Delete(field []byte) bool {
 	if _, found := h.c.get(field); !found {
 		return false
 	}
+	h.wrote = true
 	h.c.del(field)
 	h.c.meta.Count--
 	return true
@@ -109,7 +126,14 @@ func (h *Hash) IncrBy(field []byte, incr int64) (n int64, val []byte, err error)
 
 // Save writes the hash's meta, or deletes the key when no field is left; it reports whether
 // it deleted the key. Call it once after the changes of a command.
-func (h *Hash) Save() (removed bool) { return h.c.save() }
+// A hash that exists and had no field written or deleted is only marked written.
+func (h *Hash) Save() (removed bool) {
+	if h.c.exists && !h.wrote {
+		h.c.tx.NoteWritten(h.c.db, h.c.key)
+		return false
+	}
+	return h.c.save()
+}
 
 // Iter walks the fields from field lower (inclusive; nil: the first) in byte order. The
 // iterator must be closed.

@@ -215,3 +215,29 @@ func TestHash_NewVersionAfterDelete(t *testing.T) {
 		}
 	})
 }
+
+// Setting a field to the value it holds writes nothing: a read-only view, which fails at the
+// first write, takes it. A new value or a new field is a write.
+func TestHash_SetToTheValueHeld_WritesNothing(t *testing.T) {
+	s := openStore(t)
+	key := []byte("h")
+	do(t, s, func(tx *shard.Tx) {
+		h, _ := LookupHash(tx, 0, key)
+		h.Set([]byte("f"), []byte("v"))
+		h.Save()
+	})
+	for _, c := range []struct {
+		field, val string
+		writes     bool
+	}{{"f", "v", false}, {"f", "w", true}, {"g", "v", true}} {
+		tx := s.View(0)
+		h, err := LookupHash(tx, 0, key)
+		if err != nil || !h.Exists() {
+			t.Fatalf("LookupHash in a view: %v, exists %v", err, h.Exists())
+		}
+		added := h.Set([]byte(c.field), []byte(c.val))
+		if wrote := !s.EndView(tx); wrote != c.writes || added != (c.field == "g") {
+			t.Errorf("Set(%s, %s): wrote %v added %v, want wrote %v", c.field, c.val, wrote, added, c.writes)
+		}
+	}
+}

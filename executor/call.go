@@ -110,10 +110,11 @@ func (c Command) Routed() bool { return c.c.Route != nil }
 func (c Command) Peekable() bool { return c.c.Peek != nil }
 
 // Viewable: the loop may answer it through a read-only view of its shard: a keyed read that
-// routes by its keys and reads no key it does not declare.
+// routes by its keys and reads no key it does not declare, or a write that tries a view first
+// (cmds.TraitTriesView) and goes to its shard when it writes.
 func (c Command) Viewable() bool {
 	cmd := c.c
-	return cmd.Exec == cmds.ExecKeyed && cmd.Route == nil && cmd.IsReadOnly() &&
+	return cmd.Exec == cmds.ExecKeyed && cmd.Route == nil && (cmd.IsReadOnly() || cmd.Has(cmds.TraitTriesView)) &&
 		!cmd.Has(cmds.TraitReadsUndeclaredKeys)
 }
 
@@ -428,11 +429,11 @@ func (e *Executor) Peek(f *Frame, c *Call, cl *server.Client, start time.Time, l
 
 // View answers c in the calling event loop through a read-only view of shard id's committed
 // state (a Viewable command). It reports false, with nothing written, when the command needs
-// its shard.
-func (e *Executor) View(f *Frame, c *Call, cl *server.Client, id int) bool {
+// its shard. start is when the loop took the command (its clock, as for Peek).
+func (e *Executor) View(f *Frame, c *Call, cl *server.Client, id int, start time.Time) bool {
 	ctx := f.prepare(c, cl, nil)
 	ctx.Streamable = !c.Suppress
-	ok := e.view(ctx, id)
+	ok := e.view(ctx, id, start)
 	if ok {
 		c.Reply = ctx.W.Buf
 		c.setStream(ctx.Stream)

@@ -137,13 +137,12 @@ func (e *Executor) peek(c *cmds.Ctx, start time.Time) bool {
 // calling event loop (shard.Store.View). It reports false, with c.W emptied and nothing
 // recorded, when the command needed the shard (a write, a lazy expiry, a reply stream) or its
 // reads may have straddled a commit: the command must then run in its shard.
-func (e *Executor) view(c *cmds.Ctx, id int) bool {
+func (e *Executor) view(c *cmds.Ctx, id int, start time.Time) bool {
 	store := e.srv.Store
-	tx := store.View(id)
+	tx := store.ViewAt(id, start)
 	c.Tx, c.Keyspace, c.Exec = tx, &e.keyspace, e
 	tx.SetReadLookups(c.Cmd.IsReadOnly())
 	tx.SetTouch(c.Cmd.Touches(c.Client != nil && c.Client.NoTouch))
-	start := time.Now()
 	e.remember(c, true)
 	e.runGuarded(c)
 	d := time.Since(start)
@@ -156,8 +155,10 @@ func (e *Executor) view(c *cmds.Ctx, id int) bool {
 		c.W.Buf = c.W.Buf[:0]
 		return false
 	}
-	e.srv.Stats.KeyspaceHits.Add(hits)
-	e.srv.Stats.KeyspaceMisses.Add(misses)
+	if c.Cmd.IsReadOnly() { // a write's lookups are not counted, as Redis's lookupKeyWrite
+		e.srv.Stats.KeyspaceHits.Add(hits)
+		e.srv.Stats.KeyspaceMisses.Add(misses)
+	}
 	e.Account(c.Cmd, c.Args, d, c.W.Buf, c.Client)
 	return true
 }

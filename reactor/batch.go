@@ -509,9 +509,9 @@ func (b *batch) peek(s *slot, start time.Time, late bool) bool {
 // view tries to answer slot s in the loop with a read-only view of its shard's committed
 // state (executor.View). It reports false, with nothing written, when the command needs its
 // shard. Its arguments still point into gnet's buffer; commands copy what they keep.
-func (b *batch) view(s *slot) bool {
+func (b *batch) view(s *slot, start time.Time) bool {
 	b.prepare(s)
-	if !b.conn.srv.exec.View(&b.loop, &s.Call, b.conn.client, s.shard) {
+	if !b.conn.srv.exec.View(&b.loop, &s.Call, b.conn.client, s.shard, start) {
 		return false
 	}
 	s.finished = true

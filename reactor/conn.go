@@ -594,7 +594,7 @@ func (cn *conn) dispatchCommand(start int) bool {
 				s.late, b.hasLate = true, true
 				return true
 			}
-		} else if s.shard >= 0 && !b.queued && view && cmd.Viewable() && b.view(s) {
+		} else if s.shard >= 0 && !b.queued && view && cmd.Viewable() && b.view(s, clock) {
 			return true
 		}
 	case executor.Everywhere:

@@ -239,3 +239,123 @@ func TestView_ExpiredCollectionGoesToTheShard(t *testing.T) {
 		t.Fatalf("keyspace_hits did not count a read answered in the loop (%s)", after)
 	}
 }
+
+// A write that changes nothing (SADD of a member already there) is answered in the loop by a
+// view of its shard, like a read: it does not wait for a script holding that shard. The script
+// announces that it runs (PUBLISH), spins for 5 s and then sets "done"; the SADD sent meanwhile
+// must come back while "done" is still unset. Through the shard it would wait for the script.
+func TestView_NoOpSADDAnsweredWhileAScriptHoldsItsShard(t *testing.T) {
+	t.Parallel()
+	s := testserver.Start(t, "--busy-reply-threshold", "60000")
+	ctx := context.Background()
+	c := s.Client(t)
+	if err := c.SAdd(ctx, "s", "m").Err(); err != nil {
+		t.Fatal(err)
+	}
+	sub := s.Client(t).Subscribe(ctx, "started")
+	defer sub.Close()
+	if _, err := sub.Receive(ctx); err != nil {
+		t.Fatal(err)
+	}
+	const script = `redis.call('PUBLISH', 'started', '1')
+local t0 = redis.call('TIME')
+while true do
+  local t = redis.call('TIME')
+  if (t[1] - t0[1]) * 1000000 + (t[2] - t0[2]) > 5000000 then break end
+end
+redis.call('SET', KEYS[2], '1')
+return 1`
+	scriptDone := make(chan error, 1)
+	go func() { scriptDone <- s.Client(t).Eval(ctx, script, []string{"s", "done"}).Err() }()
+	select {
+	case <-sub.Channel():
+	case err := <-scriptDone:
+		t.Fatalf("the script ended before it announced itself: %v", err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("the script did not start")
+	}
+	if n, err := c.SAdd(ctx, "s", "m").Result(); n != 0 || err != nil {
+		t.Fatalf("SADD of a member already there = %d, %v", n, err)
+	}
+	if err := c.Get(ctx, "done").Err(); err != redis.Nil {
+		t.Errorf("the no-op SADD was answered after the script that held its shard (GET done: %v)", err)
+	}
+	if err := <-scriptDone; err != nil {
+		t.Fatal(err)
+	}
+	if n, err := c.SAdd(ctx, "s", "m2").Result(); n != 1 || err != nil {
+		t.Fatalf("SADD of a new member = %d, %v", n, err)
+	}
+}
+
+// A no-op write answered by a view does what Redis does for it: nothing beyond its reply. It
+// counts no keyspace hit or miss (Redis's write lookups count none), touches no WATCH, makes
+// no keyspace event and no change for the next save.
+func TestView_NoOpWritesLeaveStatsWatchAndEventsAlone(t *testing.T) {
+	t.Parallel()
+	s := testserver.Start(t, "--notify-keyspace-events", "KA")
+	ctx := context.Background()
+	c := s.Client(t)
+	c.SAdd(ctx, "s", "m")
+	c.ZAdd(ctx, "z", redis.Z{Score: 1, Member: "m"})
+	c.HSet(ctx, "h", "f", "v")
+	info := func(field string) string {
+		v, _ := c.Info(ctx).Result()
+		for _, l := range strings.Split(v, "\r\n") {
+			if strings.HasPrefix(l, field+":") {
+				return l
+			}
+		}
+		t.Fatalf("INFO has no %s", field)
+		return ""
+	}
+	sub := s.Client(t).PSubscribe(ctx, "__keyspace@0__:*")
+	defer sub.Close()
+	if _, err := sub.Receive(ctx); err != nil {
+		t.Fatal(err)
+	}
+	noops := []struct {
+		key  string
+		args []any
+		want int64
+	}{
+		{"s", []any{"sadd", "s", "m"}, 0},
+		{"s", []any{"srem", "s", "absent"}, 0},
+		{"z", []any{"zadd", "z", "1", "m"}, 0},
+		{"z", []any{"zadd", "z", "gt", "ch", "0", "m"}, 0},
+		{"z", []any{"zrem", "z", "absent"}, 0},
+		{"h", []any{"hsetnx", "h", "f", "other"}, 0},
+		{"h", []any{"hdel", "h", "absent"}, 0},
+		{"missing", []any{"srem", "missing", "m"}, 0},
+		{"missing", []any{"zadd", "missing", "xx", "1", "m"}, 0},
+	}
+	for _, op := range noops {
+		hits, misses, changes := info("keyspace_hits"), info("keyspace_misses"), info("rdb_changes_since_last_save")
+		w := s.Client(t)
+		if err := w.Watch(ctx, func(tx *redis.Tx) error {
+			if n, err := c.Do(ctx, op.args...).Int64(); n != op.want || err != nil {
+				t.Errorf("%v = %d, %v; want %d", op.args, n, err, op.want)
+			}
+			_, err := tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
+				p.Ping(ctx)
+				return nil
+			})
+			return err
+		}, op.key); err != nil {
+			t.Errorf("EXEC after %v under WATCH: %v; want it to run", op.args, err)
+		}
+		w.Close()
+		if h, m, ch := info("keyspace_hits"), info("keyspace_misses"), info("rdb_changes_since_last_save"); h != hits || m != misses || ch != changes {
+			t.Errorf("%v moved the stats: %s %s %s, before %s %s %s", op.args, h, m, ch, hits, misses, changes)
+		}
+	}
+	c.Set(ctx, "marker", "1", 0)
+	select {
+	case msg := <-sub.Channel():
+		if msg.Channel != "__keyspace@0__:marker" {
+			t.Errorf("first keyspace event after the no-op writes is %s %s, want the marker's", msg.Channel, msg.Payload)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("no keyspace event for the marker")
+	}
+}

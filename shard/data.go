@@ -18,8 +18,13 @@ const smallCollection = 64
 // DataPrefix returns the prefix of every data key of collection key (logical db) at version.
 func (tx *Tx) DataPrefix(db int, key []byte, version uint64) []byte {
 	p := max(tx.part(key), 0)
-	return codec.AppendDataPrefix(nil, tx.pdb(p, db), key, version)
+	// One allocation, with room for the element most callers append next.
+	b := make([]byte, 0, codec.DataPrefixLen(len(key))+dataElemRoom)
+	return codec.AppendDataPrefix(b, tx.pdb(p, db), key, version)
 }
+
+// dataElemRoom is the room DataPrefix leaves after the prefix for an element.
+const dataElemRoom = 48
 
 // PrefixEnd returns the smallest key greater than every key that starts with prefix.
 func PrefixEnd(prefix []byte) []byte {

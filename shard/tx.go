@@ -46,6 +46,7 @@ type Tx struct {
 	scratch     []byte
 	tailScratch [][]tailEntry // see captureTail
 	logKey      []byte        // the binlog key logArgs puts
+	metaKey     []byte        // meta's buffer for the meta key
 	wbBytes     int64         // about what the WriteBatch holds (the disk guard's estimate)
 	nowMs       int64
 	// applying: the commands apply a master's records (SetApplying): nothing expires, nothing
@@ -148,7 +149,10 @@ func newTx(s *Store) *Tx {
 
 func (tx *Tx) destroy() { tx.wb.Destroy() }
 
-func (tx *Tx) begin(shards ...*Shard) {
+func (tx *Tx) begin(shards ...*Shard) { tx.beginAt(time.Now().UnixMilli(), shards...) }
+
+// beginAt is begin with the first command's clock, nowMs, read by the caller.
+func (tx *Tx) beginAt(nowMs int64, shards ...*Shard) {
 	tx.shards = append(tx.shards[:0], shards...)
 	for len(tx.parts) < len(shards) {
 		tx.parts = append(tx.parts, txPart{})
@@ -170,7 +174,7 @@ func (tx *Tx) begin(shards ...*Shard) {
 	tx.unitDepth = 0
 	tx.confined = 0
 	tx.trackGen = tx.store.trackGen.Load()
-	tx.StartCommand()
+	tx.nowMs = nowMs
 }
 
 // StartCommand fixes the clock for the next command, as Redis does per command.
@@ -444,7 +448,10 @@ func (tx *Tx) meta(db int, key []byte) (m codec.Meta, ok bool) {
 		return m, false
 	}
 	pdb := tx.pdb(p, db)
-	mk := codec.AppendMetaKey(nil, pdb, key)
+	// Built in the transaction's buffer: nothing below keeps it (the key cache and the
+	// overlay copy their keys), but the lazy expiry, which gets a copy.
+	tx.metaKey = codec.AppendMetaKey(tx.metaKey[:0], pdb, key)
+	mk := tx.metaKey
 	v, ok := tx.getRaw(p, mk)
 	if !ok {
 		return m, false
@@ -460,6 +467,7 @@ func (tx *Tx) meta(db int, key []byte) (m codec.Meta, ok bool) {
 		if tx.needsShard() { // lazy expiry deletes the key
 			return codec.Meta{}, false
 		}
+		mk = bytes.Clone(mk)
 		tx.removeKey(p, pdb, mk, key, v)
 		tx.logPart(p, db, cmdDEL, key)
 		tx.store.ExpiredKeys.Add(1)

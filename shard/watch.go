@@ -247,3 +247,19 @@ func (tx *Tx) noteReady(p, pdb int, key []byte) {
 	}
 	tx.touched = append(tx.touched, touch{p: p, db: tx.shards[p].logicalDB(pdb), pdb: pdb, key: string(key)})
 }
+
+// NoteWritten marks key of logical db written without writing anything: for a command whose
+// write leaves the stored bytes as they were (HSET of a field to the value it holds), which
+// Redis still counts as a change of the key for WATCH, client-side caching and blocked
+// clients. It costs one atomic load when the key's shard has none of those.
+func (tx *Tx) NoteWritten(db int, key []byte) {
+	p := tx.part(key)
+	if p < 0 {
+		tx.fail(ErrNotHeld)
+		return
+	}
+	if tx.needsShard() || tx.shards[p].interest.Load() == 0 {
+		return
+	}
+	tx.noteWrite(p, codec.AppendMetaKey(nil, tx.pdb(p, db), key), false)
+}
