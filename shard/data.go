@@ -138,6 +138,15 @@ func (tx *Tx) dropData(p, pdb int, key, val []byte) {
 		tx.deleteRange(p, prefix, end)
 		return
 	}
+	if m.Type == codec.TypeList && m.Tail-m.Head == m.Count {
+		// A dense list's elements are at positions [Head, Tail): deleted by position, without
+		// an iterator, which would step over the tombstones of every element a queue ever
+		// popped (an RPOP emptying a list that had held 300,000 took 270 ms).
+		for seq := m.Head; seq < m.Tail; seq++ {
+			tx.deleteRaw(p, codec.AppendListSeq(prefix, seq))
+		}
+		return
+	}
 	it := tx.iterPart(p, prefix, end, false)
 	var doomed [][]byte
 	for ; it.Valid(); it.Next() {
