@@ -447,3 +447,39 @@ func TestList_EmptiedAfterManyPops_LeavesNoElement(t *testing.T) {
 		})
 	}
 }
+
+// The elements a pop read ahead stay the shard's until other commits change them: a later
+// group's LSET, LREM-like rewrite, push or DEL of the list must be what the next pops see.
+func TestList_PopOne_CommitsAfterTheReadAhead_AreSeen(t *testing.T) {
+	s := openCachedStore(t)
+	var spec []string
+	for i := range 200 {
+		spec = append(spec, fmt.Sprint("e", i))
+	}
+	makeList(t, s, "l", strings.Join(spec, " "))
+	popWant := func(left bool, want string) {
+		t.Helper()
+		withList(t, s, "l", func(l *List) {
+			if got := string(l.PopOne(left)); got != want {
+				t.Errorf("pop left=%v: %q, want %q", left, got, want)
+			}
+		})
+	}
+	popWant(false, "e199") // reads e136..e199 ahead
+	withList(t, s, "l", func(l *List) { l.Set(-1, []byte("set")) })
+	popWant(false, "set")
+	withList(t, s, "l", func(l *List) {
+		if l.RemoveMatches([]byte("e197"), 1) != 1 {
+			t.Error("e197 not removed")
+		}
+	})
+	popWant(false, "e196")
+	withList(t, s, "l", func(l *List) { l.Push([]byte("pushed"), false) })
+	popWant(false, "pushed")
+	popWant(false, "e195")
+	do(t, s, func(tx *shard.Tx) { tx.Delete(0, []byte("l")) })
+	makeList(t, s, "l", "a b c")
+	popWant(false, "c")
+	popWant(false, "b")
+	popWant(true, "a")
+}

@@ -210,38 +210,45 @@ const readAheadMax = 64
 // GetDataAhead is GetData of data key raw for a caller that reads the keys beside it next (a
 // queue's pops), all in [lower, upper), which holds raw. When neither the transaction nor the
 // key cache knows raw, one RocksDB iterator copies the committed values of the first
-// readAheadMax keys of that range into the key cache, where the following reads find them:
-// one iterator per readAheadMax pops instead of a point read (a cgo call and a memtable and
-// file search) per pop. The range is read ascending whichever way the caller walks: stepping
-// back in a memtable is a search from the top of its skip list, as costly as a point read.
+// readAheadMax keys of that range into the shard's read-ahead run (keyCache.ahead), where the
+// following reads find them: one iterator per readAheadMax pops instead of a point read (a
+// cgo call and a memtable and file search) per pop. The range is read ascending whichever way
+// the caller walks: stepping back in a memtable is a search from the top of its skip list, as
+// costly as a point read.
 func (tx *Tx) GetDataAhead(key, raw, lower, upper []byte) ([]byte, bool) {
 	p := tx.part(key)
 	if p < 0 {
 		tx.fail(ErrNotHeld)
 		return nil, false
 	}
-	if !tx.view && tx.shards[p].cache.budget > 0 && !tx.known(p, raw) {
-		tx.readAhead(p, lower, upper)
+	c := tx.shards[p].cache
+	if tx.view || c.budget <= 0 || tx.pending(p, raw) {
+		return tx.getRaw(p, raw)
+	}
+	if v, exists, known := c.ahead.get(raw); known {
+		return v, exists
+	}
+	if v, exists, hit := c.lookup(raw, false); hit {
+		return v, exists
+	}
+	tx.readAhead(p, lower, upper)
+	if v, exists, known := c.ahead.get(raw); known {
+		return v, exists
 	}
 	return tx.getRaw(p, raw)
 }
 
-// known reports whether a read of raw in part p is answered without RocksDB: by the
-// transaction's own writes or by the key cache.
-func (tx *Tx) known(p int, raw []byte) bool {
+// pending reports whether the transaction's own writes decide a read of raw in part p.
+func (tx *Tx) pending(p int, raw []byte) bool {
 	if _, ok := tx.overlay[string(tx.overlayKey(p, raw))]; ok {
 		return true
 	}
-	if tx.inRangeDel(p, raw) || len(tx.fresh) > 0 && tx.inFreshVersion(p, raw) {
-		return true
-	}
-	_, _, hit := tx.shards[p].cache.lookup(raw, false)
-	return hit
+	return tx.inRangeDel(p, raw) || len(tx.fresh) > 0 && tx.inFreshVersion(p, raw)
 }
 
-// readAhead copies the committed values of the first readAheadMax keys of [lower, upper) of
-// part p into the shard's key cache. Only the shard's holder calls it: what it reads is the
-// committed state, which the cache holds, and the holder is the only one that commits.
+// readAhead replaces the shard's read-ahead run with the committed values of the first
+// readAheadMax keys of [lower, upper) of part p. Only the shard's holder calls it: what it
+// reads is the committed state, and the holder is the only one that commits.
 func (tx *Tx) readAhead(p int, lower, upper []byte) {
 	sh := tx.shards[p]
 	r := openBatchReaderN(tx.store.db, sh.cf, lower, upper, false, readAheadMax)
@@ -250,9 +257,5 @@ func (tx *Tx) readAhead(p int, lower, upper []byte) {
 		tx.fail(fmt.Errorf("read shard %d: %w", sh.id, err))
 		return
 	}
-	sh.cache.mu.Lock()
-	defer sh.cache.mu.Unlock()
-	for ; r.valid() && r.i < readAheadMax; r.i++ {
-		sh.cache.putLocked(r.key(), r.val(), true, true)
-	}
+	sh.cache.ahead.fill(&r)
 }
