@@ -208,14 +208,16 @@ func (tx *Tx) DeleteDataRange(key, lowerRaw, upperRaw []byte) {
 const readAheadMax = 64
 
 // GetDataAhead is GetData of data key raw for a caller that reads the keys beside it next (a
-// queue's pops), all in [lower, upper), which holds raw. When neither the transaction nor the
+// queue's pops), all in [lower, upper), which holds raw: lower and upper are the first
+// prefixLen bytes of raw followed by lowerElem and upperElem, built only when a read ahead
+// happens (a pop's element is usually in the run already). When neither the transaction nor the
 // key cache knows raw, one RocksDB iterator copies the committed values of the first
 // readAheadMax keys of that range into the shard's read-ahead run (keyCache.ahead), where the
 // following reads find them: one iterator per readAheadMax pops instead of a point read (a
 // cgo call and a memtable and file search) per pop. The range is read ascending whichever way
 // the caller walks: stepping back in a memtable is a search from the top of its skip list, as
 // costly as a point read.
-func (tx *Tx) GetDataAhead(key, raw, lower, upper []byte) ([]byte, bool) {
+func (tx *Tx) GetDataAhead(key, raw []byte, prefixLen int, lowerElem, upperElem []byte) ([]byte, bool) {
 	p := tx.part(key)
 	if p < 0 {
 		tx.fail(ErrNotHeld)
@@ -231,7 +233,8 @@ func (tx *Tx) GetDataAhead(key, raw, lower, upper []byte) ([]byte, bool) {
 	if v, exists, hit := c.lookup(raw, false); hit {
 		return v, exists
 	}
-	tx.readAhead(p, lower, upper)
+	prefix := raw[:prefixLen:prefixLen]
+	tx.readAhead(p, append(prefix, lowerElem...), append(prefix, upperElem...))
 	if v, exists, known := c.ahead.get(raw); known {
 		return v, exists
 	}

@@ -205,7 +205,7 @@ func TestTx_PutDataCached_CachesTheLastPutsOnly(t *testing.T) {
 		}
 		// Not cached: one read ahead brings the next readAheadMax into the shard's read-ahead
 		// run.
-		v, ok := tx.GetDataAhead(key, elem(0), elem(0), elem(n))
+		v, ok := tx.GetDataAhead(key, elem(0), len(prefix), []byte("0000"), []byte(fmt.Sprint(n)))
 		if !ok || string(v) != "v0" {
 			t.Errorf("GetDataAhead: %q %v", v, ok)
 			return
@@ -242,7 +242,7 @@ func TestTx_GetDataAhead_LaterCommitsAndBigValues(t *testing.T) {
 		}
 	})
 	get := func(tx *Tx, i int) string {
-		v, ok := tx.GetDataAhead(key, elem(i), elem(i), elem(110))
+		v, ok := tx.GetDataAhead(key, elem(i), len(prefix), elem(i)[len(prefix):], []byte("0110"))
 		if !ok {
 			return "(absent)"
 		}
