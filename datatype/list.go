@@ -28,8 +28,7 @@ const listCachedReads = 1024
 // List is a list key opened in a transaction. The zero value is not usable; get one from
 // LookupList, ListFromMeta or NewList. See the package comment for its lifetime.
 type List struct {
-	c   collection
-	far []byte // getAhead's scratch
+	c collection
 }
 
 // LookupList opens the list stored at key in logical db. A missing key gives an empty list
@@ -94,11 +93,9 @@ func (l *List) getAhead(seq uint64, left bool) []byte {
 	if !left {
 		lo, hi = max(c.meta.Head, seq-min(seq, listReadAhead-1)), seq+1
 	}
-	raw := l.seqKey(seq)
-	l.far = codec.AppendListSeq(append(l.far[:0], raw[:c.plen]...), lo)
-	l.far = codec.AppendListSeq(append(l.far, raw[:c.plen]...), hi)
-	lower, upper := l.far[:len(raw)], l.far[len(raw):]
-	v, _ := c.tx.GetDataAhead(c.key, raw, lower, upper)
+	raw := l.seqKey(seq) // sets c.plen
+	var lower, upper [8]byte
+	v, _ := c.tx.GetDataAhead(c.key, raw, c.plen, codec.AppendListSeq(lower[:0], lo), codec.AppendListSeq(upper[:0], hi))
 	return v
 }
 

@@ -399,3 +399,87 @@ func TestList_Range_PartlyCachedMatchesList(t *testing.T) {
 		}
 	})
 }
+
+// A queue's last pops delete the key: the few elements left must go with it, found by their
+// positions, whatever the tombstones of the elements popped before them (either end), and a
+// list made again under the key must start empty.
+func TestList_EmptiedAfterManyPops_LeavesNoElement(t *testing.T) {
+	s := openCachedStore(t)
+	for _, left := range []bool{false, true} {
+		for g := range 10 {
+			withList(t, s, "q", func(l *List) {
+				for i := range 100 {
+					l.Push([]byte(fmt.Sprint("e", g*100+i)), true)
+				}
+			})
+		}
+		var version uint64
+		for range 99 {
+			withList(t, s, "q", func(l *List) {
+				version = l.Meta().Version
+				for range 10 {
+					l.PopOne(left)
+				}
+			})
+		}
+		withList(t, s, "q", func(l *List) {
+			if l.Len() != 10 {
+				t.Fatalf("left=%v: %d elements before the last pops, want 10", left, l.Len())
+			}
+			l.Pop(10, left, func([]byte) {})
+		})
+		do(t, s, func(tx *shard.Tx) {
+			if tx.Exists(0, []byte("q")) {
+				t.Fatalf("left=%v: emptied list kept", left)
+			}
+			it := tx.IterateData(0, []byte("q"), version, nil, nil, false)
+			defer it.Close()
+			if it.Valid() {
+				t.Errorf("left=%v: element %q of the emptied list is still stored", left, it.Value())
+			}
+		})
+		withList(t, s, "q", func(l *List) { l.Push([]byte("new"), false) })
+		withList(t, s, "q", func(l *List) {
+			if got := listString(l); got != "new" {
+				t.Errorf("left=%v: list made again holds %q, want \"new\"", left, got)
+			}
+			l.PopOne(left)
+		})
+	}
+}
+
+// The elements a pop read ahead stay the shard's until other commits change them: a later
+// group's LSET, LREM-like rewrite, push or DEL of the list must be what the next pops see.
+func TestList_PopOne_CommitsAfterTheReadAhead_AreSeen(t *testing.T) {
+	s := openCachedStore(t)
+	var spec []string
+	for i := range 200 {
+		spec = append(spec, fmt.Sprint("e", i))
+	}
+	makeList(t, s, "l", strings.Join(spec, " "))
+	popWant := func(left bool, want string) {
+		t.Helper()
+		withList(t, s, "l", func(l *List) {
+			if got := string(l.PopOne(left)); got != want {
+				t.Errorf("pop left=%v: %q, want %q", left, got, want)
+			}
+		})
+	}
+	popWant(false, "e199") // reads e136..e199 ahead
+	withList(t, s, "l", func(l *List) { l.Set(-1, []byte("set")) })
+	popWant(false, "set")
+	withList(t, s, "l", func(l *List) {
+		if l.RemoveMatches([]byte("e197"), 1) != 1 {
+			t.Error("e197 not removed")
+		}
+	})
+	popWant(false, "e196")
+	withList(t, s, "l", func(l *List) { l.Push([]byte("pushed"), false) })
+	popWant(false, "pushed")
+	popWant(false, "e195")
+	do(t, s, func(tx *shard.Tx) { tx.Delete(0, []byte("l")) })
+	makeList(t, s, "l", "a b c")
+	popWant(false, "c")
+	popWant(false, "b")
+	popWant(true, "a")
+}

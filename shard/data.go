@@ -143,6 +143,15 @@ func (tx *Tx) dropData(p, pdb int, key, val []byte) {
 		tx.deleteRange(p, prefix, end)
 		return
 	}
+	if m.Type == codec.TypeList && m.Tail-m.Head == m.Count {
+		// A dense list's elements are at positions [Head, Tail): deleted by position, without
+		// an iterator, which would step over the tombstones of every element a queue ever
+		// popped (an RPOP emptying a list that had held 300,000 took 270 ms).
+		for seq := m.Head; seq < m.Tail; seq++ {
+			tx.deleteRaw(p, codec.AppendListSeq(prefix, seq))
+		}
+		return
+	}
 	it := tx.iterPart(p, prefix, end, false)
 	var doomed [][]byte
 	for ; it.Valid(); it.Next() {
@@ -204,40 +213,50 @@ func (tx *Tx) DeleteDataRange(key, lowerRaw, upperRaw []byte) {
 const readAheadMax = 64
 
 // GetDataAhead is GetData of data key raw for a caller that reads the keys beside it next (a
-// queue's pops), all in [lower, upper), which holds raw. When neither the transaction nor the
+// queue's pops), all in [lower, upper), which holds raw: lower and upper are the first
+// prefixLen bytes of raw followed by lowerElem and upperElem, built only when a read ahead
+// happens (a pop's element is usually in the run already). When neither the transaction nor the
 // key cache knows raw, one RocksDB iterator copies the committed values of the first
-// readAheadMax keys of that range into the key cache, where the following reads find them:
-// one iterator per readAheadMax pops instead of a point read (a cgo call and a memtable and
-// file search) per pop. The range is read ascending whichever way the caller walks: stepping
-// back in a memtable is a search from the top of its skip list, as costly as a point read.
-func (tx *Tx) GetDataAhead(key, raw, lower, upper []byte) ([]byte, bool) {
+// readAheadMax keys of that range into the shard's read-ahead run (keyCache.ahead), where the
+// following reads find them: one iterator per readAheadMax pops instead of a point read (a
+// cgo call and a memtable and file search) per pop. The range is read ascending whichever way
+// the caller walks: stepping back in a memtable is a search from the top of its skip list, as
+// costly as a point read.
+func (tx *Tx) GetDataAhead(key, raw []byte, prefixLen int, lowerElem, upperElem []byte) ([]byte, bool) {
 	p := tx.part(key)
 	if p < 0 {
 		tx.fail(ErrNotHeld)
 		return nil, false
 	}
-	if !tx.view && tx.shards[p].cache.budget > 0 && !tx.known(p, raw) {
-		tx.readAhead(p, lower, upper)
+	c := tx.shards[p].cache
+	if tx.view || c.budget <= 0 || tx.pending(p, raw) {
+		return tx.getRaw(p, raw)
+	}
+	if v, exists, known := c.ahead.get(raw); known {
+		return v, exists
+	}
+	if v, exists, hit := c.lookup(raw, false); hit {
+		return v, exists
+	}
+	prefix := raw[:prefixLen:prefixLen]
+	tx.readAhead(p, append(prefix, lowerElem...), append(prefix, upperElem...))
+	if v, exists, known := c.ahead.get(raw); known {
+		return v, exists
 	}
 	return tx.getRaw(p, raw)
 }
 
-// known reports whether a read of raw in part p is answered without RocksDB: by the
-// transaction's own writes or by the key cache.
-func (tx *Tx) known(p int, raw []byte) bool {
+// pending reports whether the transaction's own writes decide a read of raw in part p.
+func (tx *Tx) pending(p int, raw []byte) bool {
 	if _, ok := tx.overlay[string(tx.overlayKey(p, raw))]; ok {
 		return true
 	}
-	if tx.inRangeDel(p, raw) || len(tx.fresh) > 0 && tx.inFreshVersion(p, raw) {
-		return true
-	}
-	_, _, hit := tx.shards[p].cache.lookup(raw, false)
-	return hit
+	return tx.inRangeDel(p, raw) || len(tx.fresh) > 0 && tx.inFreshVersion(p, raw)
 }
 
-// readAhead copies the committed values of the first readAheadMax keys of [lower, upper) of
-// part p into the shard's key cache. Only the shard's holder calls it: what it reads is the
-// committed state, which the cache holds, and the holder is the only one that commits.
+// readAhead replaces the shard's read-ahead run with the committed values of the first
+// readAheadMax keys of [lower, upper) of part p. Only the shard's holder calls it: what it
+// reads is the committed state, and the holder is the only one that commits.
 func (tx *Tx) readAhead(p int, lower, upper []byte) {
 	sh := tx.shards[p]
 	r := openBatchReaderN(tx.store.db, sh.cf, lower, upper, false, readAheadMax)
@@ -246,9 +265,5 @@ func (tx *Tx) readAhead(p int, lower, upper []byte) {
 		tx.fail(fmt.Errorf("read shard %d: %w", sh.id, err))
 		return
 	}
-	sh.cache.mu.Lock()
-	defer sh.cache.mu.Unlock()
-	for ; r.valid() && r.i < readAheadMax; r.i++ {
-		sh.cache.putLocked(r.key(), r.val(), true, true)
-	}
+	sh.cache.ahead.fill(&r)
 }
