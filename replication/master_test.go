@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"shardis/internal/testserver"
 )
 
@@ -78,5 +80,91 @@ func TestFullSync_ReplicaNotReading_MasterHoldsABoundedAmountInMemory(t *testing
 	}
 	if peak > 64<<20 {
 		t.Fatalf("the master's heap grew by %d MB while a replica read nothing of a %d MB full sync", peak>>20, keys)
+	}
+}
+
+// loadMB writes n keys of 64 KiB values, strings and hashes, spread over the shards: n/16 MB.
+func loadMB(t *testing.T, c *redis.Client, prefix string, n int) {
+	t.Helper()
+	value := strings.Repeat("x", 64<<10)
+	p := c.Pipeline()
+	for i := range n {
+		k := prefix + ":" + strconv.Itoa(i)
+		if i%2 == 0 {
+			p.Set(ctx, k, value, 0)
+		} else {
+			p.HSet(ctx, k, "f", value, "g", i)
+		}
+	}
+	if _, err := p.Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestFullSync_MaxRate_TakesAtLeastTheDataOverTheRate(t *testing.T) {
+	t.Parallel()
+	master := testserver.Start(t, debugFlags...)
+	replica := testserver.Start(t, debugFlags...)
+	mc := master.Client(t)
+	loadMB(t, mc, "k", 64) // 4 MB
+	if err := mc.ConfigSet(ctx, "repl-fullsync-max-rate", "1mb").Err(); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	rc := replicate(t, replica, master)
+	// At 1 MB a second, 4 MB of snapshot cannot go in less than 3 seconds (the first
+	// megabyte goes at once). A busy machine only makes it longer.
+	if took := time.Since(start); took < 3*time.Second {
+		t.Fatalf("a 4 MB full sync at 1 MB/s took %v", took)
+	}
+	acked(t, mc)
+	sameDigest(t, mc, rc)
+}
+
+func TestReplica_LinkLostMidFullSync_SyncsAgainToTheMastersData(t *testing.T) {
+	t.Parallel()
+	master := testserver.Start(t, debugFlags...)
+	replica := testserver.Start(t, debugFlags...)
+	mc := master.Client(t)
+	loadMB(t, mc, "k", 128) // 8 MB
+	load(t, mc, "small", 200)
+	// Slow enough that the link is cut half way.
+	if err := mc.ConfigSet(ctx, "repl-fullsync-max-rate", "1mb").Err(); err != nil {
+		t.Fatal(err)
+	}
+	rc := replica.Client(t)
+	host, port := hostPort(t, master)
+	if err := rc.Do(ctx, "REPLICAOF", host, port).Err(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the full sync to start", func() bool {
+		return strings.Contains(infoField(t, mc, "replication", "slave0"), "state=send_bulk")
+	})
+	time.Sleep(1500 * time.Millisecond) // some of the snapshot is loaded
+	killed := false
+	for _, line := range strings.Split(mc.ClientList(ctx).Val(), "\n") {
+		if strings.Contains(line, " cmd=psync") {
+			id := strings.TrimPrefix(strings.Fields(line)[0], "id=")
+			if err := mc.Do(ctx, "CLIENT", "KILL", "ID", id).Err(); err != nil {
+				t.Fatal(err)
+			}
+			killed = true
+		}
+	}
+	if !killed {
+		t.Fatal("no connection ran PSYNC on the master")
+	}
+	if err := mc.ConfigSet(ctx, "repl-fullsync-max-rate", "0").Err(); err != nil {
+		t.Fatal(err)
+	}
+	load(t, mc, "meanwhile", 100)
+	waitFor(t, "the link to come up", func() bool { return infoField(t, rc, "replication", "master_link_status") == "up" })
+	acked(t, mc)
+	sameDigest(t, mc, rc)
+	if got, want := infoField(t, rc, "keyspace", "db0"), infoField(t, mc, "keyspace", "db0"); got != want {
+		t.Fatalf("replica's keyspace %q, master's %q", got, want)
+	}
+	if got := infoField(t, mc, "stats", "sync_full"); got != "2" {
+		t.Fatalf("sync_full %s, want 2: the cut sync and the one after it", got)
 	}
 }
