@@ -168,3 +168,31 @@ func TestReplica_LinkLostMidFullSync_SyncsAgainToTheMastersData(t *testing.T) {
 		t.Fatalf("sync_full %s, want 2: the cut sync and the one after it", got)
 	}
 }
+
+// A snapshot of several frames a shard: the master interleaves its shards' frames and the
+// replica loads each shard's in parallel.
+func TestReplica_FullSyncOfSeveralFramesPerShard_SameDigestAndKeyCounts(t *testing.T) {
+	t.Parallel()
+	master := testserver.Start(t, debugFlags...)
+	replica := testserver.Start(t, debugFlags...)
+	mc := master.Client(t)
+	loadMB(t, mc, "big", 160) // 10 MB over 4 shards: several 1 MB frames each
+	load(t, mc, "small", 300)
+	load(t, master.Client(t, func(o *redis.Options) { o.DB = 3 }), "db3", 50)
+	rc := replicate(t, replica, master)
+	acked(t, mc)
+	sameDigest(t, mc, rc)
+	if got, want := infoKeyspace(t, rc), infoKeyspace(t, mc); got != want {
+		t.Fatalf("replica's keyspace %q, master's %q", got, want)
+	}
+}
+
+// infoKeyspace returns INFO keyspace's lines.
+func infoKeyspace(t *testing.T, c *redis.Client) string {
+	t.Helper()
+	info, err := c.Info(ctx, "keyspace").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(info)
+}
