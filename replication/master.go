@@ -447,7 +447,7 @@ func (f *feed) sendSnapshot(sn *shard.Snapshot) error {
 				if id >= n {
 					return
 				}
-				if err := walkShardFrames(sn, id, emit); err != nil {
+				if err := walkShardFrames(sn, id, f.frameSize, emit); err != nil {
 					errOnce.Do(func() { readErr = err })
 					return
 				}
@@ -480,10 +480,21 @@ func (f *feed) sendSnapshot(sn *shard.Snapshot) error {
 	return f.send(appendFrameHead(nil, frameSyncDone, 0))
 }
 
-// walkShardFrames hands emit shard id's keys in sn as K frames of about snapshotChunk bytes,
-// then its E frame.
-func walkShardFrames(sn *shard.Snapshot, id int, emit func([]byte) error) error {
+// frameSize returns how big the next K frame may grow: snapshotChunk, or half a second's
+// worth of repl-fullsync-max-rate when that is less (16 KB at least), so that a slow rate
+// still sends the replica something well within its repl-timeout.
+func (f *feed) frameSize() int {
+	if rate := f.r.fullSyncMaxRate(); rate > 0 {
+		return int(max(16<<10, min(snapshotChunk, rate/2)))
+	}
+	return snapshotChunk
+}
+
+// walkShardFrames hands emit shard id's keys in sn as K frames of about size() bytes, then
+// its E frame.
+func walkShardFrames(sn *shard.Snapshot, id int, size func() int, emit func([]byte) error) error {
 	var body []byte
+	limit := size()
 	flush := func() error {
 		if len(body) == 0 {
 			return nil
@@ -491,6 +502,7 @@ func walkShardFrames(sn *shard.Snapshot, id int, emit func([]byte) error) error 
 		frame := appendFrameHead(make([]byte, 0, len(body)+12), frameKeys, len(body))
 		frame = append(frame, body...)
 		body = body[:0]
+		limit = size()
 		return emit(frame)
 	}
 	err := sn.Walk(id, func(k, v []byte) error {
@@ -504,7 +516,7 @@ func walkShardFrames(sn *shard.Snapshot, id int, emit func([]byte) error) error 
 		body = append(body, k...)
 		body = binary.AppendUvarint(body, uint64(len(v)))
 		body = append(body, v...)
-		if len(body) >= snapshotChunk {
+		if len(body) >= limit {
 			return flush()
 		}
 		return nil
@@ -533,12 +545,9 @@ type pacer struct {
 	cur   int64     // the rate the current run is paced at
 	start time.Time // when the current run began
 	sent  int64     // bytes sent in the current run
-	sleep func(d time.Duration, stop <-chan struct{}) bool
 }
 
-func newPacer(rate func() int64) *pacer {
-	return &pacer{rate: rate, sleep: sleepUnless}
-}
+func newPacer(rate func() int64) *pacer { return &pacer{rate: rate} }
 
 // wait returns once n more bytes may go, or errStopped if stop closes first.
 func (p *pacer) wait(n int, stop <-chan struct{}) error {
@@ -559,7 +568,7 @@ func (p *pacer) wait(n int, stop <-chan struct{}) error {
 		p.start, p.sent, due = now, 0, now
 	}
 	p.sent += int64(n)
-	if d := due.Sub(now); d > 0 && !p.sleep(d, stop) {
+	if d := due.Sub(now); d > 0 && !sleepUnless(d, stop) {
 		return errStopped
 	}
 	return nil

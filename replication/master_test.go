@@ -196,3 +196,22 @@ func infoKeyspace(t *testing.T, c *redis.Client) string {
 	}
 	return strings.TrimSpace(info)
 }
+
+// A rate slow enough that a 1 MB frame would take longer than the replica's repl-timeout:
+// the frames shrink with the rate, so the link never goes quiet that long.
+func TestFullSync_SlowRate_TheReplicaHearsFromTheMasterWithinItsTimeout(t *testing.T) {
+	t.Parallel()
+	master := testserver.Start(t, debugFlags...)
+	replica := testserver.Start(t, append([]string{"--repl-timeout", "2"}, debugFlags...)...)
+	mc := master.Client(t)
+	loadMB(t, mc, "k", 32) // 2 MB: at 256 KB/s, 4 s between two 1 MB frames
+	if err := mc.ConfigSet(ctx, "repl-fullsync-max-rate", "256kb").Err(); err != nil {
+		t.Fatal(err)
+	}
+	rc := replicate(t, replica, master)
+	acked(t, mc)
+	sameDigest(t, mc, rc)
+	if got := infoField(t, mc, "stats", "sync_full"); got != "1" {
+		t.Fatalf("sync_full %s, want 1: the first sync went through", got)
+	}
+}
