@@ -43,6 +43,8 @@ type feed struct {
 	acked    atomic.Value  // []uint64: the last ACK's positions
 	ackedAt  atomic.Int64  // unix ms of the last ACK
 	getack   chan struct{} // WAIT asks for an ACK now
+	ackOnce  sync.Once
+	firstAck chan struct{} // closed by the replica's first ACK
 	stopped  chan struct{}
 	stopOnce sync.Once
 	inflight atomic.Int64  // bytes handed to the connection and not written yet
@@ -82,7 +84,7 @@ func (r *Replication) feedOf(cl *server.Client) *feed {
 	defer r.mu.Unlock()
 	f := r.replicas[cl]
 	if f == nil {
-		f = &feed{r: r, cl: cl, getack: make(chan struct{}, 1), stopped: make(chan struct{}),
+		f = &feed{r: r, cl: cl, getack: make(chan struct{}, 1), stopped: make(chan struct{}), firstAck: make(chan struct{}),
 			drained: make(chan struct{}, 1)}
 		r.replicas[cl] = f
 		if !cl.OnGone(func() { r.dropFeed(f) }) {
@@ -159,6 +161,7 @@ func (r *Replication) Replconf(cl *server.Client, args []string) string {
 				f.ackBytes(off)
 			}
 			f.ackedAt.Store(time.Now().UnixMilli())
+			f.ackOnce.Do(func() { close(f.firstAck) })
 			r.wakeWaits()
 			return ""
 		case "getack":
