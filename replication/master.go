@@ -418,15 +418,16 @@ func (f *feed) written(n int64) func() {
 // snapshotChunk is how much of a shard's snapshot one frame carries.
 const snapshotChunk = 1 << 20
 
-// sendSnapshot sends every shard's keys in sn: up to min(shards, GOMAXPROCS) shards are read at
-// once, each by a goroutine of its own, their frames of about snapshotChunk bytes interleaved
+// sendSnapshot sends every shard's keys in sn: up to min(shards, CPUs/2) shards are read at
+// once (one at least; the other half of the cores stays with the clients), each by a
+// goroutine of its own, their frames of about snapshotChunk bytes interleaved
 // on the connection; a shard's E frame follows its last K frame, and F follows every shard's.
 // The readers hand their frames to this goroutine through a queue of one frame per reader,
 // so what waits in memory stays bounded (the rest waits in RocksDB), and it paces them to
 // repl-fullsync-max-rate.
 func (f *feed) sendSnapshot(sn *shard.Snapshot) error {
 	n := f.r.store.NumShards()
-	readers := max(1, min(n, runtime.GOMAXPROCS(0)))
+	readers := max(1, min(n, runtime.NumCPU()/2))
 	frames := make(chan []byte, readers)
 	quit := make(chan struct{})
 	var next atomic.Int64
