@@ -683,6 +683,10 @@ func (c *Config) BinlogMaxAge() time.Duration {
 	return time.Duration(c.cur.Load().binlogMaxAge) * time.Second
 }
 
+// FullSyncMaxRate returns how many bytes a second a full sync sends a shardis replica at
+// most; 0 means no limit (repl-fullsync-max-rate).
+func (c *Config) FullSyncMaxRate() int64 { return c.cur.Load().fullSyncMaxRate }
+
 // Hz returns how many times per second background work runs, always within
 // [1, 500] (hz).
 func (c *Config) Hz() int { return int(c.cur.Load().hz) }

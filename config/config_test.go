@@ -20,6 +20,7 @@ var defaults = map[string]string{
 	"bind":                       "127.0.0.1",
 	"binlog-max-age":             "3600",
 	"binlog-max-entries":         "1000000",
+	"repl-fullsync-max-rate":     "0",
 	"block-cache-size":           "268435456",
 	"key-cache-size":             "67108864",
 	"hll-sparse-max-bytes":       "3000",
@@ -140,6 +141,7 @@ func TestDefault_Accessors(t *testing.T) {
 		{"ClientQueryBufferLimit", c.ClientQueryBufferLimit(), int64(1 << 30)},
 		{"BinlogMaxEntries", c.BinlogMaxEntries(), int64(1000000)},
 		{"BinlogMaxAge", c.BinlogMaxAge(), time.Hour},
+		{"FullSyncMaxRate", c.FullSyncMaxRate(), int64(0)},
 		{"Hz", c.Hz(), 10},
 		{"SlowlogSlowerThan", c.SlowlogSlowerThan(), int64(10000)},
 		{"SlowlogMaxLen", c.SlowlogMaxLen(), 128},
@@ -649,6 +651,7 @@ func TestSet_OK(t *testing.T) {
 		{"client-query-buffer-limit", "2mb"},
 		{"binlog-max-entries", "0"},
 		{"binlog-max-age", "60"},
+		{"repl-fullsync-max-rate", "50mb"},
 		{"hz", "20"},
 		{"slowlog-log-slower-than", "-1"},
 		{"slowlog-max-len", "0"},
@@ -662,7 +665,7 @@ func TestSet_OK(t *testing.T) {
 	}
 	if c.MaxClients() != 50 || c.Timeout() != 30*time.Second || c.AppendFsync() != "always" ||
 		c.BlockCacheSize() != 1<<30 || c.ProtoMaxBulkLen() != 1<<20 || c.ClientQueryBufferLimit() != 2<<20 ||
-		c.BinlogMaxEntries() != 0 || c.BinlogMaxAge() != time.Minute || c.Hz() != 20 ||
+		c.BinlogMaxEntries() != 0 || c.BinlogMaxAge() != time.Minute || c.FullSyncMaxRate() != 50<<20 || c.Hz() != 20 ||
 		c.SlowlogSlowerThan() != -1 || c.SlowlogMaxLen() != 0 || c.LogLevel() != "debug" ||
 		c.RequirePass() != "s3cret" {
 		t.Fatalf("values not applied: %v", all(c))

@@ -31,6 +31,7 @@ type values struct {
 	clientQueryBufferLimit int64
 	binlogMaxEntries       int64
 	binlogMaxAge           int64 // seconds
+	fullSyncMaxRate        int64 // bytes a second, 0: no limit
 	hz                     int64
 	slowlogSlowerThan      int64 // microseconds, -1 disables
 	slowlogMaxLen          int64
@@ -303,6 +304,8 @@ var paramList = []*param{
 	// rdbchecksum, rdbcompression: the RDB file's CRC-64 and LZF-compressed strings.
 	boolParam("rdbchecksum", false, true, func(v *values) *bool { return &v.rdbChecksum }, nil),
 	boolParam("rdbcompression", true, true, func(v *values) *bool { return &v.rdbCompression }, nil),
+	// repl-fullsync-max-rate: the bytes a second a full sync sends a shardis replica at most.
+	memParam("repl-fullsync-max-rate", true, 0, 0, llMax, func(v *values) *int64 { return &v.fullSyncMaxRate }),
 	withQuoted(strParam("requirepass", true, "", func(v *values) *string { return &v.requirePass }, nil)),
 
 	// save: kept and reported (shardis takes no RDB snapshots), validated as Redis does.

@@ -220,7 +220,10 @@ func (s *Server) OnOpen(c gnet.Conn) ([]byte, gnet.Action) {
 		return c.AsyncWrite(append([]byte(nil), p...), nil)
 	}
 	cl.Send = func(p []byte, done func()) error {
-		return c.AsyncWrite(p, func(gnet.Conn, error) error {
+		return c.AsyncWrite(p, func(gc gnet.Conn, _ error) error {
+			// gnet calls this once p is written or buffered: what it buffered is published
+			// first, so a sender pacing itself by Buffers sees it (a replica's feed).
+			cn.outBuffered.Store(int64(gc.OutboundBuffered()))
 			done()
 			return nil
 		})

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log"
 	"net"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -42,6 +43,8 @@ type feed struct {
 	acked    atomic.Value  // []uint64: the last ACK's positions
 	ackedAt  atomic.Int64  // unix ms of the last ACK
 	getack   chan struct{} // WAIT asks for an ACK now
+	ackOnce  sync.Once
+	firstAck chan struct{} // closed by the replica's first ACK
 	stopped  chan struct{}
 	stopOnce sync.Once
 	inflight atomic.Int64  // bytes handed to the connection and not written yet
@@ -81,7 +84,7 @@ func (r *Replication) feedOf(cl *server.Client) *feed {
 	defer r.mu.Unlock()
 	f := r.replicas[cl]
 	if f == nil {
-		f = &feed{r: r, cl: cl, getack: make(chan struct{}, 1), stopped: make(chan struct{}),
+		f = &feed{r: r, cl: cl, getack: make(chan struct{}, 1), stopped: make(chan struct{}), firstAck: make(chan struct{}),
 			drained: make(chan struct{}, 1)}
 		r.replicas[cl] = f
 		if !cl.OnGone(func() { r.dropFeed(f) }) {
@@ -158,6 +161,7 @@ func (r *Replication) Replconf(cl *server.Client, args []string) string {
 				f.ackBytes(off)
 			}
 			f.ackedAt.Store(time.Now().UnixMilli())
+			f.ackOnce.Do(func() { close(f.firstAck) })
 			r.wakeWaits()
 			return ""
 		case "getack":
@@ -355,14 +359,23 @@ func (r *Replication) pin(id int) (uint64, bool) {
 // errStopped: the feed was stopped (the connection closed, or the server became a replica).
 var errStopped = errors.New("replication: feed stopped")
 
-// send hands p to the connection once fewer than maxInflight bytes wait there.
+// send hands p to the connection once fewer than maxInflight bytes wait there: handed over
+// and not written yet, or written to gnet's buffer for the socket and not sent (a replica
+// that reads slowly). Until then the rest waits where it is (RocksDB, the binlog).
 func (f *feed) send(p []byte) error {
-	for f.inflight.Load() > maxInflight {
+	for f.waiting() > maxInflight {
 		select {
 		case <-f.drained:
 		case <-f.stopped:
 			return errStopped
-		case <-time.After(time.Second):
+		case <-time.After(10 * time.Millisecond):
+			// gnet's buffer shrinks as the socket takes it, unseen: an empty write makes the
+			// connection publish its size again.
+			if f.inflight.Load() == 0 {
+				if err := f.cl.Send(nil, f.written(0)); err != nil {
+					return err
+				}
+			}
 			if f.state.Load() == "online" && f.timedOut() {
 				return errStopped
 			}
@@ -370,14 +383,7 @@ func (f *feed) send(p []byte) error {
 	}
 	n := int64(len(p))
 	f.inflight.Add(n)
-	err := f.cl.Send(p, func() {
-		f.inflight.Add(-n)
-		select {
-		case f.drained <- struct{}{}:
-		default:
-		}
-	})
-	if err != nil {
+	if err := f.cl.Send(p, f.written(n)); err != nil {
 		f.inflight.Add(-n)
 		return err
 	}
@@ -389,49 +395,199 @@ func (f *feed) send(p []byte) error {
 	}
 }
 
+// waiting returns the bytes sent to the replica that its socket has not taken yet.
+func (f *feed) waiting() int64 {
+	var out int
+	if f.cl.Buffers != nil {
+		_, out = f.cl.Buffers()
+	}
+	return f.inflight.Load() + int64(out)
+}
+
+// written returns the callback of a Send of n bytes.
+func (f *feed) written(n int64) func() {
+	return func() {
+		f.inflight.Add(-n)
+		select {
+		case f.drained <- struct{}{}:
+		default:
+		}
+	}
+}
+
 // snapshotChunk is how much of a shard's snapshot one frame carries.
 const snapshotChunk = 1 << 20
 
-// sendSnapshot sends every shard's keys in sn, shards one after the other, each in frames of
-// about snapshotChunk bytes.
+// sendSnapshot sends every shard's keys in sn: up to min(shards, CPUs/2) shards are read at
+// once (one at least; the other half of the cores stays with the clients), each by a
+// goroutine of its own, their frames of about snapshotChunk bytes interleaved
+// on the connection; a shard's E frame follows its last K frame, and F follows every shard's.
+// The readers hand their frames to this goroutine through a queue of one frame per reader,
+// so what waits in memory stays bounded (the rest waits in RocksDB), and it paces them to
+// repl-fullsync-max-rate.
 func (f *feed) sendSnapshot(sn *shard.Snapshot) error {
-	for id := range f.r.store.NumShards() {
-		var body []byte
-		flush := func() error {
-			if len(body) == 0 {
-				return nil
+	n := f.r.store.NumShards()
+	readers := max(1, min(n, runtime.NumCPU()/2))
+	frames := make(chan []byte, readers)
+	quit := make(chan struct{})
+	var next atomic.Int64
+	var readErr error
+	var errOnce sync.Once
+	var wg sync.WaitGroup
+	for range readers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			emit := func(frame []byte) error {
+				select {
+				case frames <- frame:
+					return nil
+				case <-quit:
+					return errStopped
+				}
 			}
-			frame := appendFrameHead(make([]byte, 0, len(body)+12), frameKeys, len(body))
-			frame = append(frame, body...)
-			body = nil
-			return f.send(frame)
+			for {
+				id := int(next.Add(1) - 1)
+				if id >= n {
+					return
+				}
+				if err := walkShardFrames(sn, id, f.frameSize, emit); err != nil {
+					errOnce.Do(func() { readErr = err })
+					return
+				}
+			}
+		}()
+	}
+	go func() {
+		wg.Wait()
+		close(frames)
+	}()
+	pace := newPacer(f.r.fullSyncMaxRate)
+	var err error
+	for frame := range frames {
+		if err != nil {
+			continue // drain what the readers queued before they saw quit
 		}
-		err := sn.Walk(id, func(k, v []byte) error {
-			if body == nil {
-				body = binary.AppendUvarint(make([]byte, 0, snapshotChunk+len(k)+len(v)+32), uint64(id))
-			}
-			body = binary.AppendUvarint(body, uint64(len(k)))
-			body = append(body, k...)
-			body = binary.AppendUvarint(body, uint64(len(v)))
-			body = append(body, v...)
-			if len(body) >= snapshotChunk {
-				return flush()
-			}
-			return nil
-		})
-		if err == nil {
-			err = flush()
+		if err = pace.wait(len(frame), f.stopped); err == nil {
+			err = f.send(frame)
 		}
 		if err != nil {
-			return err
-		}
-		done := binary.AppendUvarint(nil, uint64(id))
-		done = binary.AppendUvarint(done, sn.Seq(id))
-		if err := f.send(append(appendFrameHead(nil, frameShardDone, len(done)), done...)); err != nil {
-			return err
+			close(quit)
 		}
 	}
+	if err != nil {
+		return err
+	}
+	if readErr != nil {
+		return readErr
+	}
 	return f.send(appendFrameHead(nil, frameSyncDone, 0))
+}
+
+// frameSize returns how big the next K frame may grow: snapshotChunk, or half a second's
+// worth of repl-fullsync-max-rate when that is less (16 KB at least), so that a slow rate
+// still sends the replica something well within its repl-timeout.
+func (f *feed) frameSize() int {
+	if rate := f.r.fullSyncMaxRate(); rate > 0 {
+		return int(max(16<<10, min(snapshotChunk, rate/2)))
+	}
+	return snapshotChunk
+}
+
+// walkShardFrames hands emit shard id's keys in sn as K frames of about size() bytes, then
+// its E frame.
+func walkShardFrames(sn *shard.Snapshot, id int, size func() int, emit func([]byte) error) error {
+	var body []byte
+	limit := size()
+	flush := func() error {
+		if len(body) == 0 {
+			return nil
+		}
+		frame := appendFrameHead(make([]byte, 0, len(body)+12), frameKeys, len(body))
+		frame = append(frame, body...)
+		body = body[:0]
+		limit = size()
+		return emit(frame)
+	}
+	err := sn.Walk(id, func(k, v []byte) error {
+		if len(body) == 0 {
+			if cap(body) < snapshotChunk {
+				body = make([]byte, 0, snapshotChunk+len(k)+len(v)+32)
+			}
+			body = binary.AppendUvarint(body, uint64(id))
+		}
+		body = binary.AppendUvarint(body, uint64(len(k)))
+		body = append(body, k...)
+		body = binary.AppendUvarint(body, uint64(len(v)))
+		body = append(body, v...)
+		if len(body) >= limit {
+			return flush()
+		}
+		return nil
+	})
+	if err == nil {
+		err = flush()
+	}
+	if err != nil {
+		return err
+	}
+	done := binary.AppendUvarint(nil, uint64(id))
+	done = binary.AppendUvarint(done, sn.Seq(id))
+	return emit(append(appendFrameHead(nil, frameShardDone, len(done)), done...))
+}
+
+// fullSyncMaxRate returns repl-fullsync-max-rate: the bytes per second a full sync sends at
+// most (0: no limit).
+func (r *Replication) fullSyncMaxRate() int64 {
+	return r.srv.Config.FullSyncMaxRate()
+}
+
+// pacer spaces a stream's writes so that it sends at most rate() bytes a second; a rate that
+// changes (CONFIG SET) applies from the next write.
+type pacer struct {
+	rate  func() int64
+	cur   int64     // the rate the current run is paced at
+	start time.Time // when the current run began
+	sent  int64     // bytes sent in the current run
+}
+
+func newPacer(rate func() int64) *pacer { return &pacer{rate: rate} }
+
+// wait returns once n more bytes may go, or errStopped if stop closes first.
+func (p *pacer) wait(n int, stop <-chan struct{}) error {
+	rate := p.rate()
+	if rate <= 0 {
+		p.cur = 0
+		return nil
+	}
+	now := time.Now()
+	if rate != p.cur {
+		p.cur, p.start, p.sent = rate, now, 0
+	}
+	// The bytes sent so far may go by start + sent/rate: wait for that moment.
+	due := p.start.Add(time.Duration(float64(p.sent) / float64(rate) * float64(time.Second)))
+	if now.Sub(due) > time.Second {
+		// The stream fell behind the rate (a slow replica): what it did not use is not saved
+		// up for a burst later.
+		p.start, p.sent, due = now, 0, now
+	}
+	p.sent += int64(n)
+	if d := due.Sub(now); d > 0 && !sleepUnless(d, stop) {
+		return errStopped
+	}
+	return nil
+}
+
+// sleepUnless sleeps for d and reports true, or false as soon as stop closes.
+func sleepUnless(d time.Duration, stop <-chan struct{}) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-stop:
+		return false
+	}
 }
 
 // stream sends the binlog after positions after, step by step as the master commits, and a

@@ -433,3 +433,72 @@ func TestShardisReplica_OfRedis_DroppedInsideMulti_OffsetCountsOnlyWhatApplied(t
 		t.Fatal("the unfinished MULTI's SET was applied")
 	}
 }
+
+// A Redis replica finds the end of an RDB sent between EOF marks by the mark being the last
+// bytes it read: as a Redis master does, the stream after the RDB waits for the replica's
+// first ACK (sent once it loaded), or commands glued to the mark hide it and the replica waits
+// for the RDB's end forever.
+func TestRedisReplica_EOFMarkedRDB_NothingFollowsTheMarkBeforeTheFirstACK(t *testing.T) {
+	t.Parallel()
+	master := testserver.Start(t, debugFlags...)
+	mc := master.Client(t)
+	loadEveryType(t, mc, "before", 20)
+	conn, err := net.Dial("tcp", master.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	br := bufio.NewReader(conn)
+	if _, err := conn.Write([]byte("*3\r\n$8\r\nREPLCONF\r\n$4\r\ncapa\r\n$3\r\neof\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	if line, err := br.ReadString('\n'); err != nil || line != "+OK\r\n" {
+		t.Fatalf("REPLCONF capa eof: %q %v", line, err)
+	}
+	if _, err := conn.Write([]byte("*3\r\n$5\r\nPSYNC\r\n$1\r\n?\r\n$2\r\n-1\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	_ = conn.SetReadDeadline(time.Now().Add(time.Minute))
+	var head string
+	for head == "" || head == "\n" {
+		if head, err = br.ReadString('\n'); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !strings.HasPrefix(head, "+FULLRESYNC") {
+		t.Fatalf("PSYNC: %q", head)
+	}
+	mark, err := br.ReadString('\n')
+	if err != nil || !strings.HasPrefix(mark, "$EOF:") {
+		t.Fatalf("the RDB's head: %q %v", mark, err)
+	}
+	eof := []byte(strings.TrimSpace(strings.TrimPrefix(mark, "$EOF:")))
+	// Writes after the snapshot: their commands wait for the replica's ACK.
+	if err := mc.Set(ctx, "after", "1", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	var got []byte
+	for !bytes.HasSuffix(got, eof) {
+		b, err := br.ReadByte()
+		if err != nil {
+			t.Fatalf("reading the RDB: %v", err)
+		}
+		got = append(got, b)
+	}
+	_ = conn.SetReadDeadline(time.Now().Add(time.Second))
+	if b, err := br.ReadByte(); err == nil {
+		t.Fatalf("the master sent %q right after the EOF mark, before the replica's ACK", b)
+	}
+	if _, err := conn.Write([]byte("*3\r\n$8\r\nREPLCONF\r\n$3\r\nACK\r\n$1\r\n0\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	_ = conn.SetReadDeadline(time.Now().Add(time.Minute))
+	rest := ""
+	for !strings.Contains(rest, "after") {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			t.Fatalf("the stream after the ACK: %q %v", rest, err)
+		}
+		rest += line
+	}
+}

@@ -172,7 +172,31 @@ func (f *feed) runRedis(sync bool) {
 	log.Printf("Synchronization with replica %s succeeded", f.cl.Addr)
 	f.state.Store("online")
 	f.ackedAt.Store(time.Now().UnixMilli())
+	if f.capaEOF && !f.awaitFirstAck() {
+		return
+	}
 	f.streamRedis(after, start)
+}
+
+// awaitFirstAck waits for the replica's first ACK, which a Redis replica sends once it loaded
+// an RDB sent between EOF marks: it finds the RDB's end by the mark being the last bytes it
+// read, so nothing may follow the mark before (a Redis master waits too). It reports false
+// if the feed stopped or the replica stayed silent past repl-timeout.
+func (f *feed) awaitFirstAck() bool {
+	check := time.NewTicker(time.Second)
+	defer check.Stop()
+	for {
+		select {
+		case <-f.firstAck:
+			return true
+		case <-f.stopped:
+			return false
+		case <-check.C:
+			if f.timedOut() {
+				return false
+			}
+		}
+	}
 }
 
 // waitDrained waits until the connection wrote everything handed to it, or the feed stopped.

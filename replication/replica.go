@@ -252,7 +252,9 @@ func (l *link) session() error {
 	return l.apply(conn, fr)
 }
 
-// fullSync loads the master's snapshot into every shard: the data is LOADING meanwhile.
+// fullSync loads the master's snapshot into every shard: the data is LOADING meanwhile. The
+// master interleaves its shards' frames; each shard's are loaded by a goroutine of its own
+// (shardLoader), so shards load in parallel.
 func (l *link) fullSync(conn net.Conn, fr *frameReader, replid string) error {
 	r := l.r
 	l.mu.Lock()
@@ -266,46 +268,144 @@ func (l *link) fullSync(conn net.Conn, fr *frameReader, replid string) error {
 		return err
 	}
 	n := r.store.NumShards()
+	loaders := newShardLoaders(loader, n)
+	fail := func(err error) error {
+		loaders.stop()
+		loader.Abort()
+		l.forgetHistory()
+		return err
+	}
 	for {
 		_ = conn.SetReadDeadline(time.Now().Add(l.timeout()))
 		kind, payload, err := fr.next()
 		if err != nil {
-			loader.Abort()
-			l.forgetHistory()
-			return err
+			return fail(err)
+		}
+		if err := loaders.failed(); err != nil {
+			return fail(err)
 		}
 		d := decoder{b: payload}
 		switch kind {
-		case frameKeys:
+		case frameKeys, frameShardDone:
 			id := d.uvarint()
-			for d.err == nil && len(d.b) > 0 && id < uint64(n) {
-				k := d.bytes()
-				v := d.bytes()
-				if d.err == nil {
-					d.err = loader.Put(int(id), k, v)
-				}
-			}
-			if id >= uint64(n) {
+			if d.err == nil && id >= uint64(n) {
 				d.err = errBadFrame
 			}
-		case frameShardDone:
-			id, seq := d.uvarint(), d.uvarint()
-			if d.done() && id < uint64(n) {
-				d.err = loader.FinishShard(int(id), seq)
-			} else if d.err == nil {
-				d.err = errBadFrame
+			if d.err == nil {
+				// The frame reader reuses its buffer: the shard's goroutine gets a copy.
+				loaders.send(int(id), shardFrame{kind: kind, body: append([]byte(nil), d.b...)})
 			}
 		case frameSyncDone:
+			if err := loaders.stop(); err != nil {
+				return fail(err)
+			}
 			return l.finishFullSync(loader, replid)
 		default:
 			d.err = fmt.Errorf("%w: kind %q during a full sync", errBadFrame, kind)
 		}
 		if d.err != nil {
-			loader.Abort()
-			l.forgetHistory()
-			return d.err
+			return fail(d.err)
 		}
 	}
+}
+
+// shardFrame is a K or E frame's payload after its shard id.
+type shardFrame struct {
+	kind byte
+	body []byte
+}
+
+// shardLoaders loads a full sync's frames, a goroutine per shard, each in its shard's own
+// batch of the Loader. A shard's queue holds at most loadQueue frames (about 1 MB each), so
+// what waits in memory stays bounded whatever the master sends.
+type shardLoaders struct {
+	queues  []chan shardFrame
+	wg      sync.WaitGroup
+	errOnce sync.Once
+	err     error
+	errSet  chan struct{}
+	once    sync.Once
+}
+
+const loadQueue = 2
+
+func newShardLoaders(loader *shard.Loader, n int) *shardLoaders {
+	sl := &shardLoaders{queues: make([]chan shardFrame, n), errSet: make(chan struct{})}
+	for id := range sl.queues {
+		q := make(chan shardFrame, loadQueue)
+		sl.queues[id] = q
+		sl.wg.Add(1)
+		go func() {
+			defer sl.wg.Done()
+			for f := range q {
+				if sl.failed() != nil {
+					continue // drain: the load is abandoned
+				}
+				if err := loadShardFrame(loader, id, f); err != nil {
+					sl.fail(err)
+				}
+			}
+		}()
+	}
+	return sl
+}
+
+// loadShardFrame writes one frame of shard id into loader.
+func loadShardFrame(loader *shard.Loader, id int, f shardFrame) error {
+	d := decoder{b: f.body}
+	if f.kind == frameShardDone {
+		seq := d.uvarint()
+		if !d.done() {
+			return errBadFrame
+		}
+		return loader.FinishShard(id, seq)
+	}
+	for d.err == nil && len(d.b) > 0 {
+		k := d.bytes()
+		v := d.bytes()
+		if d.err == nil {
+			d.err = loader.Put(id, k, v)
+		}
+	}
+	return d.err
+}
+
+func (sl *shardLoaders) fail(err error) {
+	sl.errOnce.Do(func() {
+		sl.err = err
+		close(sl.errSet)
+	})
+}
+
+// failed returns the first error a shard's goroutine met, if any yet.
+func (sl *shardLoaders) failed() error {
+	select {
+	case <-sl.errSet:
+		return sl.err
+	default:
+		return nil
+	}
+}
+
+// send queues f to shard id's goroutine, waiting while its queue is full (unless a shard
+// failed: the load is abandoned then).
+func (sl *shardLoaders) send(id int, f shardFrame) {
+	select {
+	case sl.queues[id] <- f:
+	case <-sl.errSet:
+	}
+}
+
+// stop waits until every queued frame is loaded and the goroutines returned, and returns the
+// first error. It is idempotent.
+func (sl *shardLoaders) stop() error {
+	sl.once.Do(func() {
+		for _, q := range sl.queues {
+			close(q)
+		}
+		sl.wg.Wait()
+	})
+	return sl.failed()
 }
 
 // finishFullSync ends a full sync whose data is all in loader: the server takes the master's

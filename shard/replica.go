@@ -225,14 +225,21 @@ func (sn *Snapshot) Close() {
 
 // Loader replaces every shard's keys and binlog with a master's snapshot. It holds every
 // shard from StartLoad to Finish or Abort, so nothing reads or writes meanwhile (the server
-// answers LOADING). Puts go to RocksDB in batches, never held whole in memory.
+// answers LOADING). Puts go to RocksDB in batches, never held whole in memory. Each shard has
+// its own batch: Put and FinishShard of different shards may run in parallel (one goroutine
+// per shard at a time), as a full sync loads its shards.
 type Loader struct {
 	store   *Store
 	held    *Held
+	shards  []loadShard
+	txBegun bool // Tx was called: the load also writes through the held transaction
+}
+
+// loadShard is what a Loader gathers for one shard.
+type loadShard struct {
 	batch   *grocksdb.WriteBatch
 	bytes   int
-	version []uint64 // per shard, the largest collection version loaded
-	txBegun bool     // Tx was called: the load also writes through the held transaction
+	version uint64 // the largest collection version loaded
 }
 
 // errLoadAborted fails what a load's transaction holds when the load is aborted.
@@ -264,19 +271,15 @@ func (s *Store) StartLoad() (*Loader, error) {
 	if !s.Opened() {
 		return nil, ErrNotOpen
 	}
-	l := &Loader{store: s, held: s.AcquireAll(), batch: grocksdb.NewWriteBatch(), version: make([]uint64, len(s.shards))}
-	all, end := []byte{0}, bytes.Repeat([]byte{0xff}, 16)
-	for _, sh := range s.shards {
-		l.batch.DeleteRangeCF(sh.cf, all, end)
-		l.batch.DeleteRangeCF(sh.logCF, all, end)
+	l := &Loader{store: s, held: s.AcquireAll(), shards: make([]loadShard, len(s.shards))}
+	for i := range l.shards {
+		l.shards[i].batch = grocksdb.NewWriteBatch()
 	}
 	// The emptying is written to the WAL: after a crash the replica holds none of what it
 	// had, nor its history. The load's own writes skip the WAL (woBulk) and are made durable
 	// by Finish's memtable flush; a crash before it leaves a partial snapshot with no history,
 	// which the next sync replaces, as it did with the WAL.
-	err := l.store.db.Write(l.store.wo, l.batch)
-	l.batch.Clear()
-	if err != nil {
+	if err := l.deleteAll(); err != nil {
 		l.Abort()
 		return nil, err
 	}
@@ -305,13 +308,27 @@ func (sh *Shard) forgetData() {
 	}
 }
 
-func (l *Loader) flush() error {
-	if l.batch.Count() == 0 {
+// deleteAll deletes every shard's keys and binlog, through the WAL.
+func (l *Loader) deleteAll() error {
+	b := grocksdb.NewWriteBatch()
+	defer b.Destroy()
+	all, end := []byte{0}, bytes.Repeat([]byte{0xff}, 16)
+	for _, sh := range l.store.shards {
+		b.DeleteRangeCF(sh.cf, all, end)
+		b.DeleteRangeCF(sh.logCF, all, end)
+	}
+	return l.store.db.Write(l.store.wo, b)
+}
+
+// flush writes what shard id's batch gathered.
+func (l *Loader) flush(id int) error {
+	ls := &l.shards[id]
+	if ls.batch.Count() == 0 {
 		return nil
 	}
-	err := l.store.db.Write(l.store.woBulk, l.batch)
-	l.batch.Clear()
-	l.bytes = 0
+	err := l.store.db.Write(l.store.woBulk, ls.batch)
+	ls.batch.Clear()
+	ls.bytes = 0
 	return err
 }
 
@@ -320,16 +337,17 @@ func (l *Loader) Put(id int, k, v []byte) error {
 	if id < 0 || id >= len(l.store.shards) {
 		return fmt.Errorf("shard: load into shard %d of %d", id, len(l.store.shards))
 	}
+	ls := &l.shards[id]
 	if len(k) > 0 && k[0] == codec.PrefixMeta && codec.MetaType(v) != codec.TypeString {
 		var m codec.Meta
 		if codec.DecodeMeta(v, &m) == nil {
-			l.version[id] = max(l.version[id], m.Version)
+			ls.version = max(ls.version, m.Version)
 		}
 	}
-	l.batch.PutCF(l.store.shards[id].cf, k, v)
-	l.bytes += len(k) + len(v)
-	if l.bytes >= loadBatchBytes {
-		return l.flush()
+	ls.batch.PutCF(l.store.shards[id].cf, k, v)
+	ls.bytes += len(k) + len(v)
+	if ls.bytes >= loadBatchBytes {
+		return l.flush(id)
 	}
 	return nil
 }
@@ -340,8 +358,8 @@ func (l *Loader) FinishShard(id int, seq uint64) error {
 	if id < 0 || id >= len(l.store.shards) {
 		return fmt.Errorf("shard: load into shard %d of %d", id, len(l.store.shards))
 	}
-	l.batch.PutCF(l.store.shards[id].cf, StateKey(stateSeqFloor), binary.BigEndian.AppendUint64(nil, seq))
-	if err := l.flush(); err != nil {
+	l.shards[id].batch.PutCF(l.store.shards[id].cf, StateKey(stateSeqFloor), binary.BigEndian.AppendUint64(nil, seq))
+	if err := l.flush(id); err != nil {
 		return err
 	}
 	l.store.shards[id].tail.reset()
@@ -350,9 +368,14 @@ func (l *Loader) FinishShard(id int, seq uint64) error {
 }
 
 // Finish writes what is left, reads every shard's bookkeeping back from what was loaded and
-// lets the shards go on.
+// lets the shards go on. No Put or FinishShard may run any more.
 func (l *Loader) Finish() error {
-	err := l.flush()
+	var err error
+	for id := range l.shards {
+		if err = l.flush(id); err != nil {
+			break
+		}
+	}
 	if err == nil && l.txBegun {
 		err = l.held.Commit()
 	}
@@ -368,7 +391,7 @@ func (l *Loader) Finish() error {
 			break
 		}
 		sh.lastSeq.Store(max(sh.lastSeq.Load(), seq))
-		sh.version = max(sh.version, l.version[id])
+		sh.version = max(sh.version, l.shards[id].version)
 		sh.ages = binlog.Ages{}
 		sh.access.Store(new(accessTable))
 		sh.markAllWatched()
@@ -378,7 +401,8 @@ func (l *Loader) Finish() error {
 }
 
 // Abort ends a load that will not finish (the link dropped): what was loaded is deleted
-// again, so the shards go on empty rather than holding part of a snapshot.
+// again, so the shards go on empty rather than holding part of a snapshot. No Put or
+// FinishShard may run any more.
 func (l *Loader) Abort() {
 	if l.held == nil {
 		return
@@ -387,14 +411,10 @@ func (l *Loader) Abort() {
 		l.held.tx.Fail(errLoadAborted)
 		_ = l.held.Commit() // fails: nothing of it is written
 	}
-	l.batch.Clear()
-	all, end := []byte{0}, bytes.Repeat([]byte{0xff}, 16)
-	for _, sh := range l.store.shards {
-		l.batch.DeleteRangeCF(sh.cf, all, end)
-		l.batch.DeleteRangeCF(sh.logCF, all, end)
+	for i := range l.shards {
+		l.shards[i].batch.Clear()
 	}
-	_ = l.store.db.Write(l.store.wo, l.batch) // through the WAL, as StartLoad's
-	l.batch.Clear()
+	_ = l.deleteAll() // through the WAL, as StartLoad's
 	for _, sh := range l.store.shards {
 		sh.forgetData()
 		_ = sh.load()
@@ -406,7 +426,9 @@ func (l *Loader) Abort() {
 }
 
 func (l *Loader) end() {
-	l.batch.Destroy()
+	for i := range l.shards {
+		l.shards[i].batch.Destroy()
+	}
 	if l.held != nil {
 		_ = l.held.Release()
 		l.held = nil
