@@ -285,7 +285,7 @@ func (l *link) applyReshard(conn net.Conn, fr *frameReader) error {
 				}
 			}
 			val := appendPositions(nil, next)
-			replyErrs, err := l.r.exec.ApplyUnit(reshardUnit(step), executor.UnitOptions{
+			replyErrs, err := l.r.exec.ApplyUnit(unitCommands(step), executor.UnitOptions{
 				Stopped: l.stopped,
 				Commit: func(tx *shard.Tx) {
 					for _, id := range tx.Shards() {
@@ -317,12 +317,13 @@ func (l *link) applyReshard(conn net.Conn, fr *frameReader) error {
 	}
 }
 
-// reshardUnit turns a step into the commands to apply in one commit. A unit's whole-keyspace
+// unitCommands turns a step into the commands that do what it did, for a replica that applies
+// them by key (this one, or a Redis replica, redisfeed.go). A unit's whole-keyspace
 // records (FLUSHDB, FLUSHALL, SWAPDB) are logged once in each of its shards, at the same
 // place among that shard's keyed records: they are applied once, after what every shard
 // logged before them and before what it logged after (the keyed records of two shards
 // touch different keys, so their order between two such records does not matter).
-func reshardUnit(step binlog.Step) []executor.Propagated {
+func unitCommands(step binlog.Step) []executor.Propagated {
 	var out []executor.Propagated
 	if len(step.Parts) == 1 {
 		for _, e := range step.Parts[0].Entries {
