@@ -3,6 +3,7 @@ package replication_test
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -89,6 +90,9 @@ func TestReplica_OtherShardCount_FullSyncUnderWritesThenStream_SameDigest(t *tes
 	if err := mc.Do(ctx, "FCALL", "f", 1, "counted").Err(); err != nil {
 		t.Fatal(err)
 	}
+	if err := mc.Do(ctx, "FUNCTION", "LOAD", "#!lua name=lib2\nredis.register_function('g', function() return 1 end)").Err(); err != nil {
+		t.Fatal(err)
+	}
 	tx := mc.TxPipeline() // SWAPDB between keyed writes, inside one unit
 	tx.Set(ctx, "in:unit:1", "a", 0)
 	tx.SwapDB(ctx, 0, 2)
@@ -112,7 +116,7 @@ func TestReplica_OtherShardCount_FullSyncUnderWritesThenStream_SameDigest(t *tes
 		if got, err := rc.Do(ctx, "FCALL_RO", "f", 1, "x").Result(); err == nil {
 			t.Fatalf("FCALL_RO of a write function answered %v", got)
 		}
-		if fl := rc.Do(ctx, "FUNCTION", "LIST").Val().([]any); len(fl) != 1 {
+		if fl := rc.Do(ctx, "FUNCTION", "LIST").Val().([]any); len(fl) != 2 {
 			t.Fatalf("FUNCTION LIST on the replica: %v", fl)
 		}
 	}
@@ -139,6 +143,12 @@ func TestReplica_OtherShardCount_LinkDropped_ResumesWithAPartialSync(t *testing.
 	if full := infoField(t, mc, "stats", "sync_full"); full != "1" {
 		t.Fatalf("sync_full %s after the link dropped, want 1", full)
 	}
+	waitSameDigest(t, mc, rc)
+	if err := mc.FlushAll(ctx).Err(); err != nil { // and on, through the stream
+		t.Fatal(err)
+	}
+	load(t, mc, "d", 50)
+	acked(t, mc)
 	waitSameDigest(t, mc, rc)
 	waitFor(t, "equal offsets", func() bool { return offsetsMatch(t, mc, rc) })
 }
@@ -169,4 +179,41 @@ func TestReplica_OtherShardCount_Restart_ResumesWithAPartialSync(t *testing.T) {
 	}
 	waitSameDigest(t, mc, rc)
 	waitFor(t, "equal offsets", func() bool { return offsetsMatch(t, mc, rc) })
+}
+
+func TestReplica_OtherShardCount_ServesNoReplicasAndPromotesToANewHistory(t *testing.T) {
+	t.Parallel()
+	master := testserver.Start(t, shardsFlags(4)...)
+	mc := master.Client(t)
+	load(t, mc, "a", 100)
+	replica := testserver.Start(t, shardsFlags(3)...)
+	rc := replicate(t, replica, master)
+	acked(t, mc)
+	// Its binlog is not its master's history: no replica of its own, no FAILOVER to it.
+	if err := rc.Do(ctx, "PSYNC", "?", "-1").Err(); err == nil || !strings.Contains(err.Error(), "cannot serve replicas") {
+		t.Fatalf("PSYNC to a replica with another shard count: %v", err)
+	}
+	id := infoField(t, rc, "replication", "master_replid")
+	if err := rc.Do(ctx, "PSYNC", id, "1", "FAILOVER").Err(); err == nil || !strings.Contains(err.Error(), "shard count differs") {
+		t.Fatalf("PSYNC FAILOVER to a replica with another shard count: %v", err)
+	}
+	if infoField(t, rc, "replication", "role") != "slave" {
+		t.Fatal("the refused PSYNC FAILOVER promoted the replica")
+	}
+	// Promoted, it starts a history of its own; the old master syncs from it in full.
+	if err := rc.Do(ctx, "REPLICAOF", "NO", "ONE").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if got := infoField(t, rc, "replication", "master_replid2"); got != strings.Repeat("0", 40) {
+		t.Fatalf("master_replid2 %s after the promotion, want none", got)
+	}
+	load(t, rc, "b", 50)
+	mc2 := replicate(t, master, replica)
+	if n, err := rc.Do(ctx, "WAIT", 1, 60000).Int(); err != nil || n != 1 {
+		t.Fatalf("WAIT 1 on the promoted replica: %d %v", n, err)
+	}
+	waitSameDigest(t, rc, mc2)
+	if full := infoField(t, rc, "stats", "sync_full"); full != "1" {
+		t.Fatalf("sync_full %s on the promoted replica, want 1", full)
+	}
 }
