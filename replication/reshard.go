@@ -257,13 +257,57 @@ func (l *link) reshardFullSync(conn net.Conn, fr *frameReader, first []byte, rep
 	return nil
 }
 
+// Steps the replica has already received are applied together, in one commit, up to these
+// bounds: a replica that fell behind catches up with fewer, larger commits. Each step is whole
+// in the commit, so no reader sees part of one.
+const (
+	reshardBatchSteps = 256
+	reshardBatchBytes = 4 << 20
+)
+
 // applyReshard applies the master's steps by key until an error.
 func (l *link) applyReshard(conn net.Conn, fr *frameReader) error {
 	seqs := l.reshardSeqs()
+	var batch []executor.Propagated
+	batchBytes, batchSteps := 0, 0
+	flush := func() error {
+		if batchSteps == 0 {
+			return nil
+		}
+		val := appendPositions(nil, seqs)
+		replyErrs, err := l.r.exec.ApplyUnit(batch, executor.UnitOptions{
+			Stopped: l.stopped,
+			Commit: func(tx *shard.Tx) {
+				for _, id := range tx.Shards() {
+					tx.PutState(id, stateMasterPositions, val)
+				}
+			},
+		})
+		for _, e := range replyErrs {
+			log.Printf("Replica: a record of the master failed here: %v", e)
+		}
+		batch, batchBytes, batchSteps = nil, 0, 0
+		if err != nil {
+			return err
+		}
+		l.mu.Lock()
+		l.reshard.seqs = slices.Clone(seqs)
+		l.mu.Unlock()
+		return nil
+	}
 	for {
+		if fr.r.Buffered() == 0 || batchSteps >= reshardBatchSteps || batchBytes >= reshardBatchBytes {
+			// Nothing more has arrived (or the batch is full): apply what was received.
+			if err := flush(); err != nil {
+				return err
+			}
+		}
 		_ = conn.SetReadDeadline(time.Now().Add(l.timeout()))
 		kind, payload, err := fr.next()
 		if err != nil {
+			if ferr := flush(); ferr != nil {
+				return ferr
+			}
 			return err
 		}
 		l.mu.Lock()
@@ -271,39 +315,27 @@ func (l *link) applyReshard(conn net.Conn, fr *frameReader) error {
 		l.mu.Unlock()
 		switch kind {
 		case frameStep:
-			step, _, err := decodeStep(payload, len(seqs))
+			// The frame reader reuses its buffer; a batched step keeps its own bytes.
+			own := slices.Clone(payload)
+			step, _, err := decodeStep(own, len(seqs))
 			if err != nil {
 				return err
 			}
-			next := slices.Clone(seqs)
 			for _, p := range step.Parts {
 				for _, e := range p.Entries {
-					if e.Seq != next[p.Shard]+1 {
-						return fmt.Errorf("%w: master shard %d record %d after %d", shard.ErrMirrorOrder, p.Shard, e.Seq, next[p.Shard])
+					if e.Seq != seqs[p.Shard]+1 {
+						return fmt.Errorf("%w: master shard %d record %d after %d", shard.ErrMirrorOrder, p.Shard, e.Seq, seqs[p.Shard])
 					}
-					next[p.Shard] = e.Seq
+					seqs[p.Shard] = e.Seq
 				}
 			}
-			val := appendPositions(nil, next)
-			replyErrs, err := l.r.exec.ApplyUnit(unitCommands(step), executor.UnitOptions{
-				Stopped: l.stopped,
-				Commit: func(tx *shard.Tx) {
-					for _, id := range tx.Shards() {
-						tx.PutState(id, stateMasterPositions, val)
-					}
-				},
-			})
-			for _, e := range replyErrs {
-				log.Printf("Replica: a record of the master failed here: %v", e)
-			}
-			if err != nil {
+			batch = append(batch, unitCommands(step)...)
+			batchBytes += len(own)
+			batchSteps++
+		case framePing:
+			if err := flush(); err != nil {
 				return err
 			}
-			seqs = next
-			l.mu.Lock()
-			l.reshard.seqs = next
-			l.mu.Unlock()
-		case framePing:
 			d := decoder{b: payload}
 			d.uvarint()
 			if len(d.b) == 1 && d.b[0] == 1 {
