@@ -251,10 +251,8 @@ func (r *Replication) promote() {
 	r.mu.Unlock()
 	r.srv.ChangeReplID()
 	go func() { // in the background: REPLICAOF NO ONE may run in an EXEC holding shard 0
-		if resharded {
-			if err := r.clearMasterPositions(); err != nil {
-				log.Printf("replication: %v", err)
-			}
+		if err := r.clearMasterPositions(); err != nil {
+			log.Printf("replication: %v", err)
 		}
 		if err := r.persist(); err != nil {
 			log.Printf("%v", err)

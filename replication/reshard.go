@@ -146,10 +146,15 @@ func (r *Replication) masterPositions() ([]uint64, error) {
 	return out, nil
 }
 
-// clearMasterPositions forgets them (the server was promoted), in every shard.
+// clearMasterPositions forgets, in every shard, the positions in a master's stream that a
+// replica applying by key keeps (this file's, and a Redis master's offset, redismaster.go):
+// the server was promoted and takes writes of its own.
 func (r *Replication) clearMasterPositions() error {
 	for id := range r.store.NumShards() {
-		if err := r.store.Do(id, func(tx *shard.Tx) { tx.DeleteState(id, stateMasterPositions) }); err != nil {
+		if err := r.store.Do(id, func(tx *shard.Tx) {
+			tx.DeleteState(id, stateMasterPositions)
+			tx.DeleteState(id, stateRedisPosition)
+		}); err != nil {
 			return err
 		}
 	}
