@@ -8,9 +8,9 @@ import (
 	"io"
 	"log"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
-	"slices"
 	"sync/atomic"
 	"time"
 
