@@ -118,8 +118,9 @@ func clientGetName(c *cmds.Ctx) {
 	c.W.Null()
 }
 
-// Client types of CLIENT LIST/KILL TYPE. Replication is not implemented, so no connection is
-// ever a master or a replica; a MONITOR client counts as normal, as in Redis.
+// Client types of CLIENT LIST/KILL TYPE. A replica's connection is one once its PSYNC or SYNC
+// was accepted; a replica's link to its master is no client here, so none is of type master;
+// a MONITOR client counts as normal, as in Redis.
 const (
 	clientTypeNormal = iota
 	clientTypeReplica
@@ -142,6 +143,9 @@ func clientTypeByName(b []byte) int {
 }
 
 func clientTypeOf(cl *server.Client) int {
+	if cl.ReplicaLink() {
+		return clientTypeReplica
+	}
 	if cl.PubSub() {
 		return clientTypePubSub
 	}

@@ -173,7 +173,9 @@ func psyncCommand(c *cmds.Ctx, srv *server.Server) {
 	req := server.PsyncRequest{ReplID: replid, Offset: offset, Failover: failover, Sync: len(c.Args) == 1}
 	if msg := srv.Replication.Psync(c.Client, req); msg != "" {
 		c.Error(msg)
+		return
 	}
+	c.Client.SetReplicaLink()
 }
 
 func waitCommand(c *cmds.Ctx, srv *server.Server) {

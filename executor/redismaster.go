@@ -27,6 +27,22 @@ type Propagated struct {
 // others, as on a Redis replica; the errors come back joined for the link to log. A storage
 // error fails the whole unit.
 func (e *Executor) ApplyPropagated(unit []Propagated) (replyErrs []error, err error) {
+	return e.ApplyUnit(unit, UnitOptions{})
+}
+
+// UnitOptions is what a replication link adds to ApplyUnit.
+type UnitOptions struct {
+	// Stopped, when set, is asked once the unit holds its shards: true (the link stopped
+	// meanwhile) applies nothing and fails with an error.
+	Stopped func() bool
+	// Commit, when set, is called with the transaction after the unit's commands ran, to
+	// write what must commit with them (a replica's position in its master's stream); the
+	// unit then always commits, in shard 0 when its commands touch no shard.
+	Commit func(tx *shard.Tx)
+}
+
+// ApplyUnit is ApplyPropagated with options.
+func (e *Executor) ApplyUnit(unit []Propagated, o UnitOptions) (replyErrs []error, err error) {
 	var ids []int
 	var tx []Propagated
 	for _, p := range unit {
@@ -50,12 +66,28 @@ func (e *Executor) ApplyPropagated(unit []Propagated) (replyErrs []error, err er
 		tx = append(tx, p)
 	}
 	if len(tx) == 0 {
-		return replyErrs, nil
+		if o.Commit == nil {
+			return replyErrs, nil
+		}
+		ids = []int{0}
 	}
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
+	stopped := false
 	apply := func(t *shard.Tx) {
+		if o.Stopped != nil && o.Stopped() {
+			stopped = true
+			t.Fail(errLinkStopped)
+			return
+		}
 		t.SetApplying(true)
+		if o.Commit != nil {
+			defer func() {
+				if t.Err() == nil {
+					o.Commit(t)
+				}
+			}()
+		}
 		for _, p := range tx {
 			if aerr := e.Apply(t, p.DB, p.Args); aerr != nil {
 				if t.Err() != nil {
@@ -71,6 +103,9 @@ func (e *Executor) ApplyPropagated(unit []Propagated) (replyErrs []error, err er
 		h := e.srv.Store.Acquire(ids)
 		apply(h.Tx())
 		err = h.Release()
+	}
+	if stopped {
+		err = errLinkStopped
 	}
 	return replyErrs, err
 }

@@ -26,6 +26,10 @@ const (
 	// shard (uvarint) · records (uvarint) · for each record sequence (uvarint) · length
 	// (uvarint) · the record as the binlog stores it.
 	frameStep byte = 'T'
+	// frameRDB: a full sync of a replica with another shard count (reshard.go): a piece of
+	// the snapshot as an RDB file; the frameSyncDone after the last one carries the
+	// snapshot's positions: count (uvarint) · one sequence per shard (uvarint).
+	frameRDB byte = 'R'
 	// framePing: the master is there: its offset (uvarint) · whether it asks for an ACK now
 	// (1 byte, 1: yes).
 	framePing byte = 'P'

@@ -29,6 +29,12 @@ type feed struct {
 	ip        string   // REPLCONF ip-address (replica-announce-ip), "" for the connection's
 	shardis   bool     // REPLCONF capa shardis: a shardis replica, which takes this stream
 	positions []uint64 // REPLCONF shardis-positions: the replica's last sequence per shard
+	// REPLCONF shardis-shards: the replica's shard count (0: not said); when it is not this
+	// server's, the replica applies the stream by key (reshard.go) from
+	// shardis-master-positions, this server's positions it applied up to.
+	shards          int
+	masterPositions []uint64
+	reshard         bool // PSYNC chose the by-key stream
 	// A Redis replica's (redisfeed.go): REPLCONF capa eof, rdb-only, rdb-filter-only.
 	capaEOF        bool
 	rdbOnly        bool
@@ -149,6 +155,18 @@ func (r *Replication) Replconf(cl *server.Client, args []string) string {
 				return "ERR invalid shardis-positions"
 			}
 			f.positions = seqs
+		case "shardis-master-positions":
+			seqs, ok := parsePositions(val)
+			if !ok {
+				return "ERR invalid shardis-master-positions"
+			}
+			f.masterPositions = seqs
+		case "shardis-shards":
+			n, err := strconv.Atoi(val)
+			if err != nil || n < 1 {
+				return "ERR invalid shardis-shards"
+			}
+			f.shards = n
 		case "ack":
 			// REPLCONF ACK <offset> [POS <positions>]: no reply, as in Redis. A shardis
 			// replica gives its positions; a Redis replica's byte offset is read back as
@@ -234,6 +252,9 @@ func (r *Replication) Psync(cl *server.Client, req server.PsyncRequest) string {
 		if replid != r.srv.ReplID() {
 			return "ERR PSYNC FAILOVER replid must match my replid."
 		}
+		if r.resharded.Load() {
+			return errReshardedNoFailover
+		}
 		log.Printf("Failover request received for replid %s.", replid)
 		if err := r.ReplicaOf("", 0); err != nil {
 			return "ERR " + err.Error()
@@ -242,11 +263,17 @@ func (r *Replication) Psync(cl *server.Client, req server.PsyncRequest) string {
 	if r.failoverStateName() != failoverNone {
 		return "NOMASTERLINK Can't SYNC while failing over"
 	}
+	if r.resharded.Load() {
+		return errReshardedNoReplicas
+	}
 	f := r.feedOf(cl)
 	if !f.shardis {
 		return r.psyncRedis(f, req)
 	}
 	n := r.store.NumShards()
+	if f.shards != 0 && f.shards != n {
+		return r.psyncReshard(f, req)
+	}
 	if f.positions != nil && len(f.positions) != n {
 		return "ERR the replica has " + strconv.Itoa(len(f.positions)) + " shards and this master " +
 			strconv.Itoa(n) + ": start the replica with --shards " + strconv.Itoa(n)
@@ -318,7 +345,9 @@ func (f *feed) run(partial bool) {
 		line := "+FULLRESYNC " + f.r.srv.ReplID() + " " + strconv.FormatUint(offset(after), 10) + "\r\n"
 		f.state.Store("send_bulk")
 		err = f.send([]byte(line))
-		if err == nil {
+		if err == nil && f.reshard {
+			err = f.sendReshardSnapshot(sn)
+		} else if err == nil {
 			err = f.sendSnapshot(sn)
 		}
 		sn.Close()

@@ -502,3 +502,50 @@ func TestRedisReplica_EOFMarkedRDB_NothingFollowsTheMarkBeforeTheFirstACK(t *tes
 		rest += line
 	}
 }
+
+func TestShardisReplica_OfRedis_Restart_ResumesWithAPartialSync(t *testing.T) {
+	mc, port, _ := startRedis(t)
+	loadEveryType(t, mc, "before", 50)
+	dir := t.TempDir()
+	start := func() (*testserver.Server, *redis.Client) {
+		s := testserver.StartIn(t, dir, append([]string{"--replicaof", "127.0.0.1 " + strconv.Itoa(port)}, debugFlags...)...)
+		c := s.Client(t)
+		waitFor(t, "the link to the redis-server", func() bool {
+			return infoField(t, c, "replication", "master_link_status") == "up"
+		})
+		return s, c
+	}
+	replica, rc := start()
+	waitSameDigest(t, mc, rc)
+	replica.Stop()
+	loadEveryType(t, mc, "while-away", 50)
+	_, rc = start()
+	waitSameDigest(t, mc, rc)
+	if full, partial := infoField(t, mc, "stats", "sync_full"), infoField(t, mc, "stats", "sync_partial_ok"); full != "1" || partial != "1" {
+		t.Fatalf("sync_full %s sync_partial_ok %s on the redis-server, want 1 and 1", full, partial)
+	}
+}
+
+func TestShardisReplica_OfRedis_LinkDroppedAfterASelect_GoesOnInThatDatabase(t *testing.T) {
+	mc, port, _ := startRedis(t)
+	replica := testserver.Start(t, debugFlags...)
+	rc := replica.Client(t)
+	if err := rc.Do(ctx, "REPLICAOF", "127.0.0.1", port).Err(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the link to the redis-server", func() bool {
+		return infoField(t, rc, "replication", "master_link_status") == "up"
+	})
+	m3 := redis.NewClient(&redis.Options{Addr: "127.0.0.1:" + strconv.Itoa(port), DB: 3, Protocol: 2, DisableIdentity: true})
+	defer m3.Close()
+	m3.Set(ctx, "first", "1", 0) // the master's stream selects database 3
+	waitSameDigest(t, mc, rc)
+	if err := mc.Do(ctx, "CLIENT", "KILL", "TYPE", "replica").Err(); err != nil {
+		t.Fatal(err)
+	}
+	m3.Set(ctx, "second", "2", 0) // no SELECT again: the stream is still in database 3
+	waitFor(t, "a partial resync on the redis-server", func() bool {
+		return infoField(t, mc, "stats", "sync_partial_ok") == "1"
+	})
+	waitSameDigest(t, mc, rc)
+}

@@ -338,16 +338,17 @@ func (s *redisStream) appendStep(step binlog.Step) {
 		}
 		s.command([]byte("MULTI"))
 	}
+	// A unit's FLUSHALL or SWAPDB, logged in each of its shards, is sent once (unitCommands).
+	for _, c := range unitCommands(step) {
+		if c.DB != s.db {
+			s.command([]byte("SELECT"), []byte(strconv.Itoa(c.DB)))
+			s.db = c.DB
+		}
+		s.command(c.Args...)
+	}
 	for _, p := range step.Parts {
-		for _, e := range p.Entries {
-			if e.DB != s.db {
-				s.command([]byte("SELECT"), []byte(strconv.Itoa(e.DB)))
-				s.db = e.DB
-			}
-			s.command(e.Args...)
-			if p.Shard < len(s.seqs) {
-				s.seqs[p.Shard] = e.Seq
-			}
+		if n := len(p.Entries); n > 0 && p.Shard < len(s.seqs) {
+			s.seqs[p.Shard] = p.Entries[n-1].Seq
 		}
 	}
 	if unit {

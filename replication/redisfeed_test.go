@@ -2,6 +2,7 @@ package replication
 
 import (
 	"bufio"
+	"bytes"
 	"slices"
 	"strings"
 	"testing"
@@ -116,5 +117,38 @@ func TestFeedWriter_Write_ReturnsEachCallsLengthAndSendsEverythingInChunks(t *te
 	}
 	if string(got) != string(all) {
 		t.Fatalf("sent %d bytes, not the %d written", len(got), len(all))
+	}
+}
+
+func TestUnitCommands_WholeKeyspaceRecordsOfAUnit_AppliedOnceInPlace(t *testing.T) {
+	// MULTI; SET a 1 (shard 1); SWAPDB 0 2; SET a 2 (shard 1); SET b 3 (shard 0); EXEC: each
+	// shard logs the SWAPDB among its own records.
+	step := binlog.Step{Unit: 9, Parts: []binlog.Part{
+		{Shard: 0, Entries: []binlog.Entry{entry(5, 0, "SWAPDB", "0", "2"), entry(6, 0, "SET", "b", "3")}},
+		{Shard: 1, Entries: []binlog.Entry{entry(8, 0, "SET", "a", "1"), entry(9, 0, "SWAPDB", "0", "2"), entry(10, 0, "SET", "a", "2")}},
+	}}
+	var got []string
+	for _, p := range unitCommands(step) {
+		got = append(got, string(bytes.Join(p.Args, []byte(" "))))
+	}
+	want := []string{"SET a 1", "SWAPDB 0 2", "SET b 3", "SET a 2"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("commands %q, want %q", got, want)
+	}
+}
+
+func TestRedisStream_UnitWithSwapdb_SentOnce(t *testing.T) {
+	s := &redisStream{db: 0, seqs: []uint64{4, 7}}
+	s.appendStep(binlog.Step{Unit: 3, Parts: []binlog.Part{
+		{Shard: 0, Entries: []binlog.Entry{entry(5, 0, "SWAPDB", "0", "1")}},
+		{Shard: 1, Entries: []binlog.Entry{entry(8, 0, "SWAPDB", "0", "1")}}}})
+	want := "*1\r\n$5\r\nMULTI\r\n" +
+		"*3\r\n$6\r\nSWAPDB\r\n$1\r\n0\r\n$1\r\n1\r\n" +
+		"*1\r\n$4\r\nEXEC\r\n"
+	if got := string(s.w.Buf); got != want {
+		t.Fatalf("stream:\n%q\nwant:\n%q", got, want)
+	}
+	if !slices.Equal(s.seqs, []uint64{5, 8}) {
+		t.Fatalf("positions after the step = %v, want [5 8]", s.seqs)
 	}
 }

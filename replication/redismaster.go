@@ -2,27 +2,30 @@ package replication
 
 import (
 	"bufio"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"log"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	"shardis/executor"
+	"shardis/shard"
 )
 
-// A shardis replica of a redis-server: the master answers REPLCONF shardis-positions with
+// A shardis replica of a redis-server: the master answers REPLCONF shardis-shards with
 // "Unrecognized REPLCONF option", and the link then speaks Redis's replication as a Redis
 // replica does: PSYNC, an RDB (length-prefixed or between EOF marks) loaded into the shards,
 // then the master's command stream applied unit by unit (a MULTI … EXEC as one commit), with
-// the replica's offset counted in bytes of that stream and acknowledged every second. The
-// link keeps the master's replication id and offset while the process runs, so a dropped link
-// continues with a partial sync; after a restart the replica syncs in full (the offset is not
-// kept with the data).
+// the replica's offset counted in bytes of that stream and acknowledged every second. Each
+// unit's commit keeps the master's replication id, the offset after the unit and the
+// stream's database with the data (stateRedisPosition), so a dropped link, a restart or a
+// kill -9 continues with a partial sync.
 
 // redisMaster is what a link knows of a Redis master's stream.
 type redisMaster struct {
@@ -31,6 +34,7 @@ type redisMaster struct {
 	// The link's goroutine only:
 	replid string
 	known  bool // replid and offset name a position the master may continue from
+	db     int  // the database the master's last SELECT chose: a partial sync goes on in it
 }
 
 // redisSession continues a session's handshake with a Redis master from PSYNC on.
@@ -42,6 +46,12 @@ func (l *link) redisSession(conn net.Conn, br *bufio.Reader, call func(args ...s
 	}
 	rm := &l.redis
 	rm.active.Store(true)
+	if !rm.known {
+		// After a restart: where the last unit applied left the stream, kept with the data.
+		if err := rm.loadPosition(r.store); err != nil {
+			return err
+		}
+	}
 	replid, off := "?", "-1"
 	if rm.known {
 		replid, off = rm.replid, strconv.FormatUint(rm.offset.Load()+1, 10)
@@ -70,10 +80,10 @@ func (l *link) redisSession(conn net.Conn, br *bufio.Reader, call func(args ...s
 		}
 		log.Printf("Full resync from master: %s:%s", fields[1], fields[2])
 		rm.known = false
-		if err := l.redisFullSync(conn, br, format, fields[1]); err != nil {
+		if err := l.redisFullSync(conn, br, format, fields[1], start); err != nil {
 			return err
 		}
-		rm.replid, rm.known = fields[1], true
+		rm.replid, rm.known, rm.db = fields[1], true, 0
 		rm.offset.Store(start)
 	case strings.HasPrefix(reply, "+CONTINUE"):
 		log.Printf("Successful partial resynchronization with master.")
@@ -96,7 +106,7 @@ func (l *link) redisSession(conn net.Conn, br *bufio.Reader, call func(args ...s
 }
 
 // redisFullSync reads the master's RDB and loads it into every shard: LOADING meanwhile.
-func (l *link) redisFullSync(conn net.Conn, br *bufio.Reader, format RDBFormat, replid string) error {
+func (l *link) redisFullSync(conn net.Conn, br *bufio.Reader, format RDBFormat, replid string, start uint64) error {
 	r := l.r
 	var head string
 	for { // a Redis master sends newlines while it prepares the RDB
@@ -169,6 +179,11 @@ func (l *link) redisFullSync(conn net.Conn, br *bufio.Reader, format RDBFormat, 
 		l.forgetHistory()
 		return fmt.Errorf("loading the master's RDB: %w", err)
 	}
+	tx := loader.Tx() // the position the stream starts from, with the data
+	val := appendRedisPosition(nil, replid, start, 0)
+	for _, id := range tx.Shards() {
+		tx.PutState(id, stateRedisPosition, val)
+	}
 	return l.finishFullSync(loader, replid)
 }
 
@@ -198,7 +213,7 @@ func (l *link) applyRedis(conn net.Conn, br *bufio.Reader) error {
 	rm := &l.redis
 	rd := respReader{r: br}
 	l.pendingMulti = 0 // a MULTI the last session left unfinished is sent again: it never counted
-	db := 0
+	db := rm.db
 	var multi []executor.Propagated
 	inMulti := false
 	for {
@@ -218,7 +233,7 @@ func (l *link) applyRedis(conn net.Conn, br *bufio.Reader) error {
 			if err != nil || v < 0 || v >= l.r.store.Databases() {
 				return fmt.Errorf("the master selected database %q", args[1])
 			}
-			db = v
+			db, rm.db = v, v
 		case name == "replconf" && len(args) >= 2 && strings.EqualFold(string(args[1]), "getack"):
 			// As Redis: the ACK gives the offset before the GETACK itself.
 			if err := l.redisAck(conn); err != nil {
@@ -228,12 +243,16 @@ func (l *link) applyRedis(conn net.Conn, br *bufio.Reader) error {
 			inMulti, multi = true, multi[:0]
 		case name == "exec" && inMulti:
 			inMulti = false
-			l.applyPropagated(multi)
+			if err := l.applyPropagated(multi, rm.offset.Load()+l.pendingMulti+uint64(n)); err != nil {
+				return err
+			}
 			multi = multi[:0]
 		case inMulti:
 			multi = append(multi, executor.Propagated{DB: db, Args: cloneArgs(args)})
 		default:
-			l.applyPropagated([]executor.Propagated{{DB: db, Args: args}})
+			if err := l.applyPropagated([]executor.Propagated{{DB: db, Args: args}}, rm.offset.Load()+uint64(n)); err != nil {
+				return err
+			}
 		}
 		if !inMulti {
 			rm.offset.Add(uint64(n) + l.pendingMulti)
@@ -253,18 +272,64 @@ func cloneArgs(args [][]byte) [][]byte {
 }
 
 // applyPropagated applies one unit and logs what failed, as a Redis replica logs a command of
-// its master that replied with an error.
-func (l *link) applyPropagated(unit []executor.Propagated) {
-	if l.stopped() {
-		return
-	}
-	replyErrs, err := l.r.exec.ApplyPropagated(unit)
+// its master that replied with an error. The same commit keeps the stream's position after
+// the unit (end: its byte offset), so a restarted replica continues from there. A unit that
+// cannot commit ends the session: the next one continues from the last unit committed.
+func (l *link) applyPropagated(unit []executor.Propagated, end uint64) error {
+	rm := &l.redis
+	val := appendRedisPosition(nil, rm.replid, end, rm.db)
+	replyErrs, err := l.r.exec.ApplyUnit(unit, executor.UnitOptions{
+		Stopped: l.stopped,
+		Commit: func(tx *shard.Tx) {
+			for _, id := range tx.Shards() {
+				tx.PutState(id, stateRedisPosition, val)
+			}
+		},
+	})
 	for _, e := range replyErrs {
 		log.Printf("== CRITICAL == This replica is sending an error to its master: %v", e)
 	}
 	if err != nil {
-		log.Printf("Replica: a command from the master failed to commit: %v", err)
+		return fmt.Errorf("a command from the master failed to commit: %w", err)
 	}
+	return nil
+}
+
+// stateRedisPosition (per shard, under replication's state prefix): a Redis master's
+// replication id, the byte offset after the last unit a commit in this shard applied, and the
+// database its stream was in then.
+var stateRedisPosition = append(slices.Clone(shard.StateReplication), 'r')
+
+func appendRedisPosition(b []byte, replid string, off uint64, db int) []byte {
+	b = binary.AppendUvarint(b, off)
+	b = binary.AppendUvarint(b, uint64(db))
+	return append(b, replid...)
+}
+
+// loadPosition reads the position the last committed unit left: the largest offset any
+// shard holds for one replication id.
+func (rm *redisMaster) loadPosition(store *shard.Store) error {
+	for id := range store.NumShards() {
+		err := store.ReadStatePrefix(id, stateRedisPosition, func(name, val []byte) {
+			if len(name) != 0 {
+				return
+			}
+			d := decoder{b: val}
+			off, db := d.uvarint(), d.uvarint()
+			if d.err != nil || len(d.b) == 0 {
+				return
+			}
+			replid := string(d.b)
+			if !rm.known || (replid == rm.replid && off > rm.offset.Load()) {
+				rm.replid, rm.db, rm.known = replid, int(db), true
+				rm.offset.Store(off)
+			}
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (l *link) redisAck(conn net.Conn) error {

@@ -40,6 +40,9 @@ type link struct {
 	redis        redisMaster
 	pendingMulti uint64
 
+	// reshard is set while the master's shard count is not this server's (reshard.go).
+	reshard *reshardState
+
 	// failover, set for the link a master's FAILOVER makes to its target, sends PSYNC …
 	// FAILOVER on the first session; it is settled (done or aborted) by that session.
 	failover *failoverState
@@ -76,6 +79,8 @@ func (l *link) describe(in *server.ReplInfo, now time.Time) {
 	in.MasterHost, in.MasterPort = l.host, l.port
 	if l.redis.active.Load() {
 		in.RedisMasterOffset = int64(l.redis.offset.Load())
+	} else if l.reshard != nil {
+		in.RedisMasterOffset = int64(offset(l.reshard.seqs)) // the master's offset, too
 	}
 	in.LinkUp, in.SyncInProgress = l.up, l.syncing
 	in.LastIOSecs, in.LinkDownSecs = -1, -1
@@ -172,8 +177,10 @@ func (l *link) session() error {
 			return fmt.Errorf("master refused AUTH: %s", reply)
 		}
 	}
-	store := l.r.store
-	positions := store.LastSeqs()
+	posConf, posOffset, err := l.reshardHandshake()
+	if err != nil {
+		return err
+	}
 	port := cfg.Port()
 	if p, _ := strconv.Atoi(cfg.Value("replica-announce-port")); p != 0 {
 		port = p
@@ -185,14 +192,14 @@ func (l *link) session() error {
 			return fmt.Errorf("master answered ip-address with %q", reply)
 		}
 	}
-	for _, args := range [][]string{
+	for _, args := range append([][]string{
 		{"REPLCONF", "listening-port", strconv.Itoa(port)},
 		{"REPLCONF", "capa", "eof", "capa", "psync2", "capa", "shardis"},
-		{"REPLCONF", "shardis-positions", formatPositions(positions)},
-	} {
+	}, posConf...) {
 		if reply, err := call(args...); err != nil {
 			return err
-		} else if args[1] == "shardis-positions" && strings.HasPrefix(reply, "-ERR Unrecognized REPLCONF option") {
+		} else if strings.HasPrefix(args[1], "shardis-") && strings.HasPrefix(reply, "-ERR Unrecognized REPLCONF option") {
+			l.setReshard(nil)
 			if l.failover != nil {
 				return errors.New("the failover target is a redis-server")
 			}
@@ -203,13 +210,13 @@ func (l *link) session() error {
 	}
 	// A server with no history (nothing logged ever) asks for a full sync outright, as a
 	// Redis without a cached master does; any other offers its history to continue.
-	replid, off := l.r.srv.ReplID(), strconv.FormatUint(offset(positions)+1, 10)
-	if offset(positions) == 0 {
+	replid, off := l.r.srv.ReplID(), strconv.FormatUint(posOffset+1, 10)
+	if posOffset == 0 {
 		replid, off = "?", "-1"
 	}
 	args := []string{"PSYNC", replid, off}
 	if l.failover != nil {
-		args = []string{"PSYNC", l.r.srv.ReplID(), strconv.FormatUint(offset(positions)+1, 10), "FAILOVER"}
+		args = []string{"PSYNC", l.r.srv.ReplID(), strconv.FormatUint(posOffset+1, 10), "FAILOVER"}
 	}
 	reply, err := call(args...)
 	if err != nil {
@@ -249,6 +256,9 @@ func (l *link) session() error {
 	ackStop := make(chan struct{})
 	defer close(ackStop)
 	go l.ackEvery(conn, time.Second, ackStop, l.ack)
+	if l.reshardSeqs() != nil {
+		return l.applyReshard(conn, fr)
+	}
 	return l.apply(conn, fr)
 }
 
@@ -286,6 +296,11 @@ func (l *link) fullSync(conn net.Conn, fr *frameReader, replid string) error {
 		}
 		d := decoder{b: payload}
 		switch kind {
+		case frameRDB: // the master's shard count is not ours: its snapshot comes by key
+			if err := loaders.stop(); err != nil {
+				return fail(err)
+			}
+			return l.reshardFullSync(conn, fr, payload, replid, loader)
 		case frameKeys, frameShardDone:
 			id := d.uvarint()
 			if d.err == nil && id >= uint64(n) {
@@ -299,6 +314,7 @@ func (l *link) fullSync(conn net.Conn, fr *frameReader, replid string) error {
 			if err := loaders.stop(); err != nil {
 				return fail(err)
 			}
+			l.setReshard(nil)
 			return l.finishFullSync(loader, replid)
 		default:
 			d.err = fmt.Errorf("%w: kind %q during a full sync", errBadFrame, kind)
@@ -587,7 +603,10 @@ func (l *link) applyFrames(conn net.Conn, fr *frameReader, n int, ap *applier) e
 
 // ack tells the master what the replica applied: REPLCONF ACK <offset> POS <positions>.
 func (l *link) ack(conn net.Conn) error {
-	seqs := l.r.store.LastSeqs()
+	seqs := l.reshardSeqs() // a master with another shard count: its positions
+	if seqs == nil {
+		seqs = l.r.store.LastSeqs()
+	}
 	msg := respCommand("REPLCONF", "ACK", strconv.FormatUint(offset(seqs), 10), "POS", formatPositions(seqs))
 	l.writeMu.Lock()
 	defer l.writeMu.Unlock()

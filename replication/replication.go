@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"shardis/executor"
@@ -47,6 +48,9 @@ type Replication struct {
 	// rdb is Redis's RDB format over the store (SetRDBFormat), for Redis replicas and
 	// masters; nil refuses them.
 	rdb RDBFormat
+	// resharded is set while this server replicates a master with another shard count
+	// (reshard.go): it serves no replica then.
+	resharded atomic.Bool
 }
 
 // cron counts the good replicas once a second, as Redis's replicationCron does, for
@@ -123,8 +127,10 @@ func (r *Replication) Start() error {
 	go r.cron(r.stopCron)
 	var p persisted
 	var found bool
-	err := r.store.ReadStatePrefix(0, shard.StateReplication, func(_, val []byte) {
-		found = json.Unmarshal(val, &p) == nil
+	err := r.store.ReadStatePrefix(0, shard.StateReplication, func(name, val []byte) {
+		if len(name) == 0 { // not the other states under the prefix (reshard.go)
+			found = json.Unmarshal(val, &p) == nil
+		}
 	})
 	if err != nil {
 		return fmt.Errorf("replication: %w", err)
@@ -136,6 +142,11 @@ func (r *Replication) Start() error {
 		r.mu.Unlock()
 	} else if err := r.persist(); err != nil {
 		return err
+	}
+	if mp, err := r.masterPositions(); err != nil {
+		return fmt.Errorf("replication: %w", err)
+	} else if mp != nil {
+		r.resharded.Store(true) // it replicated a master with another shard count
 	}
 	if v := r.srv.Config.Value("replicaof"); v != "" {
 		host, portText, _ := strings.Cut(v, " ")
@@ -229,12 +240,20 @@ func (r *Replication) promote() {
 	r.store.SetReplica(false)
 	r.srv.SetReadOnlyReplica(false)
 	r.srv.SetMasterDown(false)
+	resharded := r.resharded.Swap(false)
 	r.mu.Lock()
 	r.replid2 = r.srv.ReplID()
 	r.second = r.store.LastSeqs()
+	if resharded {
+		// Its binlog is not its master's history: the old master's replicas sync in full.
+		r.replid2, r.second = "", nil
+	}
 	r.mu.Unlock()
 	r.srv.ChangeReplID()
 	go func() { // in the background: REPLICAOF NO ONE may run in an EXEC holding shard 0
+		if err := r.clearMasterPositions(); err != nil {
+			log.Printf("replication: %v", err)
+		}
 		if err := r.persist(); err != nil {
 			log.Printf("%v", err)
 		}

@@ -65,6 +65,7 @@ type Client struct {
 	resp     atomic.Int32
 	flagsPub atomic.Uint32 // pubMonitor | pubNoEvict | …, published copy of the loop-owned flags
 	multiPub atomic.Int32  // commands queued in MULTI, -1 outside one
+	replica  atomic.Bool   // PSYNC or SYNC made it a replica's link (SetReplicaLink)
 
 	// The command the client is blocked in (see SetBlocked), under blockMu; gone is set once
 	// the connection closed, after which nothing may block.
@@ -219,6 +220,13 @@ func (cl *Client) Publish() {
 	}
 	cl.flagsPub.Store(uint32(f))
 }
+
+// SetReplicaLink marks the connection as a replica's, once its PSYNC or SYNC was accepted:
+// CLIENT LIST shows flag S and CLIENT LIST/KILL TYPE replica selects it.
+func (cl *Client) SetReplicaLink() { cl.replica.Store(true) }
+
+// ReplicaLink reports whether SetReplicaLink marked the connection.
+func (cl *Client) ReplicaLink() bool { return cl.replica.Load() }
 
 // PubSub reports whether the client has any subscription (CLIENT LIST flag P, TYPE pubsub).
 func (cl *Client) PubSub() bool {

@@ -44,6 +44,9 @@ func (cl *Client) AppendInfo(b []byte, self bool, now time.Time) []byte {
 	b = strconv.AppendInt(b, max(0, (now.UnixMilli()-cl.LastSeen())/1000), 10)
 	b = append(b, " flags="...)
 	n := len(b)
+	if cl.ReplicaLink() {
+		b = append(b, 'S')
+	}
 	if pub&PubMonitor != 0 {
 		b = append(b, 'O')
 	}

@@ -61,10 +61,22 @@ func sameData(t *testing.T, mc, rc *redis.Client) {
 }
 
 func TestCrash_KillNineReplicaUnderLoad_ResumesWithAPartialSync(t *testing.T) {
+	killNineReplicaUnderLoad(t, "4")
+}
+
+// A replica with 3 shards of a master with 4 applies the master's steps by key and keeps the
+// master's positions with its data (replication/reshard.go).
+func TestCrash_KillNineReplicaWithOtherShardCountUnderLoad_ResumesWithAPartialSync(t *testing.T) {
+	killNineReplicaUnderLoad(t, "3")
+}
+
+// killNineReplicaUnderLoad kills -9 a replica with replicaShards shards of a 4-shard master
+// under writes, restarts it and checks it resumed with a partial sync to the master's data.
+func killNineReplicaUnderLoad(t *testing.T, replicaShards string) {
 	master, _ := startShardis(t, t.TempDir(), "--shards", "4", "--enable-debug-command", "yes")
 	mc := master.client(t)
 	dir := t.TempDir()
-	flags := []string{"--shards", "4", "--enable-debug-command", "yes", "--replicaof", strings.Replace(master.addr, ":", " ", 1)}
+	flags := []string{"--shards", replicaShards, "--enable-debug-command", "yes", "--replicaof", strings.Replace(master.addr, ":", " ", 1)}
 	replica, _ := startShardis(t, dir, flags...)
 	rc := replica.client(t)
 	waitFor(t, "the link to come up", linkUp(t, rc))
