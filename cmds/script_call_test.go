@@ -4,10 +4,10 @@ import (
 	"context"
 	"runtime"
 	"runtime/metrics"
-	"sync"
-	"testing"
 	"strconv"
 	"strings"
+	"sync"
+	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
