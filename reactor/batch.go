@@ -598,6 +598,14 @@ func (b *batch) writeDirect() bool {
 		cn.sock.Unlock()
 		return false
 	}
+	// Everything but the write first: a client that reads the reply may send its next
+	// command at once, and a loop that finds the batch not yet done then must be woken.
+	b.release()
+	if total > 0 {
+		st := &cn.srv.state.Stats
+		st.NetOutputBytes.Add(int64(total))
+		st.WritesProcessed.Add(1)
+	}
 	n := 0
 	if total > 0 {
 		var err error
@@ -613,13 +621,7 @@ func (b *batch) writeDirect() bool {
 	if n < total {
 		b.rest = append(b.rest[:0], out.B[n:]...)
 	}
-	if total > 0 {
-		st := &cn.srv.state.Stats
-		st.NetOutputBytes.Add(int64(total))
-		st.WritesProcessed.Add(1)
-	}
 	b.flushed, b.counted, b.unsent = len(b.slots), true, int64(total-n)
-	b.release()
 	return n == total
 }
 
