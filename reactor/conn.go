@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"log"
+	"sync"
 	"sync/atomic"
 	"time"
 	"unsafe"
@@ -61,15 +62,34 @@ type conn struct {
 	// inBuffered and outBuffered are the bytes gnet held for the connection, unread input and
 	// unsent output, after the loop last handled it (CLIENT LIST qbuf and omem).
 	inBuffered, outBuffered atomic.Int64
+
+	// The reply of a one-command batch that finished outside the loop may be written to the
+	// socket by the goroutine that finished it (batch.writeDirect), saving the loop's wake-up. fd is
+	// the socket; sock guards it against the loop closing it (OnClose, before gnet closes the
+	// fd, sets sockClosed) and against output queued through gnet from other goroutines
+	// (asyncOut: MONITOR's feed, a replica's stream), after which replies always go
+	// through the loop so they keep their order with it.
+	fd         int
+	sock       sync.Mutex
+	sockClosed bool
+	asyncOut   atomic.Bool
+	// loopWaits: the loop saw the batch in flight with work of its own waiting (input left in
+	// gnet, pushes, a pump): whoever finishes the batch must wake it even when it wrote the
+	// replies itself. Set by the loop before it looks at done again; read by the finisher
+	// after it set done, so one of the two always sees the other.
+	loopWaits atomic.Bool
 }
 
-func (cn *conn) wake() { _ = cn.gc.Wake(nil) }
+func (cn *conn) wake() {
+	cn.srv.wakes.Add(1)
+	_ = cn.gc.Wake(nil)
+}
 
 // onTraffic parses and dispatches what arrived, and writes the replies of a finished batch.
 func (cn *conn) onTraffic() gnet.Action {
 	for {
 		if cn.busy {
-			if !cn.b.done.Load() {
+			if !cn.b.done.Load() && !cn.waitForBatch() {
 				return gnet.None
 			}
 			if act, finished := cn.flush(); act != gnet.None || !finished {
@@ -83,9 +103,21 @@ func (cn *conn) onTraffic() gnet.Action {
 			return gnet.None
 		}
 		if cn.busy && !cn.b.done.Load() {
-			return gnet.None
+			if cn.gc.InboundBuffered() == 0 && len(cn.partial) == 0 && !cn.holdRest {
+				return gnet.None // the next input wakes the loop, and finds the batch done
+			}
+			if !cn.waitForBatch() {
+				return gnet.None
+			}
 		}
 	}
+}
+
+// waitForBatch tells whoever finishes the batch in flight that the loop has work waiting
+// for it, and reports whether it finished meanwhile (then the loop goes on at once).
+func (cn *conn) waitForBatch() bool {
+	cn.loopWaits.Store(true)
+	return cn.b.done.Load()
 }
 
 // flush writes the replies of the finished batch, in order. A streamed reply goes out piece
@@ -102,6 +134,11 @@ func (cn *conn) flush() (act gnet.Action, finished bool) {
 		return cn.dropForOutput(), false
 	}
 	defer cn.publishUnsent()
+	if len(b.rest) > 0 { // what the socket did not take of the replies writeDirect wrote
+		_, _ = cn.gc.Write(b.rest)
+		b.unsent -= int64(len(b.rest))
+		b.rest = b.rest[:0]
+	}
 	for {
 		if cn.pump != nil {
 			switch cn.pumpOut() {
@@ -369,6 +406,9 @@ func (cn *conn) read() bool {
 		return off > 0 || incomplete
 	}
 	cn.busy = true
+	cn.loopWaits.Store(false)
+	b.direct = len(b.slots) == 1 && !cn.closeAfterFlush && cn.protoErr == "" && cn.pump == nil &&
+		len(cn.drain) == 0 && cn.gc.OutboundBuffered() == 0 && !cn.asyncOut.Load()
 	srv.batches.Add(1)
 	b.plan(srv.exec.NumShards())
 	b.run(inLoop)
@@ -620,4 +660,15 @@ func (cn *conn) useCaching(cmd executor.Command) {
 func (cn *conn) wakeAt(until int64) {
 	cn.srv.state.WaitUnpause(cn.wake)
 	time.AfterFunc(time.Until(time.UnixMilli(until))+time.Millisecond, cn.wake)
+}
+
+// queuesOutput notes that output for the connection goes through gnet's queue from another
+// goroutine (AsyncWrite): from then on its replies go through the loop too, so they stay in
+// order with that output.
+func (cn *conn) queuesOutput() {
+	if !cn.asyncOut.Load() {
+		cn.sock.Lock()
+		cn.asyncOut.Store(true)
+		cn.sock.Unlock()
+	}
 }

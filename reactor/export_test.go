@@ -5,3 +5,6 @@ var (
 	RefusedByProtectedMode = refusedByProtectedMode
 	ProtectedModeRefusal   = protectedModeRefusal
 )
+
+// Wakes returns how many times a connection's event loop was woken (conn.wake).
+func (s *Server) Wakes() int64 { return s.wakes.Load() }

@@ -14,6 +14,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/panjf2000/gnet/v2"
@@ -63,6 +64,8 @@ type Server struct {
 	once        sync.Once
 	// batches counts batches in flight, so Stop can wait for them before the store closes.
 	batches sync.WaitGroup
+	// wakes counts the connections' loop wake-ups (conn.wake), for the tests.
+	wakes atomic.Int64
 }
 
 // New creates the network server of state, whose commands exec runs.
@@ -211,15 +214,17 @@ func (s *Server) OnOpen(c gnet.Conn) ([]byte, gnet.Action) {
 	}
 	cl.SetUser(s.state.ACL.Default())
 	cl.Touch(&noCommand, time.Now().UnixMilli())
-	cn := &conn{srv: s, gc: c, client: cl}
+	cn := &conn{srv: s, gc: c, client: cl, fd: c.Fd()}
 	cn.b.conn = cn
 	cn.b.strayedAt = -1
 	cn.b.jobs = make([]*shardJob, s.exec.NumShards())
 	cl.Kill = func() { _ = c.Close() }
 	cl.Write = func(p []byte) error {
+		cn.queuesOutput()
 		return c.AsyncWrite(append([]byte(nil), p...), nil)
 	}
 	cl.Send = func(p []byte, done func()) error {
+		cn.queuesOutput()
 		return c.AsyncWrite(p, func(gc gnet.Conn, _ error) error {
 			// gnet calls this once p is written or buffered: what it buffered is published
 			// first, so a sender pacing itself by Buffers sees it (a replica's feed).
@@ -251,6 +256,9 @@ func addrString(a net.Addr) string {
 // OnClose unregisters a connection.
 func (s *Server) OnClose(c gnet.Conn, _ error) gnet.Action {
 	if cn, ok := c.Context().(*conn); ok {
+		cn.sock.Lock() // gnet closes the fd once this returns: no batch may write to it then
+		cn.sockClosed = true
+		cn.sock.Unlock()
 		s.state.Clients.Remove(cn.client)
 		cn.client.Watch.Close()
 		s.state.PubSub.UnsubscribeAll(cn.client.Sub)
