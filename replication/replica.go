@@ -96,6 +96,11 @@ func (l *link) describe(in *server.ReplInfo, now time.Time) {
 func (l *link) run() {
 	defer close(l.done)
 	l.setMasterDown()
+	// A replica applying by key knows its master's positions from its data: INFO and ROLE
+	// show them (sentinel chooses whom to promote by them) before the first handshake.
+	if seqs, err := l.r.masterPositions(); err == nil && seqs != nil {
+		l.setReshard(seqs)
+	}
 	for !l.stopped() {
 		err := l.session()
 		if fo := l.failover; fo != nil {

@@ -217,3 +217,26 @@ func TestReplica_OtherShardCount_ServesNoReplicasAndPromotesToANewHistory(t *tes
 		t.Fatalf("sync_full %s on the promoted replica, want 1", full)
 	}
 }
+
+// A replica with another shard count restarted while its master is down shows the master's
+// offset it applied up to, as sentinel reads it to choose whom to promote: not 0 until the
+// link comes back.
+func TestReplica_OtherShardCount_RestartedWhileMasterDown_ShowsItsOffset(t *testing.T) {
+	t.Parallel()
+	master := testserver.Start(t, shardsFlags(4)...)
+	mc := master.Client(t)
+	load(t, mc, "a", 200)
+	dir := t.TempDir()
+	host, port := hostPort(t, master)
+	args := append([]string{"--replicaof", host + " " + strconv.Itoa(port)}, shardsFlags(3)...)
+	replica := testserver.StartIn(t, dir, args...)
+	rc := replica.Client(t)
+	waitFor(t, "equal offsets", func() bool { return offsetsMatch(t, mc, rc) })
+	want := infoField(t, rc, "replication", "slave_repl_offset")
+	master.Stop()
+	replica.Stop()
+	rc = testserver.StartIn(t, dir, args...).Client(t)
+	if got := infoField(t, rc, "replication", "slave_repl_offset"); got != want || want == "0" {
+		t.Fatalf("slave_repl_offset %s after a restart with the master down, want %s", got, want)
+	}
+}
