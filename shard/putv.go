@@ -26,20 +26,25 @@ func putV(wb *grocksdb.WriteBatch, cf *grocksdb.ColumnFamilyHandle, key []byte, 
 	var pin runtime.Pinner // the lists below hold Go pointers in C memory for the call
 	defer pin.Unpin()
 	n := len(parts) + 1
-	ptrs := (*[1 << 20]*C.char)(C.malloc(C.size_t(n) * C.size_t(unsafe.Sizeof((*C.char)(nil)))))[:n:n]
+	// The pointer list is typed uintptr, not *C.char: a typed pointer store into it goes
+	// through Go's write barrier, which reads the slot's old contents, and malloc's memory
+	// may still hold a pointer an earlier call left there, to memory since freed ("found bad
+	// pointer in Go heap" while a collection marks). The pins keep the parts alive.
+	ptrs := (*[1 << 20]uintptr)(C.malloc(C.size_t(n) * C.size_t(unsafe.Sizeof(uintptr(0)))))[:n:n]
 	lens := (*[1 << 20]C.size_t)(C.malloc(C.size_t(n) * C.size_t(unsafe.Sizeof(C.size_t(0)))))[:n:n]
 	defer C.free(unsafe.Pointer(&ptrs[0]))
 	defer C.free(unsafe.Pointer(&lens[0]))
 	for i, b := range append([][]byte{key}, parts...) {
-		ptrs[i], lens[i] = nil, C.size_t(len(b))
+		ptrs[i], lens[i] = 0, C.size_t(len(b))
 		if len(b) > 0 {
 			p := unsafe.SliceData(b)
 			pin.Pin(p)
-			ptrs[i] = (*C.char)(unsafe.Pointer(p))
+			ptrs[i] = uintptr(unsafe.Pointer(p))
 		}
 	}
-	C.rocksdb_writebatch_putv_cf(cWriteBatch(wb), cCF(cf), 1, &ptrs[0], &lens[0],
-		C.int(len(parts)), &ptrs[1], &lens[1])
+	list := (**C.char)(unsafe.Pointer(&ptrs[0]))
+	C.rocksdb_writebatch_putv_cf(cWriteBatch(wb), cCF(cf), 1, list, &lens[0],
+		C.int(len(parts)), (**C.char)(unsafe.Pointer(&ptrs[1])), &lens[1])
 }
 
 // cWriteBatch and cCF read the C handle grocksdb keeps as the only field of its types.

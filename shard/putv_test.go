@@ -2,8 +2,11 @@ package shard
 
 import (
 	"bytes"
+	"runtime"
 	"testing"
 	"time"
+
+	"github.com/linxGnu/grocksdb"
 
 	"shardis/codec"
 )
@@ -86,4 +89,37 @@ func TestCommit_BigWriteFlushesItsMemtablesSoon(t *testing.T) {
 			t.Errorf("after the flush: %v, %d bytes", ok, len(m.Value))
 		}
 	})
+}
+
+// putV's pointer list lives in C memory that malloc hands out again: stores into it must not
+// go through Go's write barrier, which reads the slot's old contents (a pointer a previous
+// call left, to memory since freed) and stopped the process with "found bad pointer in Go
+// heap" when a collection was marking.
+func TestPutV_ManyCallsWhileCollecting_NoStalePointerSeen(t *testing.T) {
+	wb := grocksdb.NewWriteBatch()
+	defer wb.Destroy()
+	s := openTestStore(t, t.TempDir(), 1)
+	cf := s.shards[0].cf
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() { // keep a collection marking most of the time
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				runtime.GC()
+			}
+		}
+	}()
+	for i := range 20000 {
+		part := make([]byte, 64<<10) // a span of its own, freed soon after
+		putV(wb, cf, []byte("k"), part, part[:1], part[:2])
+		if i%64 == 0 {
+			wb.Clear()
+		}
+	}
+	close(stop)
+	<-done
 }
