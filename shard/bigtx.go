@@ -33,7 +33,7 @@ func (tx *Tx) noteBig() {
 	defer bigTxs.mu.Unlock()
 	if bigTxs.n++; bigTxs.n == 1 {
 		prev := debug.SetGCPercent(bigTxGCPercent)
-		if prev >= 0 && prev <= bigTxGCPercent { // already as low, or off: leave it
+		if prev <= bigTxGCPercent { // already as low, or off (-1): leave it
 			debug.SetGCPercent(prev)
 			return
 		}

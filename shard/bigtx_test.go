@@ -36,3 +36,22 @@ func TestTx_BigTransaction_LowersGCPercentUntilCommit(t *testing.T) {
 			small, big, gcPercent(), bigTxGCPercent)
 	}
 }
+
+// With the collector off (GOGC=off), a big transaction leaves it off.
+func TestTx_BigTransaction_CollectorOff_StaysOff(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	s := openTestStore(t, t.TempDir(), 1)
+	var during int
+	err := s.Do(0, func(tx *Tx) {
+		for i := range bigTxEntries {
+			tx.putRaw(0, fmt.Appendf(nil, "\x02k%d", i), nil)
+		}
+		during = gcPercent()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if during != -1 || gcPercent() != -1 {
+		t.Fatalf("GC percent %d during a big transaction and %d after, with the collector off", during, gcPercent())
+	}
+}
