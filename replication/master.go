@@ -279,17 +279,36 @@ func (r *Replication) Psync(cl *server.Client, req server.PsyncRequest) string {
 			strconv.Itoa(n) + ": start the replica with --shards " + strconv.Itoa(n)
 	}
 	r.mu.Lock()
-	if f.started {
+	if !f.claim(replid) {
 		r.mu.Unlock()
-		return "ERR PSYNC already ran on this connection"
+		return errPsyncTwice
 	}
-	f.started = true
-	f.replid = replid
 	partial := f.positions != nil && r.canContinue(replid, f.positions)
 	r.mu.Unlock()
 	f.state.Store("wait_bgsave")
 	go f.run(partial)
 	return ""
+}
+
+// errPsyncTwice answers a second PSYNC (or SYNC) on a connection that already has a feed.
+const errPsyncTwice = "ERR PSYNC already ran on this connection"
+
+// claim makes f the feed of a PSYNC naming history replid, and reports false when one ran on
+// its connection already. r.mu is held.
+func (f *feed) claim(replid string) bool {
+	if f.started {
+		return false
+	}
+	f.started, f.replid = true, replid
+	return true
+}
+
+// syncFailed ends a feed whose full sync failed: a stopped feed's connection is gone already.
+func (f *feed) syncFailed(err error) {
+	if !errors.Is(err, errStopped) {
+		log.Printf("Replica %s: full sync failed: %v", f.cl.Addr, err)
+		f.cl.Kill()
+	}
 }
 
 // canContinue reports whether a replica at positions of history replid can continue with a
@@ -352,10 +371,7 @@ func (f *feed) run(partial bool) {
 		}
 		sn.Close()
 		if err != nil {
-			if !errors.Is(err, errStopped) {
-				log.Printf("Replica %s: full sync failed: %v", f.cl.Addr, err)
-				f.cl.Kill()
-			}
+			f.syncFailed(err)
 			return
 		}
 		log.Printf("Synchronization with replica %s succeeded", f.cl.Addr)

@@ -156,10 +156,7 @@ func (f *feed) runRedis(sync bool) {
 	}
 	sn.Close()
 	if err != nil {
-		if !errors.Is(err, errStopped) {
-			log.Printf("Replica %s: full sync failed: %v", f.cl.Addr, err)
-			f.cl.Kill()
-		}
+		f.syncFailed(err)
 		return
 	}
 	if f.rdbOnly {
@@ -410,12 +407,10 @@ func (r *Replication) psyncRedis(f *feed, req server.PsyncRequest) string {
 		return "ERR this server cannot write an RDB"
 	}
 	r.mu.Lock()
-	if f.started {
+	if !f.claim(req.ReplID) {
 		r.mu.Unlock()
-		return "ERR PSYNC already ran on this connection"
+		return errPsyncTwice
 	}
-	f.started = true
-	f.replid = req.ReplID
 	f.bytes = &byteOffsets{}
 	r.mu.Unlock()
 	f.state.Store("wait_bgsave")

@@ -55,12 +55,10 @@ func (r *Replication) psyncReshard(f *feed, req server.PsyncRequest) string {
 	}
 	n := r.store.NumShards()
 	r.mu.Lock()
-	if f.started {
+	if !f.claim(req.ReplID) {
 		r.mu.Unlock()
-		return "ERR PSYNC already ran on this connection"
+		return errPsyncTwice
 	}
-	f.started = true
-	f.replid = req.ReplID
 	f.reshard = true
 	partial := len(f.masterPositions) == n && r.canContinue(req.ReplID, f.masterPositions)
 	if partial {
