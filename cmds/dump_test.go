@@ -167,12 +167,30 @@ func TestDump_RedisPayloadsRoundTrip_SameDigests(t *testing.T) {
 		{"XINFO", "GROUPS", "stream"}, {"XPENDING", "stream", "g1"},
 		{"XPENDING", "stream", "g1", "-", "+", 100},
 	} {
-		got, want := fmt.Sprint(dumpDo(t, sc, args...)), fmt.Sprint(dumpDo(t, rc, args...))
-		if got != want {
+		got, want := dumpDo(t, sc, args...), dumpDo(t, rc, args...)
+		if len(args) > 3 { // XPENDING's extended form
+			got, want = withoutIdle(got), withoutIdle(want)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Errorf("%v:\n got  %s\n want %s", args, got, want)
 		}
 	}
 	expectNil(t, sc, "DUMP", "missing")
+}
+
+// withoutIdle blanks the idle times (the third field) in XPENDING's extended reply: they
+// count milliseconds since delivery, which differ by when each server is asked.
+func withoutIdle(reply any) any {
+	entries, ok := reply.([]any)
+	if !ok {
+		return reply
+	}
+	for _, e := range entries {
+		if fields, ok := e.([]any); ok && len(fields) == 4 {
+			fields[2] = "idle"
+		}
+	}
+	return reply
 }
 
 // A fragmented string (SETBIT far into it) dumps as Redis's string of its whole length.
