@@ -48,13 +48,17 @@ func profiles() []profile {
 			"--key-pattern", "R:R", "--pipeline", strconv.Itoa(depth)}
 		return append(a, extra...)
 	}
-	coll := func(prefix string, cmds ...string) []string {
-		a := []string{"-R", "-d", "16", "--key-prefix", prefix, "--key-minimum", "1", "--key-maximum", "10000", "--pipeline", "1"}
+	// collIn is a load of cmds over keys prefix1..prefixN at pipeline depth.
+	collIn := func(prefix string, keys, depth int, cmds ...string) []string {
+		a := []string{"-R", "-d", "16", "--key-prefix", prefix, "--key-minimum", "1",
+			"--key-maximum", strconv.Itoa(keys), "--pipeline", strconv.Itoa(depth)}
 		for _, c := range cmds {
 			a = append(a, "--command", c)
 		}
 		return a
 	}
+	coll := func(prefix string, cmds ...string) []string { return collIn(prefix, 10000, 1, cmds...) }
+	coll16 := func(prefix string, cmds ...string) []string { return collIn(prefix, 10000, 16, cmds...) }
 	return []profile{
 		{id: "mix-p1", title: "SET:GET 1:10, 32 B values, 100 connections, pipeline 1", depth: 1,
 			args: mix(1, "--prefill"), note: "Every key of the range is written once before measuring (--prefill), so GETs hit."},
@@ -73,6 +77,21 @@ func profiles() []profile {
 			args: coll("zset-", "ZADD __key__ 1 __data__")},
 		{id: "zrange", title: "ZRANGE key 0 9 over the sorted sets ZADD built, pipeline 1",
 			args: coll("zset-", "ZRANGE __key__ 0 9")},
+		{id: "hset-p16", title: "HSET (random 16 B field and value), 10k hashes, pipeline 16",
+			args: coll16("hash16-", "HSET __key__ __data__ __data__")},
+		{id: "sadd-p16", title: "SADD (random 16 B members), 10k sets, pipeline 16",
+			args: coll16("set16-", "SADD __key__ __data__")},
+		{id: "zadd-p16", title: "ZADD (random 16 B members), 10k sorted sets, pipeline 16",
+			args: coll16("zset16-", "ZADD __key__ 1 __data__")},
+		{id: "lpush-p16", title: "LPUSH, 16 B values, 100 lists, pipeline 16",
+			args: collIn("biglist-", 100, 16, "LPUSH __key__ __data__"),
+			note: "100 lists, so that each grows to thousands of elements for the LRANGE profiles after it."},
+		{id: "lrange-100", title: "LRANGE key 0 99 over the lists LPUSH built, pipeline 16",
+			args: collIn("biglist-", 100, 16, "LRANGE __key__ 0 99")},
+		{id: "lrange-600", title: "LRANGE key 0 599 over the same lists, pipeline 1",
+			args: collIn("biglist-", 100, 1, "LRANGE __key__ 0 599")},
+		{id: "lpush-rpop-p16", title: "LPUSH / RPOP 1:1 over the same lists (queues), pipeline 16",
+			args: collIn("biglist-", 100, 16, "LPUSH __key__ __data__", "RPOP __key__")},
 		{id: "multi-incr", title: "MULTI / INCR / EXEC (each client a transaction at a time), 10k counters, pipeline 1",
 			args: coll("tx-", "MULTI", "INCR __key__", "EXEC"),
 			note: "Every command is counted: a transaction is three of them."},
