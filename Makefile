@@ -36,8 +36,17 @@ deps:
 		npm install --silent --no-audit --no-fund --no-save --prefix . $(NPM_PKGS) && \
 		touch .installed-$(subst @,-,$(subst $(space),_,$(NPM_PKGS))); }
 
+# Debian's librocksdb-dev also ships RocksDB as a static archive. Linked into the binary,
+# RocksDB's thread-local variables (its perf context, touched on every key comparison) become
+# fixed offsets where the shared library calls __tls_get_addr for each: 0.89x the CPU per 1 KiB
+# SET (docs/PERFORMANCE.md). Without the archive, the shared library. Tests (go test) link the
+# shared one either way.
+ROCKSDB_DEPS := -lgflags -lsnappy -lz -lbz2 -llz4 -lzstd -lstdc++ -lm -lpthread
 build: deps
-	$(GO) build -o bin/shardis .
+	@a=$$(gcc -print-file-name=librocksdb.a); if [ -f "$$a" ]; then \
+		echo "bin/shardis: RocksDB linked statically from $$a"; \
+		CGO_LDFLAGS="$$a $(ROCKSDB_DEPS)" $(GO) build -tags grocksdb_no_link -o bin/shardis .; \
+	else $(GO) build -o bin/shardis .; fi
 	$(GO) build -o bin/shardis-bench ./bench/cmd/shardis-bench
 
 run: build

@@ -18,12 +18,12 @@ type build struct {
 }
 
 // rocksdbBuild says how to link the release build of make release when .cache/rocksdb-release
-// holds it (env is what links it statically), else describes Debian's shared librocksdb (env nil).
+// holds it (env is what links it statically); env is nil when it does not.
 func rocksdbBuild(root string) (desc string, env []string) {
 	dir := filepath.Join(root, ".cache", "rocksdb-release")
 	ldflags, err := os.ReadFile(filepath.Join(dir, "ldflags"))
 	if _, statErr := os.Stat(filepath.Join(dir, "librocksdb.a")); err != nil || statErr != nil {
-		return debianDesc, nil
+		return "no release build of RocksDB", nil
 	}
 	version, _ := os.ReadFile(filepath.Join(dir, "version"))
 	return "release build " + strings.TrimSpace(string(version)) + " (make release: static, DEBUG_LEVEL=0)", []string{
@@ -32,7 +32,22 @@ func rocksdbBuild(root string) (desc string, env []string) {
 	}
 }
 
-const debianDesc = "Debian's librocksdb (shared, built with assertions)"
+const debianDesc = "Debian's librocksdb (static archive, built with assertions)"
+
+// debianBuild says how make build links Debian's RocksDB: statically from the archive
+// librocksdb-dev ships (env links it), or, without one, the shared library (env nil).
+func debianBuild() (desc string, env []string) {
+	out, err := exec.Command("gcc", "-print-file-name=librocksdb.a").Output()
+	archive := strings.TrimSpace(string(out))
+	if _, statErr := os.Stat(archive); err != nil || statErr != nil || !filepath.IsAbs(archive) {
+		return "Debian's librocksdb (shared, built with assertions)", nil
+	}
+	return debianDesc, []string{"CGO_LDFLAGS=" + archive + " " + debianRocksdbDeps}
+}
+
+// debianRocksdbDeps are the libraries Debian's RocksDB archive needs (the Makefile's
+// ROCKSDB_DEPS).
+const debianRocksdbDeps = "-lgflags -lsnappy -lz -lbz2 -llz4 -lzstd -lstdc++ -lm -lpthread"
 
 // selectBuilds resolves -builds. "auto" measures the release build and then Debian's when make
 // release has cached its library, else Debian's alone. The first build goes to bin/shardis
@@ -62,7 +77,7 @@ func selectBuilds(root, spec string) ([]build, error) {
 				return nil, fmt.Errorf("-builds %q: no release build of RocksDB in .cache/rocksdb-release (run make release)", spec)
 			}
 		case "debian":
-			b.desc = debianDesc
+			b.desc, b.env = debianBuild()
 		default:
 			return nil, fmt.Errorf("-builds %q: want release, debian or auto", spec)
 		}

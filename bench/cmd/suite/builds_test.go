@@ -24,7 +24,7 @@ func fakeReleaseCache(t *testing.T, root string) string {
 
 func TestRocksdbBuild_ReleaseOnlyWhenCached(t *testing.T) {
 	root := t.TempDir()
-	if desc, env := rocksdbBuild(root); env != nil || !strings.Contains(desc, "Debian") {
+	if desc, env := rocksdbBuild(root); env != nil || !strings.Contains(desc, "no release build") {
 		t.Fatalf("no cache: %q, %v", desc, env)
 	}
 	dir := fakeReleaseCache(t, root)
@@ -69,5 +69,14 @@ func TestSelectBuilds_AutoMeasuresBothOnceReleaseIsCached(t *testing.T) {
 		if got := names(bad); !strings.HasPrefix(got, "error: ") {
 			t.Errorf("-builds %s accepted: %s", bad, got)
 		}
+	}
+}
+
+// With librocksdb-dev installed (make deps installs it), the debian build links its static
+// archive, as make build does.
+func TestDebianBuild_ArchiveInstalled_LinksItStatically(t *testing.T) {
+	desc, env := debianBuild()
+	if len(env) != 1 || !strings.Contains(env[0], "librocksdb.a ") || !strings.Contains(desc, "static archive") {
+		t.Fatalf("debian build: %q, %q", desc, env)
 	}
 }
