@@ -121,23 +121,26 @@ func (e *Executor) Run(c *cmds.Ctx) {
 	}
 }
 
-// peek answers c from committed state in the calling event loop (Command.Peek) and records it.
-// It reports false, having written and recorded nothing, when only the shard can answer.
-func (e *Executor) peek(c *cmds.Ctx, start time.Time) bool {
+// peek answers c from committed state in the calling event loop (Command.Peek) and records it,
+// returning when it ended. It reports false, having written and recorded nothing, when only
+// the shard can answer.
+func (e *Executor) peek(c *cmds.Ctx, start time.Time) (ok bool, end time.Time) {
 	c.Keyspace, c.Exec = &e.keyspace, e
 	e.remember(c, true)
 	if !c.Cmd.Peek(c) {
-		return false
+		return false, time.Time{}
 	}
-	e.Account(c.Cmd, c.Args, time.Since(start), c.W.Buf, c.Client)
-	return true
+	end = time.Now()
+	e.Account(c.Cmd, c.Args, end.Sub(start), c.W.Buf, c.Client)
+	return true, end
 }
 
 // view runs the read command c against a read-only view of shard id's committed state, in the
 // calling event loop (shard.Store.View). It reports false, with c.W emptied and nothing
 // recorded, when the command needed the shard (a write, a lazy expiry, a reply stream) or its
-// reads may have straddled a commit: the command must then run in its shard.
-func (e *Executor) view(c *cmds.Ctx, id int, start time.Time) bool {
+// reads may have straddled a commit: the command must then run in its shard. end is when it
+// ended, either way.
+func (e *Executor) view(c *cmds.Ctx, id int, start time.Time) (ok bool, end time.Time) {
 	store := e.srv.Store
 	tx := store.ViewAt(id, start)
 	c.Tx, c.Keyspace, c.Exec = tx, &e.keyspace, e
@@ -145,7 +148,8 @@ func (e *Executor) view(c *cmds.Ctx, id int, start time.Time) bool {
 	tx.SetTouch(c.Cmd.Touches(c.Client != nil && c.Client.NoTouch))
 	e.remember(c, true)
 	e.runGuarded(c)
-	d := time.Since(start)
+	end = time.Now()
+	d := end.Sub(start)
 	hits, misses := tx.TakeLookups()
 	if !store.EndView(tx) {
 		if c.Stream != nil {
@@ -153,14 +157,14 @@ func (e *Executor) view(c *cmds.Ctx, id int, start time.Time) bool {
 			c.Stream = nil
 		}
 		c.W.Buf = c.W.Buf[:0]
-		return false
+		return false, end
 	}
 	if c.Cmd.IsReadOnly() { // a write's lookups are not counted, as Redis's lookupKeyWrite
 		e.srv.Stats.KeyspaceHits.Add(hits)
 		e.srv.Stats.KeyspaceMisses.Add(misses)
 	}
 	e.Account(c.Cmd, c.Args, d, c.W.Buf, c.Client)
-	return true
+	return true, end
 }
 
 // remember tells the tracking table the keys c reads when its client tracks its reads (CLIENT TRACKING, default mode, as CLIENT CACHING allows). A read answered in an event

@@ -347,6 +347,7 @@ func (cn *conn) read() bool {
 		buf = cn.partial
 	}
 	b := &cn.b
+	b.loop.ResetClock()
 	if n > 0 {
 		srv.state.Stats.ReadsProcessed.Add(1)
 	}
@@ -522,7 +523,7 @@ func (cn *conn) dispatchCommand(start int) bool {
 	args := b.argv[start:]
 	exec := srv.exec
 	cmd := exec.Lookup(args)
-	clock := time.Now()
+	clock := b.loop.TakeClock() // the end of the command before it in this input, if answered here
 	now := clock.UnixMilli()
 	var wake func()
 	if len(b.slots) == 0 {

@@ -359,3 +359,25 @@ func TestView_NoOpWritesLeaveStatsWatchAndEventsAlone(t *testing.T) {
 		t.Fatal("no keyspace event for the marker")
 	}
 }
+
+// A command answered in the loop takes as its clock the end of the command before it in the
+// same input (Frame.TakeClock), never one from earlier input: a PTTL sent a second after a GET
+// answered in the loop counts that second.
+func TestPeek_ClockOfNewInput_IsReadAfresh(t *testing.T) {
+	s := testserver.Start(t)
+	c := rtDial(t, s.Addr)
+	r := bufio.NewReader(c)
+	ask := asker(t, c, r)
+	if got := ask("SET", "k", "v", "PX", "10000"); got != "+OK\r\n" {
+		t.Fatalf("SET: %q", got)
+	}
+	if got := ask("GET", "k"); got != "$1\r\nv\r\n" { // answered in the loop
+		t.Fatalf("GET: %q", got)
+	}
+	time.Sleep(time.Second)
+	got := ask("PTTL", "k")
+	ms, err := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(got, ":")))
+	if err != nil || ms > 9000 {
+		t.Fatalf("PTTL a second after a 10 s expiry was set: %q", got)
+	}
+}
