@@ -131,7 +131,9 @@ func (cl *Client) SetLib(name, ver *string) {
 // Touch records that the client ran the command named *cmd now. cmd must not change
 // afterwards (a Command's Name): it is kept by reference, so touching allocates nothing.
 func (cl *Client) Touch(cmd *string, nowMs int64) {
-	cl.lastSeen.Store(nowMs)
+	if cl.lastSeen.Load() != nowMs {
+		cl.lastSeen.Store(nowMs)
+	}
 	if cl.lastCmd.Load() != cmd {
 		cl.lastCmd.Store(cmd)
 	}
@@ -192,12 +194,15 @@ func (cl *Client) Unwatch() {
 // Publish copies the loop-owned state that other goroutines report (db, protocol, flags) to
 // its atomic copies. The event loop calls it on every command (Touch); commands that change
 // that state call it again so CLIENT LIST from other connections sees the change at once.
+// Only the loop writes the copies, so each is stored only when it changed: an atomic store
+// is a locked instruction on x86, a load a plain one (four stores a command were 3% of the
+// loop's CPU under pipelined SADD).
 func (cl *Client) Publish() {
-	cl.dbPub.Store(int32(cl.DB))
+	storeInt32(&cl.dbPub, int32(cl.DB))
 	if cl.RESP3 {
-		cl.resp.Store(3)
+		storeInt32(&cl.resp, 3)
 	} else {
-		cl.resp.Store(2)
+		storeInt32(&cl.resp, 2)
 	}
 	var f PubFlags
 	if cl.Monitor {
@@ -214,11 +219,20 @@ func (cl *Client) Publish() {
 	}
 	if cl.Multi != nil {
 		f |= PubMulti
-		cl.multiPub.Store(int32(len(cl.Multi.Commands)))
+		storeInt32(&cl.multiPub, int32(len(cl.Multi.Commands)))
 	} else {
-		cl.multiPub.Store(-1)
+		storeInt32(&cl.multiPub, -1)
 	}
-	cl.flagsPub.Store(uint32(f))
+	if cl.flagsPub.Load() != uint32(f) {
+		cl.flagsPub.Store(uint32(f))
+	}
+}
+
+// storeInt32 stores v in a when it holds something else (a has one writer: the loop).
+func storeInt32(a *atomic.Int32, v int32) {
+	if a.Load() != v {
+		a.Store(v)
+	}
 }
 
 // SetReplicaLink marks the connection as a replica's, once its PSYNC or SYNC was accepted:
