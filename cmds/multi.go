@@ -119,7 +119,10 @@ func execRoute(c *Ctx, nShards int) []int {
 			return ids
 		case ExecKeyed:
 			if cmd.Route != nil {
-				sub := Ctx{Args: args, DB: c.DB, Client: c.Client, Keyspace: c.Keyspace, Cmd: cmd}
+				// InTransaction as when it runs: a script's route is then every shard, since
+				// EXEC cannot run its queue again should the script stray (narrowRoute).
+				sub := Ctx{Args: args, DB: c.DB, Client: c.Client, Keyspace: c.Keyspace, Cmd: cmd,
+					InTransaction: true}
 				ids = append(ids, cmd.Route(&sub, nShards)...)
 				continue
 			}

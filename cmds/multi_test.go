@@ -400,3 +400,105 @@ func TestMulti_QueueIsBounded(t *testing.T) {
 	c := s.Client(t)
 	expectNil(t, c, "GET", "bound")
 }
+
+// execWithin runs cmds (each a command's arguments) in MULTI/EXEC on c and returns EXEC's
+// replies, failing the test when EXEC does not answer within 20 s (a reply missing from
+// EXEC's array leaves the client waiting for it).
+func execWithin(t *testing.T, c *redis.Client, cmds ...[]any) []redis.Cmder {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(testCtx, 20*time.Second)
+	defer cancel()
+	replies, err := c.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		for _, args := range cmds {
+			p.Do(ctx, args...)
+		}
+		return nil
+	})
+	if err != nil && !errors.As(err, new(redis.Error)) {
+		t.Fatalf("EXEC of %v: %v", cmds, err)
+	}
+	return replies
+}
+
+// A script queued in MULTI holds every shard in EXEC, since EXEC cannot run its queue again:
+// one with no keys that calls a command of every shard (or of a key in another shard than
+// its route would guess) gets its reply inside EXEC's array, as redis-server 7.0.15 answers.
+// Each body is this test's own: the script cache outlives the test's server.
+func TestExec_ScriptReachingEveryShard_Replies(t *testing.T) {
+	s := testserver.Start(t)
+	c := s.Client(t, func(o *redis.Options) { o.ContextTimeoutEnabled, o.ReadTimeout = true, 20*time.Second })
+	other := keyInAnotherShard(t, s, "only")
+	for _, tc := range []struct {
+		body string
+		want string
+	}{
+		{"return redis.pcall('DBSIZE')", "1"},
+		{"return redis.call('DBSIZE')", "1"},
+		{"return redis.pcall('KEYS', '*')", "[only]"},
+		{"local cur, ks = '0', {} repeat local r = redis.pcall('SCAN', cur) cur = r[1] " +
+			"for _, k in ipairs(r[2]) do ks[#ks+1] = k end until cur == '0' return ks", "[only]"},
+		{"return redis.pcall('RANDOMKEY')", "only"},
+		{"return redis.pcall('INFO', 'keyspace')", "# Keyspace\r\ndb0:keys=1,expires=0,avg_ttl=0\r\n"},
+		{"return redis.pcall('EXISTS', 'only', '" + other + "')", "1"},
+		{"return redis.pcall('SET', '" + other + "', 'x')", "OK"},
+		{"return redis.pcall('SWAPDB', '0', '1')", "OK"},
+		{"return redis.pcall('FLUSHDB')", "OK"},
+		{"return redis.pcall('FLUSHALL')", "OK"},
+	} {
+		body := tc.body + " -- TestExec_ScriptReachingEveryShard_Replies"
+		// The orders the fault was first seen in: a whole-keyspace write just before.
+		for _, setup := range [][][]any{
+			{{"flushall"}, {"set", "only", "v"}},
+			{{"flushall"}, {"set", "only", "v"}, {"flushdb"}, {"set", "only", "v"}},
+			{{"flushall"}, {"set", "only", "v"}, {"swapdb", 0, 1}, {"swapdb", 0, 1}},
+		} {
+			for _, args := range setup {
+				if err := c.Do(testCtx, args...).Err(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			replies := execWithin(t, c, []any{"eval", body, 0})
+			if len(replies) != 1 {
+				t.Fatalf("%s after %v: EXEC answered %d replies", tc.body, setup, len(replies))
+			}
+			v, err := replies[0].(*redis.Cmd).Result()
+			if got := fmt.Sprint(v); err != nil || got != tc.want {
+				t.Fatalf("%s after %v: %q, %v; want %q", tc.body, setup, got, err, tc.want)
+			}
+			body += " " // a fresh script for the next order: the first run is the one that went wrong
+		}
+	}
+}
+
+// The other orders, in one pipeline: a script that strays outside MULTI just before a
+// transaction with a script, and FLUSHALL before a transaction with a script and a function
+// that call DBSIZE. The replies are, byte for byte, redis-server 7.0.15's.
+func TestExec_ScriptsAndFunctionsAfterStrayAndFlush_MatchRedis(t *testing.T) {
+	s := testserver.Start(t)
+	const tag = " -- TestExec_ScriptsAndFunctionsAfterStrayAndFlush_MatchRedis"
+	var in []byte
+	for _, args := range [][]string{
+		{"FUNCTION", "LOAD", "#!lua name=execlib\nredis.register_function('execdbsize', function() return redis.call('DBSIZE') end)"},
+		{"SET", "only", "v"},
+		{"EVAL", "return redis.call('DBSIZE')" + tag, "0"},
+		{"MULTI"},
+		{"EVAL", "return redis.call('KEYS', '*')" + tag, "0"},
+		{"EXEC"},
+		{"FLUSHALL"},
+		{"MULTI"},
+		{"EVAL", "return redis.call('DBSIZE') " + tag, "0"},
+		{"FCALL", "execdbsize", "0"},
+		{"EXEC"},
+		{"PING"},
+	} {
+		in = fmt.Appendf(in, "*%d\r\n", len(args))
+		for _, a := range args {
+			in = fmt.Appendf(in, "$%d\r\n%s\r\n", len(a), a)
+		}
+	}
+	const want = "$7\r\nexeclib\r\n+OK\r\n:1\r\n+OK\r\n+QUEUED\r\n*1\r\n*1\r\n$4\r\nonly\r\n" +
+		"+OK\r\n+OK\r\n+QUEUED\r\n+QUEUED\r\n*2\r\n:0\r\n:0\r\n+PONG\r\n"
+	if got := string(testserver.ExchangeUntil(t, s.Addr, in, "+PONG\r\n")); got != want {
+		t.Fatalf("replies %q\nwant     %q", got, want)
+	}
+}

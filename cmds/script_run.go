@@ -41,7 +41,10 @@ func runLua(c *Ctx, srv *server.Server, inv script.Invocation, readOnly bool) {
 	running := script.Start(srv, inv.Name(), c.Args, inv.IsFunction())
 	run := &scriptRun{c: c, inv: inv, readOnly: readOnly, db: c.DB, client: cl, running: running,
 		held: shards}
-	if c.Tx != nil && len(shards) < c.Tx.Store().NumShards() {
+	// A script run by EXEC (InTransaction) cannot run again, so it never strays: EXEC's route
+	// gave it every shard, and a key outside them is refused (errScriptUndeclared) rather
+	// than leaving a hole in EXEC's reply.
+	if c.Tx != nil && !c.InTransaction && len(shards) < c.Tx.Store().NumShards() {
 		run.savepoint = savepoints.Get().(*shard.Savepoint)
 		defer savepoints.Put(run.savepoint)
 		c.Tx.Save(run.savepoint)
