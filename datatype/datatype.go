@@ -53,6 +53,10 @@ type collection struct {
 	typ    codec.Type
 	buf    []byte // data prefix at meta.Version, then one element; nil until first needed
 	plen   int
+	// own says meta.Value (a packed collection's elements) is the handle's buffer, changed in
+	// place, rather than the transaction's memory.
+	own     bool
+	scratch []byte // one packed entry being written
 }
 
 // lookup reads key's meta (Tx.Meta, which expires the key lazily) for a collection of type t.
@@ -82,10 +86,54 @@ func (c *collection) create() {
 		return
 	}
 	c.meta = codec.Meta{Type: c.typ, Version: c.tx.NewVersion(c.key)}
-	if c.typ == codec.TypeList {
+	switch c.typ {
+	case codec.TypeList:
 		c.meta.Head, c.meta.Tail = codec.ListInitialSeq, codec.ListInitialSeq
+	case codec.TypeHash, codec.TypeSet:
+		// Redis starts every hash as a listpack and every set as an intset, converting them
+		// as the first elements require; so does the packed form (packed.go).
+		c.meta.Packed, c.meta.Compact = true, true
+		c.meta.Value, c.own = nil, true
 	}
 	c.buf = nil
+}
+
+// pairs reports whether the collection's packed entries carry values (a hash's).
+func (c *collection) pairs() bool { return c.typ == codec.TypeHash }
+
+// unpack converts a packed collection to data keys: each element becomes its data key under
+// the collection's version, in the command's transaction (crash-atomic with the meta that
+// Save writes without the flag).
+func (c *collection) unpack() {
+	if !c.meta.Packed {
+		return
+	}
+	// Errors cannot happen here: the entries were decoded when the meta was read or written
+	// by this handle.
+	_ = packedWalk(c.meta.Value, c.pairs(), func(elem, val []byte) error {
+		c.put(elem, val)
+		return nil
+	})
+	c.meta.Packed, c.meta.Value, c.own = false, nil, false
+}
+
+// splice replaces the packed entries c.meta.Value[off:end] with entry, in place when the
+// handle owns the buffer, else in a new one (meta.Value may alias the transaction's memory).
+func (c *collection) splice(off, end int, entry []byte) {
+	b := c.meta.Value
+	if !c.own {
+		nb := make([]byte, 0, len(b)-(end-off)+len(entry)+64)
+		nb = append(append(append(nb, b[:off]...), entry...), b[end:]...)
+		c.meta.Value, c.own = nb, true
+		return
+	}
+	grow := len(entry) - (end - off)
+	if grow > 0 {
+		b = append(b, make([]byte, grow)...)
+	}
+	copy(b[off+len(entry):], b[end:len(c.meta.Value)])
+	copy(b[off:], entry)
+	c.meta.Value = b[:len(c.meta.Value)+grow]
 }
 
 // live reports whether the collection can hold elements: it exists or was created.
@@ -105,12 +153,34 @@ func (c *collection) get(elem []byte) ([]byte, bool) {
 	if !c.live() {
 		return nil, false
 	}
+	if c.meta.Packed {
+		_, _, val, found := packedFind(c.meta.Value, c.pairs(), elem)
+		return val, found
+	}
 	return c.tx.GetData(c.key, c.dataKey(elem))
 }
 
-func (c *collection) put(elem, val []byte) { c.tx.PutData(c.key, c.dataKey(elem), val) }
+// put writes element elem with value val (copied). The caller keeps the count.
+func (c *collection) put(elem, val []byte) {
+	if c.meta.Packed {
+		off, end, _, _ := packedFind(c.meta.Value, c.pairs(), elem)
+		c.scratch = appendPackedEntry(c.scratch[:0], c.pairs(), elem, val)
+		c.splice(off, end, c.scratch)
+		return
+	}
+	c.tx.PutData(c.key, c.dataKey(elem), val)
+}
 
-func (c *collection) del(elem []byte) { c.tx.DeleteData(c.key, c.dataKey(elem)) }
+// del deletes element elem. The caller keeps the count.
+func (c *collection) del(elem []byte) {
+	if c.meta.Packed {
+		if off, end, _, found := packedFind(c.meta.Value, c.pairs(), elem); found {
+			c.splice(off, end, nil)
+		}
+		return
+	}
+	c.tx.DeleteData(c.key, c.dataKey(elem))
+}
 
 // iter walks the data keys whose element lies in [lower, upper) (nil: unbounded).
 func (c *collection) iter(lower, upper []byte, reverse bool) *shard.Iter {
@@ -132,6 +202,9 @@ func (c *collection) save() (removed bool) {
 
 // stream opens a reply stream over the data keys in [lower, upper); see shard.Tx.StreamData.
 func (c *collection) stream(lower, upper []byte, reverse bool, limit int, emit shard.EmitFunc) (*shard.Stream, error) {
+	if c.meta.Packed {
+		return nil, errPackedStream
+	}
 	return c.tx.StreamData(c.db, c.key, c.meta.Version, lower, upper, reverse, limit, emit)
 }
 
@@ -144,6 +217,21 @@ func (c *collection) walkAt(pos []uint64, fn func(i int, elem, val []byte)) {
 	if len(pos) == 0 || !c.live() {
 		return
 	}
+	if c.meta.Packed {
+		i := 0
+		p := uint64(0)
+		_ = packedWalk(c.meta.Value, c.pairs(), func(elem, val []byte) error {
+			for ; i < len(pos) && pos[i] == p; i++ {
+				fn(i, elem, val)
+			}
+			p++
+			if i == len(pos) {
+				return errStop
+			}
+			return nil
+		})
+		return
+	}
 	it := c.iter(nil, nil, false)
 	defer it.Close()
 	i := 0
@@ -154,6 +242,32 @@ func (c *collection) walkAt(pos []uint64, fn func(i int, elem, val []byte)) {
 		p++
 	}
 }
+
+// encodingOf names the encoding Redis 7.0 would use for a hash or set with meta m: a hash's
+// listpack or a set's intset while the meta says Redis's limits were never passed, else
+// hashtable (a meta written before the flag existed says so too).
+func encodingOf(m *codec.Meta) string {
+	switch {
+	case !m.Compact:
+		return "hashtable"
+	case m.Type == codec.TypeHash:
+		return "listpack"
+	default:
+		return "intset"
+	}
+}
+
+// Encoding returns the encoding Redis 7.0 would report for a hash or set with meta m (OBJECT
+// ENCODING); "" for other types.
+func Encoding(m *codec.Meta) string {
+	if m.Type != codec.TypeHash && m.Type != codec.TypeSet {
+		return ""
+	}
+	return encodingOf(m)
+}
+
+// errStop ends a walk early.
+var errStop = errors.New("stop")
 
 // SamplePositions draws k distinct positions out of [0, n) uniformly (Floyd's algorithm) and
 // returns them ascending. k must not exceed n.

@@ -44,7 +44,9 @@ func KeySource(tx *shard.Tx, db int, key []byte) (src rdb.Source, k rdb.Key, ok 
 // valueSource makes the Source of the value whose meta is m and whose data keys scan walks.
 func valueSource(m *codec.Meta, scan datatype.ElemScan) (rdb.Source, error) {
 	n := int64(m.Count)
-	if m.Type != codec.TypeString {
+	if m.Packed { // its elements are in the meta, not in data keys
+		scan = datatype.PackedScan(m)
+	} else if m.Type != codec.TypeString {
 		scan = cachedScan(scan, scanCacheBytes)
 	}
 	switch m.Type {
