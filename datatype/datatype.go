@@ -108,13 +108,13 @@ func (c *collection) unpack() {
 	if !c.meta.Packed {
 		return
 	}
-	// Errors cannot happen here: the entries were decoded when the meta was read or written
-	// by this handle.
-	_ = packedWalk(c.meta.Value, c.pairs(), func(elem, val []byte) error {
+	elems := c.meta.Value
+	c.meta.Packed, c.meta.Value, c.own = false, nil, false
+	// A corrupt entry ends the walk; the elements before it are kept.
+	_ = packedWalk(elems, c.pairs(), func(elem, val []byte) error {
 		c.put(elem, val)
 		return nil
 	})
-	c.meta.Packed, c.meta.Value, c.own = false, nil, false
 }
 
 // splice replaces the packed entries c.meta.Value[off:end] with entry, in place when the
@@ -203,7 +203,7 @@ func (c *collection) save() (removed bool) {
 // stream opens a reply stream over the data keys in [lower, upper); see shard.Tx.StreamData.
 func (c *collection) stream(lower, upper []byte, reverse bool, limit int, emit shard.EmitFunc) (*shard.Stream, error) {
 	if c.meta.Packed {
-		return nil, errPackedStream
+		return c.tx.StreamElems(packedCopy(&c.meta, lower, upper, reverse, limit), emit), c.tx.Err()
 	}
 	return c.tx.StreamData(c.db, c.key, c.meta.Version, lower, upper, reverse, limit, emit)
 }

@@ -117,8 +117,11 @@ func (h *Hash) checkLengths(field, val []byte) {
 func (h *Hash) Encoding() string { return encodingOf(&h.c.meta) }
 
 // SetNX sets field to val only if the field does not exist, and reports whether it did.
+//
+// Unlike Redis, which ends a listpack encoding for a long field or value before it looks the
+// field up, SetNX of a field that exists changes nothing: HSETNX tries a read-only view first
+// and saves nothing when the field exists.
 func (h *Hash) SetNX(field, val []byte) bool {
-	h.checkLengths(field, val)
 	if _, found := h.c.get(field); found {
 		return false
 	}

@@ -3,7 +3,6 @@ package datatype
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
 
 	"shardis/codec"
 )
@@ -29,9 +28,6 @@ const (
 	packMaxInts    = 512
 )
 
-// errPackedStream: a reply stream was asked of a packed collection, whose replies are small
-// enough to be built whole (cmds streams replies of more than 1024 elements).
-var errPackedStream = errors.New("datatype: no reply stream over a packed collection")
 
 // packedEntry decodes the entry at the start of b: its element, its value (pairs) and its
 // length. ok is false when b is empty or corrupt.
@@ -159,6 +155,20 @@ func PackedScan(m *codec.Meta) ElemScan {
 		}
 		return nil
 	}
+}
+
+// packedCopy returns copies of the packed elements of m in [lower, upper), reversed or not, at
+// most limit of them (< 0: all), as element, value, … for shard.Tx.StreamElems.
+func packedCopy(m *codec.Meta, lower, upper []byte, reverse bool, limit int) [][]byte {
+	var out [][]byte
+	_ = PackedScan(m)(lower, upper, reverse, func(e, v []byte) error {
+		if limit >= 0 && len(out) >= 2*limit {
+			return errStop
+		}
+		out = append(out, bytes.Clone(e), bytes.Clone(v))
+		return nil
+	})
+	return out
 }
 
 // IsIntsetMember reports whether Redis would hold member in an intset: the canonical decimal
