@@ -156,3 +156,36 @@ func TestFragmentedString_DocExample(t *testing.T) {
 		t.Fatal("a fragmented hash decoded")
 	}
 }
+
+// A packed hash or set keeps its elements and both flags through an encode and decode; its
+// meta has no data keys. A meta without the flags (every one a format-5 build wrote) decodes
+// as a collection of data keys, and the flags on another type are corrupt.
+func TestMeta_PackedHashAndSet_RoundTrip(t *testing.T) {
+	for _, m := range []Meta{
+		{Type: TypeHash, Expire: 5, Version: 7, Count: 1, Packed: true, Compact: true, Value: []byte("\x01f\x01v")},
+		{Type: TypeSet, Version: 8, Count: 2, Packed: true, Value: []byte("\x01a\x01b")},
+		{Type: TypeSet, Version: 9, Count: 600, Compact: true},
+	} {
+		enc := AppendMeta(nil, &m)
+		var got Meta
+		if err := DecodeMeta(enc, &got); err != nil {
+			t.Fatal(err)
+		}
+		if got.Type != m.Type || got.Packed != m.Packed || got.Compact != m.Compact || got.Expire != m.Expire ||
+			got.Version != m.Version || got.Count != m.Count || !bytes.Equal(got.Value, m.Value) {
+			t.Errorf("round trip %+v -> %+v", m, got)
+		}
+		if MetaHasData(enc) == m.Packed {
+			t.Errorf("MetaHasData(%+v) = %v", m, MetaHasData(enc))
+		}
+	}
+	old := []byte{byte(TypeHash), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 7, 0, 0, 0, 0, 0, 0, 0, 2}
+	var m Meta
+	if err := DecodeMeta(old, &m); err != nil || m.Packed || m.Compact || m.Count != 2 || !MetaHasData(old) {
+		t.Errorf("a format-5 hash meta: %+v, %v", m, err)
+	}
+	zset := append([]byte{byte(TypeZSet) | flagPacked}, old[1:]...)
+	if err := DecodeMeta(zset, &m); err == nil {
+		t.Error("a sorted set meta with the packed flag decoded")
+	}
+}
