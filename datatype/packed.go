@@ -28,7 +28,6 @@ const (
 	packMaxInts    = 512
 )
 
-
 // packedEntry decodes the entry at the start of b: its element, its value (pairs) and its
 // length. ok is false when b is empty or corrupt.
 func packedEntry(b []byte, pairs bool) (elem, val []byte, n int, ok bool) {
