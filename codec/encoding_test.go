@@ -107,6 +107,12 @@ func TestCollections_DocExamples(t *testing.T) {
 		"zset value":  {AppendScoreValue(nil, 1.5), unhex(t, "3ff8000000000000")},
 		"zset score":  {AppendZSetScore(prefix, 1.5, []byte("m")), append(prefix, unhex(t, "01 bff8000000000000 6d")...)},
 		"neg score":   {AppendSortableScore(nil, -1.5), unhex(t, "4007ffffffffffff")},
+		"packed hash": {AppendMeta(nil, &Meta{Type: TypeHash, Version: ver, Count: 1, Packed: true, Compact: true, Value: []byte("\x01f\x01v")}),
+			unhex(t, "31 0000000000000000 1800000000000001 0000000000000001 01 66 01 76")},
+		"packed intset": {AppendMeta(nil, &Meta{Type: TypeSet, Version: ver, Count: 1, Packed: true, Compact: true, Value: []byte("\x015")}),
+			unhex(t, "33 0000000000000000 1800000000000001 0000000000000001 01 35")},
+		"packed set": {AppendMeta(nil, &Meta{Type: TypeSet, Version: ver, Count: 2, Packed: true, Value: []byte("\x015\x01a")}),
+			unhex(t, "23 0000000000000000 1800000000000001 0000000000000002 01 35 01 61")},
 	} {
 		if !bytes.Equal(c.got, c.want) {
 			t.Errorf("%s: % x, want % x", name, c.got, c.want)
