@@ -188,7 +188,9 @@ func copyKeyValue(c *Ctx, srcDB int, src []byte, m *codec.Meta, dstDB int, dst [
 	if m.Type != codec.TypeString || m.Frag { // a fragmented string is copied as a collection
 		out := *m
 		out.Version = c.Tx.NewVersion(dst)
-		c.Tx.CopyData(srcDB, src, m.Version, dstDB, dst, out.Version)
+		if !m.Packed { // a packed hash's or set's elements are in its meta
+			c.Tx.CopyData(srcDB, src, m.Version, dstDB, dst, out.Version)
+		}
 		c.Tx.SetMeta(dstDB, dst, &out)
 		c.logCollection(dstDB, dst, &out)
 		return ""
