@@ -21,8 +21,9 @@
 //
 // Unless a doc comment says otherwise, byte slices returned by this package (element values,
 // iterator keys) alias the transaction's memory or RocksDB's: values read by point reads stay
-// valid until the transaction commits, iterator results until the iterator moves. Callers that
-// keep them longer copy them. Byte slices passed in are not retained after the call returns.
+// valid until the transaction commits, iterator results until the iterator moves; a packed
+// hash's or set's (packed.go) until its handle next changes it. Callers that keep them longer
+// copy them. Byte slices passed in are not retained after the call returns.
 //
 // The package imports shard and codec only; it knows nothing of connections, replies or the
 // command table.

@@ -113,9 +113,6 @@ func (h *Hash) checkLengths(field, val []byte) {
 	h.c.unpack()
 }
 
-// Encoding returns the encoding Redis 7.0 would report for the hash (OBJECT ENCODING).
-func (h *Hash) Encoding() string { return encodingOf(&h.c.meta) }
-
 // SetNX sets field to val only if the field does not exist, and reports whether it did.
 //
 // Unlike Redis, which ends a listpack encoding for a long field or value before it looks the

@@ -92,9 +92,6 @@ func (s *Set) AddNew(member []byte) {
 	m.Count = n
 }
 
-// Encoding returns the encoding Redis 7.0 would report for the set (OBJECT ENCODING).
-func (s *Set) Encoding() string { return encodingOf(&s.c.meta) }
-
 // Remove removes member and reports whether it was in the set.
 func (s *Set) Remove(member []byte) bool {
 	if !s.Has(member) {
