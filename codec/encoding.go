@@ -24,8 +24,8 @@ const (
 // 4: keys may be streams (type 5) and strings may be fragmented (flag 0x40); a format-3
 // directory is migrated by rewriting its manifest, which stops a format-3 build from
 // misreading them. 5: a unit may span one shard (an EXEC's or a script's records); a
-// format-4 directory holds none and is migrated by rewriting its manifest. 6: hashes and sets
-// may be packed into their meta (flags 0x20 and 0x10); a format-5 directory holds none and is
+// format-4 directory holds none and is migrated by rewriting its manifest. 6: hashes, sets and
+// sorted sets may be packed into their meta (flags 0x20, 0x10); a format-5 directory holds none and is
 // migrated by rewriting its manifest.
 const FormatVersion = 6
 
@@ -72,7 +72,7 @@ const flagRaw = 0x80
 // meta's version, and the meta holds only its length (docs/ENCODING.md).
 const flagFrag = 0x40
 
-// flagPacked marks a hash or set whose elements are in its meta value (Meta.Value, the packed
+// flagPacked marks a hash, set or sorted set whose elements are in its meta value (Meta.Value, the packed
 // layout of docs/ENCODING.md) instead of data keys.
 const flagPacked = 0x20
 
@@ -133,7 +133,7 @@ type Meta struct {
 	Type    Type
 	Raw     bool   // strings only: Redis would report the "raw" encoding
 	Frag    bool   // strings only: the bytes are in fragments (data keys); Count is the length
-	Packed  bool   // hashes and sets: the elements are in Value, not in data keys
+	Packed  bool   // hashes, sets, sorted sets: the elements are in Value, not in data keys
 	Compact bool   // hashes and sets: Redis would hold it as a listpack (hash) or an intset (set)
 	Expire  int64  // unix ms, 0 = no expiry
 	Value   []byte // strings: the value; streams: the stream part (StreamMetaLen bytes); packed hashes and sets: the elements. Aliases the decoded buffer
@@ -158,11 +158,11 @@ func AppendMeta(b []byte, m *Meta) []byte {
 	if m.Frag && m.Type == TypeString {
 		t |= flagFrag
 	}
-	packable := m.Type == TypeHash || m.Type == TypeSet
+	packable := m.Type == TypeHash || m.Type == TypeSet || m.Type == TypeZSet
 	if m.Packed && packable {
 		t |= flagPacked
 	}
-	if m.Compact && packable {
+	if m.Compact && (m.Type == TypeHash || m.Type == TypeSet) {
 		t |= flagCompact
 	}
 	b = append(b, t)
@@ -196,10 +196,19 @@ func DecodeMeta(v []byte, m *Meta) error {
 	if m.Frag && m.Type != TypeString {
 		return fmt.Errorf("%w: type %d", ErrCorruptMeta, v[0])
 	}
-	if m.Type == TypeHash || m.Type == TypeSet {
+	switch m.Type {
+	case TypeHash, TypeSet:
 		m.Packed, m.Compact = v[0]&flagPacked != 0, v[0]&flagCompact != 0
-	} else if v[0]&(flagPacked|flagCompact) != 0 && m.Type != TypeString {
-		return fmt.Errorf("%w: type %d", ErrCorruptMeta, v[0])
+	case TypeZSet:
+		m.Packed = v[0]&flagPacked != 0
+		if v[0]&flagCompact != 0 {
+			return fmt.Errorf("%w: type %d", ErrCorruptMeta, v[0])
+		}
+	case TypeString:
+	default:
+		if v[0]&(flagPacked|flagCompact) != 0 {
+			return fmt.Errorf("%w: type %d", ErrCorruptMeta, v[0])
+		}
 	}
 	switch m.Type {
 	case TypeString:
@@ -210,16 +219,12 @@ func DecodeMeta(v []byte, m *Meta) error {
 		if len(rest) != 16 {
 			return ErrCorruptMeta
 		}
-	case TypeHash, TypeSet:
+	case TypeHash, TypeSet, TypeZSet:
 		if len(rest) < 16 || !m.Packed && len(rest) != 16 {
 			return ErrCorruptMeta
 		}
 		if m.Packed {
 			m.Value = rest[16:]
-		}
-	case TypeZSet:
-		if len(rest) != 16 {
-			return ErrCorruptMeta
 		}
 	case TypeList:
 		if len(rest) != 32 {
@@ -266,7 +271,7 @@ func MetaHasData(v []byte) bool {
 	if t == TypeString {
 		return v[0]&flagFrag != 0
 	}
-	return (t != TypeHash && t != TypeSet) || v[0]&flagPacked == 0
+	return (t != TypeHash && t != TypeSet && t != TypeZSet) || v[0]&flagPacked == 0
 }
 
 // AppendMetaKey appends the meta key of user key in physical database db:

@@ -190,8 +190,8 @@ func TestMeta_PackedHashAndSet_RoundTrip(t *testing.T) {
 	if err := DecodeMeta(old, &m); err != nil || m.Packed || m.Compact || m.Count != 2 || !MetaHasData(old) {
 		t.Errorf("a format-5 hash meta: %+v, %v", m, err)
 	}
-	zset := append([]byte{byte(TypeZSet) | flagPacked}, old[1:]...)
+	zset := append([]byte{byte(TypeZSet) | flagCompact}, old[1:]...)
 	if err := DecodeMeta(zset, &m); err == nil {
-		t.Error("a sorted set meta with the packed flag decoded")
+		t.Error("a sorted set meta with the compact flag decoded")
 	}
 }

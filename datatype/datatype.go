@@ -95,12 +95,14 @@ func (c *collection) create() {
 		// as the first elements require; so does the packed form (packed.go).
 		c.meta.Packed, c.meta.Compact = true, true
 		c.meta.Value, c.own = nil, true
+	case codec.TypeZSet:
+		c.meta.Packed, c.meta.Value, c.own = true, nil, true
 	}
 	c.buf = nil
 }
 
-// pairs reports whether the collection's packed entries carry values (a hash's).
-func (c *collection) pairs() bool { return c.typ == codec.TypeHash }
+// pairs reports whether the collection's packed entries carry values (all but a set's).
+func (c *collection) pairs() bool { return c.typ != codec.TypeSet }
 
 // unpack converts a packed collection to data keys: each element becomes its data key under
 // the collection's version, in the command's transaction (crash-atomic with the meta that
@@ -181,6 +183,51 @@ func (c *collection) del(elem []byte) {
 		return
 	}
 	c.tx.DeleteData(c.key, c.dataKey(elem))
+}
+
+// getRaw, putRaw and delRaw are get, put and del of the element of data key raw (built by
+// dataKey): a packed collection's is raw's element part.
+func (c *collection) getRaw(raw []byte) ([]byte, bool) {
+	if c.meta.Packed {
+		return c.get(raw[c.plen:])
+	}
+	return c.tx.GetData(c.key, raw)
+}
+
+func (c *collection) putRaw(raw, val []byte) {
+	if c.meta.Packed {
+		c.put(raw[c.plen:], val)
+		return
+	}
+	c.tx.PutData(c.key, raw, val)
+}
+
+func (c *collection) delRaw(raw []byte) {
+	if c.meta.Packed {
+		c.del(raw[c.plen:])
+		return
+	}
+	c.tx.DeleteData(c.key, raw)
+}
+
+// elemIter walks a collection's elements in [lower, upper): the data keys' (a *shard.Iter)
+// or a packed collection's entries (packedRange). Seek takes a data key (dataKey's).
+type elemIter interface {
+	Valid() bool
+	Next()
+	Elem() []byte
+	Value() []byte
+	Seek(raw []byte)
+	Close()
+}
+
+// elems walks the elements in [lower, upper) (nil: unbounded), packed or not.
+func (c *collection) elems(lower, upper []byte, reverse bool) elemIter {
+	if c.meta.Packed {
+		c.dataKey(nil) // Seek's keys are data keys: their prefix length
+		return newPackedRange(c.meta.Value, c.pairs(), lower, upper, reverse, c.plen)
+	}
+	return c.iter(lower, upper, reverse)
 }
 
 // iter walks the data keys whose element lies in [lower, upper) (nil: unbounded).

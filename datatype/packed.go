@@ -3,6 +3,7 @@ package datatype
 import (
 	"bytes"
 	"encoding/binary"
+	"slices"
 
 	"shardis/codec"
 )
@@ -107,6 +108,51 @@ func (x *packedIter) seek(lower []byte) {
 	x.next()
 }
 
+// packedRange walks the packed entries in [lower, upper) in either direction, with Seek,
+// as a RocksDB iterator over data keys does (elemIter); it holds the entries' positions.
+type packedRange struct {
+	ents    [][2][]byte // element, value; ascending
+	i       int
+	reverse bool
+	plen    int // length of the data prefix of Seek's keys
+}
+
+func newPackedRange(b []byte, pairs bool, lower, upper []byte, reverse bool, plen int) *packedRange {
+	x := &packedRange{reverse: reverse, plen: plen}
+	_ = PackedScan(&codec.Meta{Type: map[bool]codec.Type{true: codec.TypeHash, false: codec.TypeSet}[pairs], Value: b})(
+		lower, upper, false, func(e, v []byte) error {
+			x.ents = append(x.ents, [2][]byte{e, v})
+			return nil
+		})
+	if reverse {
+		x.i = len(x.ents) - 1
+	}
+	return x
+}
+
+func (x *packedRange) Valid() bool   { return x.i >= 0 && x.i < len(x.ents) }
+func (x *packedRange) Elem() []byte  { return x.ents[x.i][0] }
+func (x *packedRange) Value() []byte { return x.ents[x.i][1] }
+func (x *packedRange) Close()        {}
+
+func (x *packedRange) Next() {
+	if x.reverse {
+		x.i--
+	} else {
+		x.i++
+	}
+}
+
+// Seek moves to the first element >= raw's (ascending) or the last <= it (descending).
+func (x *packedRange) Seek(raw []byte) {
+	target := raw[min(x.plen, len(raw)):]
+	i, found := slices.BinarySearchFunc(x.ents, target, func(e [2][]byte, t []byte) int { return bytes.Compare(e[0], t) })
+	if x.reverse && !found {
+		i--
+	}
+	x.i = i
+}
+
 // packedWalk calls fn with every entry of b in order until it returns an error.
 func packedWalk(b []byte, pairs bool, fn func(elem, val []byte) error) error {
 	for len(b) > 0 {
@@ -125,7 +171,7 @@ func packedWalk(b []byte, pairs bool, fn func(elem, val []byte) error) error {
 // PackedScan is the ElemScan of a packed hash's or set's elements (m.Packed), which live in its
 // meta: what DUMP and an RDB file read in place of its data keys.
 func PackedScan(m *codec.Meta) ElemScan {
-	pairs := m.Type == codec.TypeHash
+	pairs := m.Type != codec.TypeSet
 	return func(lower, upper []byte, reverse bool, fn func(elem, val []byte) error) error {
 		in := func(e []byte) bool {
 			return (lower == nil || bytes.Compare(e, lower) >= 0) && (upper == nil || bytes.Compare(e, upper) < 0)

@@ -33,7 +33,7 @@ func KeySource(tx *shard.Tx, db int, key []byte) (src rdb.Source, k rdb.Key, ok 
 		return src, k, false, tx.Err()
 	}
 	k = rdb.Key{DB: db, Name: key, ExpireAt: m.Expire, Idle: -1, Freq: -1}
-	src, err = valueSource(&m, datatype.TxScan(tx, db, key, m.Version))
+	src, err = valueSource(&m, datatype.ValueScan(tx, db, key, &m))
 	if err != nil {
 		return src, k, false, err
 	}
