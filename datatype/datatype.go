@@ -30,6 +30,7 @@
 package datatype
 
 import (
+	"bytes"
 	"errors"
 	"math/rand/v2"
 	"slices"
@@ -99,6 +100,16 @@ func (c *collection) create() {
 		c.meta.Packed, c.meta.Value, c.own = true, nil, true
 	}
 	c.buf = nil
+}
+
+// packedView returns the packed entries for an iterator, which must not see the handle's later
+// changes (a RocksDB iterator would not: Pop removes what it walks): a copy when the handle
+// changes its buffer in place, else the transaction's bytes, which a change replaces.
+func (c *collection) packedView() []byte {
+	if c.own {
+		return bytes.Clone(c.meta.Value)
+	}
+	return c.meta.Value
 }
 
 // pairs reports whether the collection's packed entries carry values (all but a set's).
@@ -225,7 +236,7 @@ type elemIter interface {
 func (c *collection) elems(lower, upper []byte, reverse bool) elemIter {
 	if c.meta.Packed {
 		c.dataKey(nil) // Seek's keys are data keys: their prefix length
-		return newPackedRange(c.meta.Value, c.pairs(), lower, upper, reverse, c.plen)
+		return newPackedRange(c.packedView(), c.pairs(), lower, upper, reverse, c.plen)
 	}
 	return c.iter(lower, upper, reverse)
 }

@@ -175,7 +175,7 @@ func (h *Hash) Iter(lower []byte) HashIter {
 		return HashIter{}
 	}
 	if h.c.meta.Packed {
-		return HashIter{p: newPackedIter(h.c.meta.Value, true, lower)}
+		return HashIter{p: newPackedIter(h.c.packedView(), true, lower)}
 	}
 	return HashIter{it: h.c.iter(lower, nil, false)}
 }

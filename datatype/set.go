@@ -119,7 +119,7 @@ func (s *Set) Iter(lower []byte) SetIter {
 		return SetIter{}
 	}
 	if s.c.meta.Packed {
-		return SetIter{p: newPackedIter(s.c.meta.Value, false, lower)}
+		return SetIter{p: newPackedIter(s.c.packedView(), false, lower)}
 	}
 	return SetIter{it: s.c.iter(lower, nil, false), s: s}
 }

@@ -132,7 +132,8 @@ func (z *ZSet) Insert(member []byte, score float64) {
 	z.write(member, score)
 }
 
-// Update changes the score of member, which is in the set with score old, to score.
+// Update changes the score of member, which is in the set with score old, to score. Save
+// must follow: a packed set's scores are in its meta.
 func (z *ZSet) Update(member []byte, old, score float64) {
 	z.c.delRaw(z.orderKey(old, member))
 	z.write(member, score)
