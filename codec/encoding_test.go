@@ -163,7 +163,7 @@ func TestFragmentedString_DocExample(t *testing.T) {
 	}
 }
 
-// A packed hash or set keeps its elements and both flags through an encode and decode; its
+// A packed hash, set or sorted set keeps its elements and flags through an encode and decode; its
 // meta has no data keys. A meta without the flags (every one a format-5 build wrote) decodes
 // as a collection of data keys, and the flags on another type are corrupt.
 func TestMeta_PackedHashAndSet_RoundTrip(t *testing.T) {
@@ -171,6 +171,7 @@ func TestMeta_PackedHashAndSet_RoundTrip(t *testing.T) {
 		{Type: TypeHash, Expire: 5, Version: 7, Count: 1, Packed: true, Compact: true, Value: []byte("\x01f\x01v")},
 		{Type: TypeSet, Version: 8, Count: 2, Packed: true, Value: []byte("\x01a\x01b")},
 		{Type: TypeSet, Version: 9, Count: 600, Compact: true},
+		{Type: TypeZSet, Version: 10, Count: 1, Packed: true, Value: []byte("\x02\x00m\x08\x3f\xf0\x00\x00\x00\x00\x00\x00")},
 	} {
 		enc := AppendMeta(nil, &m)
 		var got Meta

@@ -8,11 +8,12 @@ import (
 	"shardis/codec"
 )
 
-// Packed collections (docs/ENCODING.md). A small hash or set keeps its elements in its meta
-// value (codec.Meta.Packed, the elements in Meta.Value) instead of one data key each, so a
-// command on it is one meta read and one meta write, served by the key cache. The elements are
-// sorted by their bytes, as data keys are, so iteration order and SCAN cursors do not depend on
-// the layout. Each entry is uvarint(len(elem)) | elem, and for a hash uvarint(len(val)) | val.
+// Packed collections (docs/ENCODING.md). A small hash, set or sorted set keeps its elements in
+// its meta value (codec.Meta.Packed, the elements in Meta.Value) instead of one data key each,
+// so a command on it is one meta read and one meta write, served by the key cache. The
+// elements are sorted by their bytes, as data keys are, so iteration order and SCAN cursors do
+// not depend on the layout. Each entry is uvarint(len(elem)) | elem, and but for a set
+// uvarint(len(val)) | val; a sorted set's entries are its data keys' elements and values.
 // A lookup walks the entries in order and stops at the first one not below the element: no
 // allocation, at most packMaxEntries steps.
 //
