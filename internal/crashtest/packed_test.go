@@ -6,12 +6,15 @@ import (
 	"maps"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
-// TestCrash_KillNine_PackedCollectionsConvertWhole grows sets and hashes past the size at
-// which they leave their packed meta for data keys (128 members or fields; a new key every
+// TestCrash_KillNine_PackedCollectionsConvertWhole grows sets, hashes and sorted sets past
+// the size at which they leave their packed meta for data keys (128 elements; a new key every
 // 150), under appendfsync always, kills the server with SIGKILL, and checks that each one
 // after the restart holds exactly what the acknowledged commands left, give or take the one
 // command in flight, with a count that matches its elements: a conversion is never half done.
@@ -29,6 +32,7 @@ func TestCrash_KillNine_PackedCollectionsConvertWhole(t *testing.T) {
 	}
 	ms := make([]*model, workers)
 	var wg sync.WaitGroup
+	var acked atomic.Int64
 	stop := make(chan struct{})
 	for w := range workers {
 		m := &model{elems: map[string]map[string]string{}}
@@ -43,18 +47,18 @@ func TestCrash_KillNine_PackedCollectionsConvertWhole(t *testing.T) {
 					return
 				default:
 				}
-				kind := "set"
-				if i%2 == 1 {
-					kind = "hash"
-				}
-				key := fmt.Sprintf("%s:%d:%d", kind, w, i/(2*perKey))
+				kind := [...]string{"set", "hash", "zset"}[i%3]
+				key := fmt.Sprintf("%s:%d:%d", kind, w, i/(3*perKey))
 				elem := fmt.Sprintf("e%d", i)
 				m.inflight = [2]string{key, elem}
 				var err error
-				if kind == "set" {
+				switch kind {
+				case "set":
 					err = c.SAdd(ctx, key, elem).Err()
-				} else {
+				case "hash":
 					err = c.HSet(ctx, key, elem, "v"+elem).Err()
+				default:
+					err = c.ZAdd(ctx, key, redis.Z{Score: float64(i % 7), Member: elem}).Err()
 				}
 				if err != nil {
 					return
@@ -62,16 +66,24 @@ func TestCrash_KillNine_PackedCollectionsConvertWhole(t *testing.T) {
 				if m.elems[key] == nil {
 					m.elems[key] = map[string]string{}
 				}
-				if kind == "hash" {
+				switch kind {
+				case "hash":
 					m.elems[key][elem] = "v" + elem
-				} else {
+				case "zset":
+					m.elems[key][elem] = fmt.Sprint(i % 7)
+				default:
 					m.elems[key][elem] = ""
 				}
 				m.inflight = [2]string{}
+				acked.Add(1)
 			}
 		}()
 	}
-	time.Sleep(2 * time.Second)
+	// Kill once every worker's first keys were converted (a busy machine may take long), while
+	// the next ones fill and convert.
+	for deadline := time.Now().Add(2 * time.Minute); acked.Load() < workers*(3*perKey+200) && time.Now().Before(deadline); {
+		time.Sleep(50 * time.Millisecond)
+	}
 	p.kill9(t)
 	close(stop)
 	wg.Wait()
@@ -83,7 +95,8 @@ func TestCrash_KillNine_PackedCollectionsConvertWhole(t *testing.T) {
 		for key, want := range m.elems {
 			got := map[string]string{}
 			var n int64
-			if key[0] == 's' {
+			switch key[0] {
+			case 's':
 				members, err := c.SMembers(ctx, key).Result()
 				if err != nil {
 					t.Fatal(err)
@@ -92,7 +105,20 @@ func TestCrash_KillNine_PackedCollectionsConvertWhole(t *testing.T) {
 					got[e] = ""
 				}
 				n = c.SCard(ctx, key).Val()
-			} else {
+			case 'z':
+				zs, err := c.ZRangeWithScores(ctx, key, 0, -1).Result()
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, z := range zs {
+					got[z.Member.(string)] = fmt.Sprint(z.Score)
+				}
+				// Both entries of every member: a count by score agrees with the members.
+				if byScore := c.ZCount(ctx, key, "-inf", "+inf").Val(); byScore != int64(len(got)) {
+					t.Errorf("%s: ZCOUNT %d, %d members", key, byScore, len(got))
+				}
+				n = c.ZCard(ctx, key).Val()
+			default:
 				var err error
 				if got, err = c.HGetAll(ctx, key).Result(); err != nil {
 					t.Fatal(err)
