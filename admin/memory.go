@@ -115,7 +115,7 @@ func memoryUsage(c *cmds.Ctx) {
 			usage += int64(len(it.Key()) + len(it.Value()))
 		}
 		it.Close()
-	} else if m.Type != codec.TypeString && m.Count > 0 {
+	} else if m.Type != codec.TypeString && m.Count > 0 && !m.Packed { // a packed one is its meta
 		var sampled, bytes int64
 		var lower, upper []byte
 		if m.Type == codec.TypeStream { // sample the entries, which the count counts

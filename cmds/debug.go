@@ -472,7 +472,7 @@ func debugObject(c *Ctx, srv *server.Server) {
 	}
 	size := int64(len(codec.AppendMeta(nil, &m)))
 	var elemBytes int64
-	if (m.Type != codec.TypeString || m.Frag) && m.Count > 0 {
+	if (m.Type != codec.TypeString || m.Frag) && m.Count > 0 && !m.Packed {
 		it := c.Tx.IterateData(c.DB, key, m.Version, nil, nil, false)
 		for ; it.Valid(); it.Next() {
 			size += int64(len(it.Key()) + len(it.Value()))
@@ -496,11 +496,20 @@ func debugObject(c *Ctx, srv *server.Server) {
 		m.Version, refcount, objectEncodingOf(&m), size, lru, objectIdleSeconds(c.Tx.Now(), lru), extra))
 }
 
-// debugListpack: no value is listpack encoded here (OBJECT ENCODING never says so).
+// debugListpack writes a listpack-encoded value's layout (a hash OBJECT ENCODING calls
+// listpack) to the log, as Redis prints the listpack on stdout.
 func debugListpack(c *Ctx, _ *server.Server) {
-	if _, ok := debugLookupKey(c); ok {
-		c.Error("ERR Not a listpack encoded object.")
+	m, ok := debugLookupKey(c)
+	if !ok {
+		return
 	}
+	if objectEncodingOf(&m) != "listpack" {
+		c.Error("ERR Not a listpack encoded object.")
+		return
+	}
+	log.Printf("DEBUG LISTPACK %q: {entries : %d} (packed in the meta: %t, %d bytes, version %d)",
+		c.Args[2], m.Count, m.Packed, len(m.Value), m.Version)
+	c.W.Simple("Listpack structure printed on stdout")
 }
 
 // debugQuicklist writes a list's layout to the log, as Redis prints its quicklist on stdout.

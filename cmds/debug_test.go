@@ -125,7 +125,7 @@ func TestDebug_ObjectShape(t *testing.T) {
 		{"str", "1", "embstr", ""},
 		{"list", "1", "quicklist", ` ql_nodes:3 ql_avg_node:1\.00 ql_listpack_max:-2 ql_compressed:0 ql_uncompressed_size:6`},
 		{"set", "1", "hashtable", ""},
-		{"hash", "1", "hashtable", ""},
+		{"hash", "1", "listpack", ""}, // as Redis 7.0 holds a small hash
 		{"zset", "1", "skiplist", ""},
 	} {
 		got, err := c.Do(testCtx, "DEBUG", "OBJECT", tc.key).Text()
@@ -135,6 +135,13 @@ func TestDebug_ObjectShape(t *testing.T) {
 		if !regexp.MustCompile(fmt.Sprintf(common, tc.refcount, tc.encoding, tc.extra)).MatchString(got) {
 			t.Errorf("DEBUG OBJECT %s: %q", tc.key, got)
 		}
+	}
+	// DEBUG LISTPACK prints a listpack hash (to the log here) and refuses any other value.
+	if got, err := c.Do(testCtx, "DEBUG", "LISTPACK", "hash").Text(); err != nil || got != "Listpack structure printed on stdout" {
+		t.Errorf("DEBUG LISTPACK hash: %q %v", got, err)
+	}
+	if err := c.Do(testCtx, "DEBUG", "LISTPACK", "set").Err(); err == nil || err.Error() != "ERR Not a listpack encoded object." {
+		t.Errorf("DEBUG LISTPACK set: %v", err)
 	}
 	// DEBUG OBJECT does not touch the key: OBJECT IDLETIME is left as it was.
 	if err := c.Do(testCtx, "DEBUG", "OBJECT", "str").Err(); err != nil {

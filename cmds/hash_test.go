@@ -16,6 +16,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"shardis/codec"
+	"shardis/datatype"
 	"shardis/internal/testserver"
 	"shardis/shard"
 )
@@ -376,7 +377,7 @@ func TestHash_BinlogReplay(t *testing.T) {
 }
 
 // hashRead returns the fields of hash key in db 0 of st (nil when there is no such key),
-// checking the meta's count against the data keys.
+// checking the meta's count against the fields.
 func hashRead(t *testing.T, st *shard.Store, key string) map[string]string {
 	t.Helper()
 	var out map[string]string
@@ -391,13 +392,14 @@ func hashRead(t *testing.T, st *shard.Store, key string) map[string]string {
 			return
 		}
 		out = map[string]string{}
-		it := tx.IterateData(0, k, m.Version, nil, nil, false)
+		h, _ := datatype.HashFromMeta(tx, 0, k, m, true) // packed in the meta or in data keys
+		it := h.Iter(nil)
 		for ; it.Valid(); it.Next() {
-			out[string(it.Elem())] = string(it.Value())
+			out[string(it.Field())] = string(it.Value())
 		}
 		it.Close()
 		if uint64(len(out)) != m.Count {
-			t.Errorf("%s: meta count %d, %d data keys", key, m.Count, len(out))
+			t.Errorf("%s: meta count %d, %d fields", key, m.Count, len(out))
 		}
 	}); err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 
 	"shardis/cmdspec"
 	"shardis/codec"
+	"shardis/datatype"
 	"shardis/internal/glob"
 	"shardis/pubsub"
 	"shardis/server"
@@ -187,7 +188,9 @@ func copyKeyValue(c *Ctx, srcDB int, src []byte, m *codec.Meta, dstDB int, dst [
 	if m.Type != codec.TypeString || m.Frag { // a fragmented string is copied as a collection
 		out := *m
 		out.Version = c.Tx.NewVersion(dst)
-		c.Tx.CopyData(srcDB, src, m.Version, dstDB, dst, out.Version)
+		if !m.Packed { // a packed hash's or set's elements are in its meta
+			c.Tx.CopyData(srcDB, src, m.Version, dstDB, dst, out.Version)
+		}
 		c.Tx.SetMeta(dstDB, dst, &out)
 		c.logCollection(dstDB, dst, &out)
 		return ""
@@ -632,10 +635,10 @@ func objectEncoding(c *Ctx) {
 	c.W.BulkString(objectEncodingOf(&m))
 }
 
-// objectEncodingOf names the encoding Redis 7.0 would use for the value. Strings are exact.
-// For collections the meta holds only the element count, not the element sizes or kinds that
-// Redis's listpack/intset limits also look at, so they get the encoding Redis uses for large
-// collections (lists are always quicklists in 7.0).
+// objectEncodingOf names the encoding Redis 7.0 would use for the value. Strings, hashes and
+// sets are exact (a hash's or set's meta says whether Redis's listpack or intset limits were
+// passed: datatype.Encoding; one written by a build before that says hashtable). Lists are
+// always quicklists in 7.0; sorted sets get the encoding Redis uses for large ones.
 func objectEncodingOf(m *codec.Meta) string {
 	switch m.Type {
 	case codec.TypeString:
@@ -656,6 +659,6 @@ func objectEncodingOf(m *codec.Meta) string {
 	case codec.TypeStream:
 		return "stream"
 	default: // hash, set
-		return "hashtable"
+		return datatype.Encoding(m)
 	}
 }

@@ -56,3 +56,11 @@ func TestObject_IdletimeTracksAccess(t *testing.T) {
 		t.Fatalf("IDLETIME %d after a NO-TOUCH client's TOUCH (at most %d)", n, most)
 	}
 }
+
+// OBJECT ENCODING of a hash or set answers what Redis 7.0 answers after the same history:
+// listpack and intset until a write passes hash-max-listpack-entries/-value or
+// set-max-intset-entries (or a set member is not an integer), hashtable after, never back;
+// CONFIG SET changes what later writes do. Recorded from redis-server 7.0.15.
+func TestObject_EncodingOfHashesAndSets_AsRedis(t *testing.T) {
+	replayRecorded(t, "testdata/objectencoding")
+}

@@ -14,6 +14,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"shardis/codec"
+	"shardis/datatype"
 	"shardis/internal/testserver"
 	"shardis/shard"
 )
@@ -509,9 +510,10 @@ func setDump(t *testing.T, st *shard.Store) []string {
 					continue
 				}
 				var members []string
-				it := tx.IterateData(0, f.key, f.m.Version, nil, nil, false)
+				set, _ := datatype.SetFromMeta(tx, 0, f.key, f.m, true) // packed in the meta or in data keys
+				it := set.Iter(nil)
 				for ; it.Valid(); it.Next() {
-					members = append(members, string(it.Elem()))
+					members = append(members, string(it.Member()))
 				}
 				it.Close()
 				if uint64(len(members)) != f.m.Count {

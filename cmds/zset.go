@@ -697,7 +697,7 @@ opts:
 		added++
 		logArgs = append(logArgs, codec.FormatDouble(nil, score), member)
 	}
-	if added > 0 {
+	if added > 0 || updated > 0 { // a packed set's scores are in its meta
 		z.Save()
 	}
 	if len(logArgs) > 2 {

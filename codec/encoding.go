@@ -24,8 +24,10 @@ const (
 // 4: keys may be streams (type 5) and strings may be fragmented (flag 0x40); a format-3
 // directory is migrated by rewriting its manifest, which stops a format-3 build from
 // misreading them. 5: a unit may span one shard (an EXEC's or a script's records); a
-// format-4 directory holds none and is migrated by rewriting its manifest.
-const FormatVersion = 5
+// format-4 directory holds none and is migrated by rewriting its manifest. 6: hashes, sets and
+// sorted sets may be packed into their meta (flags 0x20, 0x10); a format-5 directory holds none and is
+// migrated by rewriting its manifest.
+const FormatVersion = 6
 
 // SlotCount is the number of Redis Cluster hash slots.
 const SlotCount = 16384
@@ -69,6 +71,14 @@ const flagRaw = 0x80
 // flagFrag marks a fragmented string: its bytes are in data keys of FragSize bytes under the
 // meta's version, and the meta holds only its length (docs/ENCODING.md).
 const flagFrag = 0x40
+
+// flagPacked marks a hash, set or sorted set whose elements are in its meta value (Meta.Value, the packed
+// layout of docs/ENCODING.md) instead of data keys.
+const flagPacked = 0x20
+
+// flagCompact marks a hash or set that Redis 7.0 would still hold in its small encoding: a
+// hash's listpack, a set's intset. It is cleared for good when a write passes Redis's limits.
+const flagCompact = 0x10
 
 // typeMask keeps the type of a meta value's first byte; the high bits are flags.
 const typeMask = 0x0f
@@ -117,13 +127,16 @@ var ErrCorruptMeta = errors.New("codec: corrupt meta value")
 // Layout: type|flags (1) | expire ms, big-endian, 0 = none (8) | then for a string its bytes;
 // for a fragmented string version (8) | length (8); for a collection version (8) | count (8) |
 // and for a list head (8) | tail (8); for a stream (count = entries) the StreamMetaLen bytes
-// of its stream part follow, in Value.
+// of its stream part follow, in Value; for a packed hash or set its elements follow, in Value
+// (docs/ENCODING.md, Packed collections).
 type Meta struct {
 	Type    Type
 	Raw     bool   // strings only: Redis would report the "raw" encoding
 	Frag    bool   // strings only: the bytes are in fragments (data keys); Count is the length
+	Packed  bool   // hashes, sets, sorted sets: the elements are in Value, not in data keys
+	Compact bool   // hashes and sets: Redis would hold it as a listpack (hash) or an intset (set)
 	Expire  int64  // unix ms, 0 = no expiry
-	Value   []byte // strings: the value; streams: the stream part (StreamMetaLen bytes). Aliases the decoded buffer
+	Value   []byte // strings: the value; streams: the stream part (StreamMetaLen bytes); packed hashes and sets: the elements. Aliases the decoded buffer
 	Version uint64 // collections and fragmented strings: data keys carry it, a new version hides all older data keys
 	Count   uint64 // collections: number of elements; fragmented strings: length in bytes
 	Head    uint64 // lists: sequence of the first element
@@ -145,6 +158,13 @@ func AppendMeta(b []byte, m *Meta) []byte {
 	if m.Frag && m.Type == TypeString {
 		t |= flagFrag
 	}
+	packable := m.Type == TypeHash || m.Type == TypeSet || m.Type == TypeZSet
+	if m.Packed && packable {
+		t |= flagPacked
+	}
+	if m.Compact && (m.Type == TypeHash || m.Type == TypeSet) {
+		t |= flagCompact
+	}
 	b = append(b, t)
 	b = binary.BigEndian.AppendUint64(b, uint64(m.Expire))
 	switch {
@@ -155,7 +175,7 @@ func AppendMeta(b []byte, m *Meta) []byte {
 		b = binary.BigEndian.AppendUint64(b, m.Count)
 		b = binary.BigEndian.AppendUint64(b, m.Head)
 		return binary.BigEndian.AppendUint64(b, m.Tail)
-	case m.Type == TypeStream:
+	case m.Type == TypeStream, m.Packed && packable:
 		b = binary.BigEndian.AppendUint64(b, m.Version)
 		b = binary.BigEndian.AppendUint64(b, m.Count)
 		return append(b, m.Value...)
@@ -177,6 +197,20 @@ func DecodeMeta(v []byte, m *Meta) error {
 		return fmt.Errorf("%w: type %d", ErrCorruptMeta, v[0])
 	}
 	switch m.Type {
+	case TypeHash, TypeSet:
+		m.Packed, m.Compact = v[0]&flagPacked != 0, v[0]&flagCompact != 0
+	case TypeZSet:
+		m.Packed = v[0]&flagPacked != 0
+		if v[0]&flagCompact != 0 {
+			return fmt.Errorf("%w: type %d", ErrCorruptMeta, v[0])
+		}
+	case TypeString:
+	default:
+		if v[0]&(flagPacked|flagCompact) != 0 {
+			return fmt.Errorf("%w: type %d", ErrCorruptMeta, v[0])
+		}
+	}
+	switch m.Type {
 	case TypeString:
 		if !m.Frag {
 			m.Value = rest
@@ -186,8 +220,11 @@ func DecodeMeta(v []byte, m *Meta) error {
 			return ErrCorruptMeta
 		}
 	case TypeHash, TypeSet, TypeZSet:
-		if len(rest) != 16 {
+		if len(rest) < 16 || !m.Packed && len(rest) != 16 {
 			return ErrCorruptMeta
+		}
+		if m.Packed {
+			m.Value = rest[16:]
 		}
 	case TypeList:
 		if len(rest) != 32 {
@@ -224,10 +261,17 @@ func MetaType(v []byte) Type {
 	return Type(v[0] & typeMask)
 }
 
-// MetaHasData reports whether an encoded meta value has data keys: a collection's or a
-// fragmented string's.
+// MetaHasData reports whether an encoded meta value has data keys: a collection's (but a
+// packed one's) or a fragmented string's.
 func MetaHasData(v []byte) bool {
-	return len(v) > 0 && (v[0]&typeMask != byte(TypeString) || v[0]&flagFrag != 0)
+	if len(v) == 0 {
+		return false
+	}
+	t := Type(v[0] & typeMask)
+	if t == TypeString {
+		return v[0]&flagFrag != 0
+	}
+	return (t != TypeHash && t != TypeSet && t != TypeZSet) || v[0]&flagPacked == 0
 }
 
 // AppendMetaKey appends the meta key of user key in physical database db:

@@ -107,6 +107,12 @@ func TestCollections_DocExamples(t *testing.T) {
 		"zset value":  {AppendScoreValue(nil, 1.5), unhex(t, "3ff8000000000000")},
 		"zset score":  {AppendZSetScore(prefix, 1.5, []byte("m")), append(prefix, unhex(t, "01 bff8000000000000 6d")...)},
 		"neg score":   {AppendSortableScore(nil, -1.5), unhex(t, "4007ffffffffffff")},
+		"packed hash": {AppendMeta(nil, &Meta{Type: TypeHash, Version: ver, Count: 1, Packed: true, Compact: true, Value: []byte("\x01f\x01v")}),
+			unhex(t, "31 0000000000000000 1800000000000001 0000000000000001 01 66 01 76")},
+		"packed intset": {AppendMeta(nil, &Meta{Type: TypeSet, Version: ver, Count: 1, Packed: true, Compact: true, Value: []byte("\x015")}),
+			unhex(t, "33 0000000000000000 1800000000000001 0000000000000001 01 35")},
+		"packed set": {AppendMeta(nil, &Meta{Type: TypeSet, Version: ver, Count: 2, Packed: true, Value: []byte("\x015\x01a")}),
+			unhex(t, "23 0000000000000000 1800000000000001 0000000000000002 01 35 01 61")},
 	} {
 		if !bytes.Equal(c.got, c.want) {
 			t.Errorf("%s: % x, want % x", name, c.got, c.want)
@@ -154,5 +160,39 @@ func TestFragmentedString_DocExample(t *testing.T) {
 	}
 	if err := DecodeMeta(unhex(t, "c1 0000000000000000 1800000000000001 0000000000000001"), &got); err == nil {
 		t.Fatal("a fragmented hash decoded")
+	}
+}
+
+// A packed hash, set or sorted set keeps its elements and flags through an encode and decode; its
+// meta has no data keys. A meta without the flags (every one a format-5 build wrote) decodes
+// as a collection of data keys, and the flags on another type are corrupt.
+func TestMeta_PackedHashAndSet_RoundTrip(t *testing.T) {
+	for _, m := range []Meta{
+		{Type: TypeHash, Expire: 5, Version: 7, Count: 1, Packed: true, Compact: true, Value: []byte("\x01f\x01v")},
+		{Type: TypeSet, Version: 8, Count: 2, Packed: true, Value: []byte("\x01a\x01b")},
+		{Type: TypeSet, Version: 9, Count: 600, Compact: true},
+		{Type: TypeZSet, Version: 10, Count: 1, Packed: true, Value: []byte("\x02\x00m\x08\x3f\xf0\x00\x00\x00\x00\x00\x00")},
+	} {
+		enc := AppendMeta(nil, &m)
+		var got Meta
+		if err := DecodeMeta(enc, &got); err != nil {
+			t.Fatal(err)
+		}
+		if got.Type != m.Type || got.Packed != m.Packed || got.Compact != m.Compact || got.Expire != m.Expire ||
+			got.Version != m.Version || got.Count != m.Count || !bytes.Equal(got.Value, m.Value) {
+			t.Errorf("round trip %+v -> %+v", m, got)
+		}
+		if MetaHasData(enc) == m.Packed {
+			t.Errorf("MetaHasData(%+v) = %v", m, MetaHasData(enc))
+		}
+	}
+	old := []byte{byte(TypeHash), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 7, 0, 0, 0, 0, 0, 0, 0, 2}
+	var m Meta
+	if err := DecodeMeta(old, &m); err != nil || m.Packed || m.Compact || m.Count != 2 || !MetaHasData(old) {
+		t.Errorf("a format-5 hash meta: %+v, %v", m, err)
+	}
+	zset := append([]byte{byte(TypeZSet) | flagCompact}, old[1:]...)
+	if err := DecodeMeta(zset, &m); err == nil {
+		t.Error("a sorted set meta with the compact flag decoded")
 	}
 }

@@ -21,14 +21,16 @@
 //
 // Unless a doc comment says otherwise, byte slices returned by this package (element values,
 // iterator keys) alias the transaction's memory or RocksDB's: values read by point reads stay
-// valid until the transaction commits, iterator results until the iterator moves. Callers that
-// keep them longer copy them. Byte slices passed in are not retained after the call returns.
+// valid until the transaction commits, iterator results until the iterator moves; a packed
+// hash's or set's (packed.go) until its handle next changes it. Callers that keep them longer
+// copy them. Byte slices passed in are not retained after the call returns.
 //
 // The package imports shard and codec only; it knows nothing of connections, replies or the
 // command table.
 package datatype
 
 import (
+	"bytes"
 	"errors"
 	"math/rand/v2"
 	"slices"
@@ -53,6 +55,10 @@ type collection struct {
 	typ    codec.Type
 	buf    []byte // data prefix at meta.Version, then one element; nil until first needed
 	plen   int
+	// own says meta.Value (a packed collection's elements) is the handle's buffer, changed in
+	// place, rather than the transaction's memory.
+	own     bool
+	scratch []byte // one packed entry being written
 }
 
 // lookup reads key's meta (Tx.Meta, which expires the key lazily) for a collection of type t.
@@ -82,10 +88,66 @@ func (c *collection) create() {
 		return
 	}
 	c.meta = codec.Meta{Type: c.typ, Version: c.tx.NewVersion(c.key)}
-	if c.typ == codec.TypeList {
+	switch c.typ {
+	case codec.TypeList:
 		c.meta.Head, c.meta.Tail = codec.ListInitialSeq, codec.ListInitialSeq
+	case codec.TypeHash, codec.TypeSet:
+		// Redis starts every hash as a listpack and every set as an intset, converting them
+		// as the first elements require; so does the packed form (packed.go).
+		c.meta.Packed, c.meta.Compact = true, true
+		c.meta.Value, c.own = nil, true
+	case codec.TypeZSet:
+		c.meta.Packed, c.meta.Value, c.own = true, nil, true
 	}
 	c.buf = nil
+}
+
+// packedView returns the packed entries for an iterator, which must not see the handle's later
+// changes (a RocksDB iterator would not: Pop removes what it walks): a copy when the handle
+// changes its buffer in place, else the transaction's bytes, which a change replaces.
+func (c *collection) packedView() []byte {
+	if c.own {
+		return bytes.Clone(c.meta.Value)
+	}
+	return c.meta.Value
+}
+
+// pairs reports whether the collection's packed entries carry values (all but a set's).
+func (c *collection) pairs() bool { return c.typ != codec.TypeSet }
+
+// unpack converts a packed collection to data keys: each element becomes its data key under
+// the collection's version, in the command's transaction (crash-atomic with the meta that
+// Save writes without the flag).
+func (c *collection) unpack() {
+	if !c.meta.Packed {
+		return
+	}
+	elems := c.meta.Value
+	c.meta.Packed, c.meta.Value, c.own = false, nil, false
+	// A corrupt entry ends the walk; the elements before it are kept.
+	_ = packedWalk(elems, c.pairs(), func(elem, val []byte) error {
+		c.put(elem, val)
+		return nil
+	})
+}
+
+// splice replaces the packed entries c.meta.Value[off:end] with entry, in place when the
+// handle owns the buffer, else in a new one (meta.Value may alias the transaction's memory).
+func (c *collection) splice(off, end int, entry []byte) {
+	b := c.meta.Value
+	if !c.own {
+		nb := make([]byte, 0, len(b)-(end-off)+len(entry)+64)
+		nb = append(append(append(nb, b[:off]...), entry...), b[end:]...)
+		c.meta.Value, c.own = nb, true
+		return
+	}
+	grow := len(entry) - (end - off)
+	if grow > 0 {
+		b = append(b, make([]byte, grow)...)
+	}
+	copy(b[off+len(entry):], b[end:len(c.meta.Value)])
+	copy(b[off:], entry)
+	c.meta.Value = b[:len(c.meta.Value)+grow]
 }
 
 // live reports whether the collection can hold elements: it exists or was created.
@@ -105,12 +167,79 @@ func (c *collection) get(elem []byte) ([]byte, bool) {
 	if !c.live() {
 		return nil, false
 	}
+	if c.meta.Packed {
+		_, _, val, found := packedFind(c.meta.Value, c.pairs(), elem)
+		return val, found
+	}
 	return c.tx.GetData(c.key, c.dataKey(elem))
 }
 
-func (c *collection) put(elem, val []byte) { c.tx.PutData(c.key, c.dataKey(elem), val) }
+// put writes element elem with value val (copied). The caller keeps the count.
+func (c *collection) put(elem, val []byte) {
+	if c.meta.Packed {
+		off, end, _, _ := packedFind(c.meta.Value, c.pairs(), elem)
+		c.scratch = appendPackedEntry(c.scratch[:0], c.pairs(), elem, val)
+		c.splice(off, end, c.scratch)
+		return
+	}
+	c.tx.PutData(c.key, c.dataKey(elem), val)
+}
 
-func (c *collection) del(elem []byte) { c.tx.DeleteData(c.key, c.dataKey(elem)) }
+// del deletes element elem. The caller keeps the count.
+func (c *collection) del(elem []byte) {
+	if c.meta.Packed {
+		if off, end, _, found := packedFind(c.meta.Value, c.pairs(), elem); found {
+			c.splice(off, end, nil)
+		}
+		return
+	}
+	c.tx.DeleteData(c.key, c.dataKey(elem))
+}
+
+// getRaw, putRaw and delRaw are get, put and del of the element of data key raw (built by
+// dataKey): a packed collection's is raw's element part.
+func (c *collection) getRaw(raw []byte) ([]byte, bool) {
+	if c.meta.Packed {
+		return c.get(raw[c.plen:])
+	}
+	return c.tx.GetData(c.key, raw)
+}
+
+func (c *collection) putRaw(raw, val []byte) {
+	if c.meta.Packed {
+		c.put(raw[c.plen:], val)
+		return
+	}
+	c.tx.PutData(c.key, raw, val)
+}
+
+func (c *collection) delRaw(raw []byte) {
+	if c.meta.Packed {
+		c.del(raw[c.plen:])
+		return
+	}
+	c.tx.DeleteData(c.key, raw)
+}
+
+// elemIter walks a collection's elements in [lower, upper): the data keys' (a *shard.Iter)
+// or a packed collection's entries (packedRange). Seek takes a data key (dataKey's).
+type elemIter interface {
+	Valid() bool
+	Next()
+	Elem() []byte
+	Value() []byte
+	Seek(raw []byte)
+	Close()
+}
+
+// elems walks the elements in [lower, upper) (nil: unbounded), packed or not.
+func (c *collection) elems(lower, upper []byte, reverse bool) elemIter {
+	if c.meta.Packed {
+		c.dataKey(nil) // Seek's keys are data keys: their prefix length
+		return newPackedRange(c.packedView(), c.pairs(), lower, upper, reverse, c.plen)
+	}
+	return c.iter(lower, upper, reverse)
+}
 
 // iter walks the data keys whose element lies in [lower, upper) (nil: unbounded).
 func (c *collection) iter(lower, upper []byte, reverse bool) *shard.Iter {
@@ -132,6 +261,9 @@ func (c *collection) save() (removed bool) {
 
 // stream opens a reply stream over the data keys in [lower, upper); see shard.Tx.StreamData.
 func (c *collection) stream(lower, upper []byte, reverse bool, limit int, emit shard.EmitFunc) (*shard.Stream, error) {
+	if c.meta.Packed {
+		return c.tx.StreamElems(packedCopy(&c.meta, lower, upper, reverse, limit), emit), c.tx.Err()
+	}
 	return c.tx.StreamData(c.db, c.key, c.meta.Version, lower, upper, reverse, limit, emit)
 }
 
@@ -144,6 +276,21 @@ func (c *collection) walkAt(pos []uint64, fn func(i int, elem, val []byte)) {
 	if len(pos) == 0 || !c.live() {
 		return
 	}
+	if c.meta.Packed {
+		i := 0
+		p := uint64(0)
+		_ = packedWalk(c.meta.Value, c.pairs(), func(elem, val []byte) error {
+			for ; i < len(pos) && pos[i] == p; i++ {
+				fn(i, elem, val)
+			}
+			p++
+			if i == len(pos) {
+				return errStop
+			}
+			return nil
+		})
+		return
+	}
 	it := c.iter(nil, nil, false)
 	defer it.Close()
 	i := 0
@@ -154,6 +301,32 @@ func (c *collection) walkAt(pos []uint64, fn func(i int, elem, val []byte)) {
 		p++
 	}
 }
+
+// encodingOf names the encoding Redis 7.0 would use for a hash or set with meta m: a hash's
+// listpack or a set's intset while the meta says Redis's limits were never passed, else
+// hashtable (a meta written before the flag existed says so too).
+func encodingOf(m *codec.Meta) string {
+	switch {
+	case !m.Compact:
+		return "hashtable"
+	case m.Type == codec.TypeHash:
+		return "listpack"
+	default:
+		return "intset"
+	}
+}
+
+// Encoding returns the encoding Redis 7.0 would report for a hash or set with meta m (OBJECT
+// ENCODING); "" for other types.
+func Encoding(m *codec.Meta) string {
+	if m.Type != codec.TypeHash && m.Type != codec.TypeSet {
+		return ""
+	}
+	return encodingOf(m)
+}
+
+// errStop ends a walk early.
+var errStop = errors.New("stop")
 
 // SamplePositions draws k distinct positions out of [0, n) uniformly (Floyd's algorithm) and
 // returns them ascending. k must not exceed n.

@@ -66,6 +66,7 @@ func (h *Hash) Get(field []byte) ([]byte, bool) { return h.c.get(field) }
 // still marks the key written for WATCH and client-side caching (shard.Tx.NoteWritten), as
 // Redis's HSET does.
 func (h *Hash) Set(field, val []byte) (added bool) {
+	h.checkLengths(field, val)
 	old, found := h.c.get(field)
 	if found && bytes.Equal(old, val) {
 		return false
@@ -78,13 +79,45 @@ func (h *Hash) Set(field, val []byte) (added bool) {
 func (h *Hash) put(field, val []byte, existed bool) {
 	h.wrote = true
 	h.c.create()
-	h.c.put(field, val)
+	n := h.c.meta.Count
 	if !existed {
-		h.c.meta.Count++
+		n++
 	}
+	h.checkLengths(field, val)
+	m := &h.c.meta
+	if m.Compact && int64(n) > h.c.tx.EncodingLimits().HashEntries {
+		m.Compact = false
+	}
+	if m.Packed && (!m.Compact || n > packMaxEntries) {
+		h.c.unpack()
+	}
+	h.c.put(field, val)
+	m.Count = n
+}
+
+// checkLengths ends Redis's listpack encoding of an existing hash when field or val is longer
+// than hash-max-listpack-value, as Redis converts before it looks the field up (so even an
+// HSET that changes nothing, or an HSETNX of a field that exists, converts), and unpacks the
+// hash with it.
+func (h *Hash) checkLengths(field, val []byte) {
+	m := &h.c.meta
+	if !h.c.live() || !m.Compact {
+		return
+	}
+	lim := h.c.tx.EncodingLimits().HashValue
+	if int64(len(field)) <= lim && int64(len(val)) <= lim {
+		return
+	}
+	m.Compact = false
+	h.wrote = true
+	h.c.unpack()
 }
 
 // SetNX sets field to val only if the field does not exist, and reports whether it did.
+//
+// Unlike Redis, which ends a listpack encoding for a long field or value before it looks the
+// field up, SetNX of a field that exists changes nothing: HSETNX tries a read-only view first
+// and saves nothing when the field exists.
 func (h *Hash) SetNX(field, val []byte) bool {
 	if _, found := h.c.get(field); found {
 		return false
@@ -141,7 +174,10 @@ func (h *Hash) Iter(lower []byte) HashIter {
 	if !h.c.live() {
 		return HashIter{}
 	}
-	return HashIter{h.c.iter(lower, nil, false)}
+	if h.c.meta.Packed {
+		return HashIter{p: newPackedIter(h.c.packedView(), true, lower)}
+	}
+	return HashIter{it: h.c.iter(lower, nil, false)}
 }
 
 // At calls fn(i, field, val) for the field at each position pos[i] (pos ascending, repeats
@@ -157,19 +193,43 @@ func (h *Hash) Stream(emit shard.EmitFunc) (*shard.Stream, error) {
 
 // HashIter walks the fields of a hash in byte order. The zero HashIter (of a missing hash) is
 // empty. Field and Value are valid until the iterator moves.
-type HashIter struct{ it *shard.Iter }
+type HashIter struct {
+	it *shard.Iter
+	p  *packedIter // a packed hash's
+}
 
 // Valid reports whether the iterator is at a field.
-func (x HashIter) Valid() bool { return x.it != nil && x.it.Valid() }
+func (x HashIter) Valid() bool {
+	if x.p != nil {
+		return x.p.valid
+	}
+	return x.it != nil && x.it.Valid()
+}
 
 // Next moves to the next field.
-func (x HashIter) Next() { x.it.Next() }
+func (x HashIter) Next() {
+	if x.p != nil {
+		x.p.next()
+		return
+	}
+	x.it.Next()
+}
 
 // Field returns the current field.
-func (x HashIter) Field() []byte { return x.it.Elem() }
+func (x HashIter) Field() []byte {
+	if x.p != nil {
+		return x.p.elem
+	}
+	return x.it.Elem()
+}
 
 // Value returns the current field's value.
-func (x HashIter) Value() []byte { return x.it.Value() }
+func (x HashIter) Value() []byte {
+	if x.p != nil {
+		return x.p.val
+	}
+	return x.it.Value()
+}
 
 // Close releases the iterator.
 func (x HashIter) Close() {

@@ -3,6 +3,8 @@ package datatype
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 
@@ -236,8 +238,161 @@ func TestHash_SetToTheValueHeld_WritesNothing(t *testing.T) {
 			t.Fatalf("LookupHash in a view: %v, exists %v", err, h.Exists())
 		}
 		added := h.Set([]byte(c.field), []byte(c.val))
+		if c.writes {
+			h.Save() // a packed hash's changes are written by its Save
+		}
 		if wrote := !s.EndView(tx); wrote != c.writes || added != (c.field == "g") {
 			t.Errorf("Set(%s, %s): wrote %v added %v, want wrote %v", c.field, c.val, wrote, added, c.writes)
 		}
+	}
+}
+
+// fieldsOf returns a hash's fields and values in iteration order, as "f=v".
+func fieldsOf(t *testing.T, s *shard.Store, key string) []string {
+	t.Helper()
+	var out []string
+	do(t, s, func(tx *shard.Tx) {
+		h, _ := LookupHash(tx, 0, []byte(key))
+		it := h.Iter(nil)
+		for ; it.Valid(); it.Next() {
+			out = append(out, string(it.Field())+"="+string(it.Value()))
+		}
+		it.Close()
+	})
+	return out
+}
+
+// A small hash is packed in its meta (no data key) and listpack; the write that passes a
+// limit converts it to data keys in its transaction: past 128 fields it stays listpack (Redis's
+// limit is hash-max-listpack-entries, 512), a field or value over hash-max-listpack-value, or
+// more fields than hash-max-listpack-entries, makes it a hashtable. Every field reads back, in
+// byte order, whatever the form, and a converted hash never packs again.
+func TestHash_PastPackLimits_ConvertedToDataKeys(t *testing.T) {
+	long := strings.Repeat("x", 65)
+	for _, c := range []struct {
+		name     string
+		limits   shard.EncodingLimits
+		fields   int
+		last     [2]string // the last write: field, value ("" for none)
+		packed   bool
+		encoding string
+	}{
+		{"128 fields", shard.DefaultEncodingLimits, 128, [2]string{}, true, "listpack"},
+		{"129 fields", shard.DefaultEncodingLimits, 129, [2]string{}, false, "listpack"},
+		{"513 fields", shard.DefaultEncodingLimits, 513, [2]string{}, false, "hashtable"},
+		{"long value", shard.DefaultEncodingLimits, 3, [2]string{"f00", long}, false, "hashtable"},
+		{"long field", shard.DefaultEncodingLimits, 3, [2]string{long, "v"}, false, "hashtable"},
+		{"64-byte value", shard.DefaultEncodingLimits, 3, [2]string{"f01", long[1:]}, true, "listpack"},
+		{"value at the same value", shard.DefaultEncodingLimits, 1, [2]string{"f00", "v00"}, true, "listpack"},
+		{"entries limit 2", shard.EncodingLimits{HashEntries: 2, HashValue: 64, SetIntEntries: 512}, 3, [2]string{}, false, "hashtable"},
+		{"value limit 2", shard.EncodingLimits{HashEntries: 512, HashValue: 2, SetIntEntries: 512}, 1, [2]string{}, false, "hashtable"},
+		{"entries limit 0", shard.EncodingLimits{HashEntries: 0, HashValue: 64, SetIntEntries: 512}, 1, [2]string{}, false, "hashtable"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := openStore(t)
+			s.SetEncodingLimits(c.limits)
+			want := map[string]string{}
+			fillHash(t, s, "h", c.fields)
+			for i := range c.fields {
+				want[fmt.Sprintf("f%02d", i)] = fmt.Sprintf("v%02d", i)
+			}
+			if c.last[0] != "" {
+				do(t, s, func(tx *shard.Tx) {
+					h, _ := LookupHash(tx, 0, []byte("h"))
+					h.Set([]byte(c.last[0]), []byte(c.last[1]))
+					h.Save()
+				})
+				want[c.last[0]] = c.last[1]
+			}
+			m, dataKeys := stored(t, s, "h")
+			if m.Packed != c.packed || Encoding(&m) != c.encoding || m.Count != uint64(len(want)) {
+				t.Fatalf("packed %v encoding %s count %d, want %v %s %d", m.Packed, Encoding(&m), m.Count, c.packed, c.encoding, len(want))
+			}
+			if wantKeys := map[bool]int{true: 0, false: len(want)}[c.packed]; dataKeys != wantKeys {
+				t.Fatalf("%d data keys, want %d", dataKeys, wantKeys)
+			}
+			var wantList []string
+			for _, f := range slices.Sorted(maps.Keys(want)) {
+				wantList = append(wantList, f+"="+want[f])
+			}
+			if got := fieldsOf(t, s, "h"); !slices.Equal(got, wantList) {
+				t.Fatalf("%d fields, want %d in byte order", len(got), len(wantList))
+			}
+			// Deleting back to one field keeps the form: Redis never converts back.
+			do(t, s, func(tx *shard.Tx) {
+				h, _ := LookupHash(tx, 0, []byte("h"))
+				for f := range want {
+					if f != "f00" {
+						h.Delete([]byte(f))
+					}
+				}
+				h.Save()
+			})
+			if after, n := stored(t, s, "h"); after.Packed != c.packed || Encoding(&after) != c.encoding || after.Count != 1 || n != map[bool]int{true: 0, false: 1}[c.packed] {
+				t.Fatalf("after deletes: packed %v encoding %s count %d, %d data keys", after.Packed, Encoding(&after), after.Count, n)
+			}
+		})
+	}
+}
+
+// A hash a format-5 build wrote (a meta without flags, a data key per field) is read and
+// written in place, and stays in that layout.
+func TestHash_WrittenByFormat5Build_KeepsDataKeys(t *testing.T) {
+	s := openStore(t)
+	key := []byte("h")
+	do(t, s, func(tx *shard.Tx) {
+		m := codec.Meta{Type: codec.TypeHash, Version: tx.NewVersion(key), Count: 2}
+		for _, f := range []string{"a", "b"} {
+			tx.PutData(key, append(tx.DataPrefix(0, key, m.Version), f...), []byte("v"+f))
+		}
+		tx.SetMeta(0, key, &m)
+	})
+	do(t, s, func(tx *shard.Tx) {
+		h, _ := LookupHash(tx, 0, key)
+		if v, ok := h.Get([]byte("b")); !ok || string(v) != "vb" {
+			t.Fatalf("Get b = %q %v", v, ok)
+		}
+		h.Set([]byte("c"), []byte("vc"))
+		h.Delete([]byte("a"))
+		h.Save()
+	})
+	m, n := stored(t, s, "h")
+	if m.Packed || m.Compact || n != 2 || Encoding(&m) != "hashtable" {
+		t.Fatalf("packed %v compact %v, %d data keys", m.Packed, m.Compact, n)
+	}
+	if got := fieldsOf(t, s, "h"); !slices.Equal(got, []string{"b=vb", "c=vc"}) {
+		t.Fatalf("fields %q", got)
+	}
+}
+
+// The same fields give the same walks, positions and stream whether packed or in data keys.
+func TestHash_BothForms_WalkAlike(t *testing.T) {
+	results := map[bool]string{}
+	for _, packed := range []bool{true, false} {
+		s := openStore(t)
+		if !packed {
+			s.SetEncodingLimits(shard.EncodingLimits{HashValue: 64, SetIntEntries: 512})
+		}
+		fillHash(t, s, "h", 20)
+		var out strings.Builder
+		var st *shard.Stream
+		do(t, s, func(tx *shard.Tx) {
+			h, _ := LookupHash(tx, 0, []byte("h"))
+			if m := h.Meta(); m.Packed != packed {
+				t.Fatalf("packed %v, want %v", m.Packed, packed)
+			}
+			it := h.Iter([]byte("f150"))
+			for ; it.Valid(); it.Next() {
+				fmt.Fprintf(&out, "%s=%s ", it.Field(), it.Value())
+			}
+			it.Close()
+			h.At([]uint64{0, 3, 3, 19}, func(i int, f, v []byte) { fmt.Fprintf(&out, "%d:%s ", i, f) })
+			st, _ = h.Stream(func(w *codec.Writer, f, v []byte) { w.Bulk(f); w.Bulk(v) })
+		})
+		out.WriteString(drain(t, st))
+		results[packed] = out.String()
+	}
+	if results[true] != results[false] || !strings.HasPrefix(results[true], "f16=v16 ") {
+		t.Fatalf("packed: %q\ndata keys: %q", results[true], results[false])
 	}
 }

@@ -68,9 +68,7 @@ func (s *Set) Add(member []byte) bool {
 	if s.Has(member) {
 		return false
 	}
-	s.c.create()
-	s.c.put(member, nil)
-	s.c.meta.Count++
+	s.AddNew(member)
 	return true
 }
 
@@ -78,8 +76,20 @@ func (s *Set) Add(member []byte) bool {
 // from distinct members (NewSet).
 func (s *Set) AddNew(member []byte) {
 	s.c.create()
+	m := &s.c.meta
+	n := m.Count + 1
+	// Redis's intset ends with the first member that is not an integer, or past
+	// set-max-intset-entries; the packed form lasts while it is an intset of at most
+	// packMaxInts members, or holds at most packMaxEntries members of at most packMaxElem
+	// bytes (every earlier member was checked the same way).
+	if m.Compact && (!IsIntsetMember(member) || int64(n) > s.c.tx.EncodingLimits().SetIntEntries) {
+		m.Compact = false
+	}
+	if m.Packed && !(m.Compact && n <= packMaxInts || n <= packMaxEntries && len(member) <= packMaxElem) {
+		s.c.unpack()
+	}
 	s.c.put(member, nil)
-	s.c.meta.Count++
+	m.Count = n
 }
 
 // Remove removes member and reports whether it was in the set.
@@ -108,7 +118,10 @@ func (s *Set) Iter(lower []byte) SetIter {
 	if !s.c.live() {
 		return SetIter{}
 	}
-	return SetIter{s.c.iter(lower, nil, false), s}
+	if s.c.meta.Packed {
+		return SetIter{p: newPackedIter(s.c.packedView(), false, lower)}
+	}
+	return SetIter{it: s.c.iter(lower, nil, false), s: s}
 }
 
 // Stream opens a reply stream over every member (shard.Tx.StreamData): emit gets each member
@@ -170,20 +183,43 @@ func (s *Set) Draw(k uint64) [][]byte {
 // empty. Member is valid until the iterator moves.
 type SetIter struct {
 	it *shard.Iter
-	s  *Set // for Seek's data key
+	s  *Set        // for Seek's data key
+	p  *packedIter // a packed set's
 }
 
 // Valid reports whether the iterator is at a member.
-func (x SetIter) Valid() bool { return x.it != nil && x.it.Valid() }
+func (x SetIter) Valid() bool {
+	if x.p != nil {
+		return x.p.valid
+	}
+	return x.it != nil && x.it.Valid()
+}
 
 // Next moves to the next member.
-func (x SetIter) Next() { x.it.Next() }
+func (x SetIter) Next() {
+	if x.p != nil {
+		x.p.next()
+		return
+	}
+	x.it.Next()
+}
 
 // Member returns the current member.
-func (x SetIter) Member() []byte { return x.it.Elem() }
+func (x SetIter) Member() []byte {
+	if x.p != nil {
+		return x.p.elem
+	}
+	return x.it.Elem()
+}
 
 // Seek moves to the first member >= member. It uses the set handle's key buffer.
-func (x SetIter) Seek(member []byte) { x.it.Seek(x.s.c.dataKey(member)) }
+func (x SetIter) Seek(member []byte) {
+	if x.p != nil {
+		x.p.seek(member)
+		return
+	}
+	x.it.Seek(x.s.c.dataKey(member))
+}
 
 // Close releases the iterator.
 func (x SetIter) Close() {

@@ -180,3 +180,131 @@ func TestSet_IterSeekRandom(t *testing.T) {
 		t.Fatalf("stream: %q", out)
 	}
 }
+
+// addMembers adds members to the set at key in one transaction.
+func addMembers(t *testing.T, s *shard.Store, key string, members ...string) {
+	t.Helper()
+	do(t, s, func(tx *shard.Tx) {
+		set, _ := LookupSet(tx, 0, []byte(key))
+		for _, m := range members {
+			set.Add([]byte(m))
+		}
+		set.Save()
+	})
+}
+
+func numbered(prefix string, n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprint(prefix, i)
+	}
+	return out
+}
+
+// A small set is packed in its meta: an intset (Redis's encoding while every member is an
+// integer, up to set-max-intset-entries) of up to 512 members, else up to 128 members of up to
+// 64 bytes (a hashtable to OBJECT ENCODING, as Redis 7.0 has no listpack sets). The add that
+// passes a limit converts it to data keys in its transaction; every member stays readable, in
+// byte order, and a converted set never packs again.
+func TestSet_PastPackLimits_ConvertedToDataKeys(t *testing.T) {
+	long := strings.Repeat("x", 65)
+	for _, c := range []struct {
+		name     string
+		limits   shard.EncodingLimits
+		members  []string
+		packed   bool
+		encoding string
+	}{
+		{"512 integers", shard.DefaultEncodingLimits, numbered("", 512), true, "intset"},
+		{"513 integers", shard.DefaultEncodingLimits, numbered("", 513), false, "hashtable"},
+		{"128 strings", shard.DefaultEncodingLimits, numbered("m", 128), true, "hashtable"},
+		{"129 strings", shard.DefaultEncodingLimits, numbered("m", 129), false, "hashtable"},
+		{"integers and a string", shard.DefaultEncodingLimits, append(numbered("", 5), "x"), true, "hashtable"},
+		{"200 integers and a string", shard.DefaultEncodingLimits, append(numbered("", 200), "x"), false, "hashtable"},
+		{"a long member", shard.DefaultEncodingLimits, []string{"a", long}, false, "hashtable"},
+		{"not canonical", shard.DefaultEncodingLimits, []string{"1", "01"}, true, "hashtable"},
+		{"intset limit 2", shard.EncodingLimits{HashEntries: 512, HashValue: 64, SetIntEntries: 2}, []string{"1", "2", "3"}, true, "hashtable"},
+		{"intset limit 0", shard.EncodingLimits{HashEntries: 512, HashValue: 64}, []string{"1"}, true, "hashtable"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := openStore(t)
+			s.SetEncodingLimits(c.limits)
+			// In two commands, so the second converts a stored set.
+			addMembers(t, s, "s", c.members[:len(c.members)/2]...)
+			addMembers(t, s, "s", c.members[len(c.members)/2:]...)
+			m, dataKeys := stored(t, s, "s")
+			if m.Packed != c.packed || Encoding(&m) != c.encoding || m.Count != uint64(len(c.members)) {
+				t.Fatalf("packed %v encoding %s count %d, want %v %s %d", m.Packed, Encoding(&m), m.Count, c.packed, c.encoding, len(c.members))
+			}
+			if wantKeys := map[bool]int{true: 0, false: len(c.members)}[c.packed]; dataKeys != wantKeys {
+				t.Fatalf("%d data keys, want %d", dataKeys, wantKeys)
+			}
+			want := strings.Join(slices.Sorted(slices.Values(c.members)), " ")
+			do(t, s, func(tx *shard.Tx) {
+				set, _ := LookupSet(tx, 0, []byte("s"))
+				if got := members(&set); got != want {
+					t.Fatalf("members not the %d added in byte order", len(c.members))
+				}
+				for _, mb := range c.members {
+					if !set.Has([]byte(mb)) {
+						t.Fatalf("%q missing", mb)
+					}
+				}
+				for _, mb := range c.members[1:] {
+					set.Remove([]byte(mb))
+				}
+				set.Save()
+			})
+			if after, n := stored(t, s, "s"); after.Packed != c.packed || Encoding(&after) != c.encoding || after.Count != 1 || n != map[bool]int{true: 0, false: 1}[c.packed] {
+				t.Fatalf("after removes: packed %v encoding %s count %d, %d data keys", after.Packed, Encoding(&after), after.Count, n)
+			}
+		})
+	}
+}
+
+// The same members give the same walks, seeks, positions and stream whether packed or in
+// data keys.
+func TestSet_BothForms_WalkAlike(t *testing.T) {
+	results := map[bool]string{}
+	for _, packed := range []bool{true, false} {
+		s := openStore(t)
+		n := 30
+		if !packed {
+			n = 200 // past 128 strings: data keys; then back to 30
+		}
+		fillSet(t, s, "s", n)
+		do(t, s, func(tx *shard.Tx) {
+			set, _ := LookupSet(tx, 0, []byte("s"))
+			for i := 30; i < n; i++ {
+				set.Remove(fmt.Appendf(nil, "m%02d", i))
+			}
+			set.Save()
+		})
+		var out strings.Builder
+		var st *shard.Stream
+		do(t, s, func(tx *shard.Tx) {
+			set, _ := LookupSet(tx, 0, []byte("s"))
+			if m := set.Meta(); m.Packed != packed {
+				t.Fatalf("packed %v, want %v", m.Packed, packed)
+			}
+			it := set.Iter([]byte("m27"))
+			for ; it.Valid(); it.Next() {
+				fmt.Fprintf(&out, "%s ", it.Member())
+			}
+			it.Close()
+			it = set.Iter(nil)
+			it.Seek([]byte("m100"))
+			fmt.Fprintf(&out, "seek:%s ", it.Member())
+			it.Seek([]byte("m295"))
+			fmt.Fprintf(&out, "valid:%v ", it.Valid())
+			it.Close()
+			fmt.Fprintf(&out, "at:%q ", set.At([]uint64{1, 1, 29}))
+			st, _ = set.Stream(func(w *codec.Writer, m, _ []byte) { w.Bulk(m) })
+		})
+		out.WriteString(drain(t, st))
+		results[packed] = out.String()
+	}
+	if results[true] != results[false] || !strings.HasPrefix(results[true], "m27 m28 m29 seek:m11 valid:false") {
+		t.Fatalf("packed: %q\ndata keys: %q", results[true], results[false])
+	}
+}

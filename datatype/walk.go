@@ -36,6 +36,15 @@ func TxScan(tx *shard.Tx, db int, key []byte, version uint64) ElemScan {
 	}
 }
 
+// ValueScan is the ElemScan of the value of key (logical db) whose meta is m in tx: its
+// packed elements (PackedScan) or its data keys (TxScan).
+func ValueScan(tx *shard.Tx, db int, key []byte, m *codec.Meta) ElemScan {
+	if m.Packed {
+		return PackedScan(m)
+	}
+	return TxScan(tx, db, key, m.Version)
+}
+
 // WalkValues calls fn with every value in element order: a list's elements head to tail.
 func WalkValues(scan ElemScan, fn func(val []byte) error) error {
 	return scan(nil, nil, false, func(_, val []byte) error { return fn(val) })

@@ -9,7 +9,7 @@ import (
 )
 
 // The walks give a sorted set in score order and a stream's entries, groups, PEL, consumers
-// and each consumer's pending ids, from a transaction's data keys.
+// and each consumer's pending ids, from a transaction (the sorted set packed in its meta).
 func TestWalk_ZSetAndStream_InFormatOrder(t *testing.T) {
 	s := openStore(t)
 	k, sk := []byte("z"), []byte("s")
@@ -34,12 +34,12 @@ func TestWalk_ZSetAndStream_InFormatOrder(t *testing.T) {
 	var out []string
 	do(t, s, func(tx *shard.Tx) {
 		m, _ := tx.Meta(0, k)
-		_ = WalkZSet(TxScan(tx, 0, k, m.Version), func(member []byte, score float64) error {
+		_ = WalkZSet(ValueScan(tx, 0, k, &m), func(member []byte, score float64) error {
 			out = append(out, fmt.Sprintf("%s=%g", member, score))
 			return nil
 		})
 		m, _ = tx.Meta(0, sk)
-		scan := TxScan(tx, 0, sk, m.Version)
+		scan := ValueScan(tx, 0, sk, &m)
 		_ = WalkStreamEntries(scan, func(id codec.StreamID, fv [][]byte) error {
 			out = append(out, fmt.Sprintf("%s:%s", id, fv))
 			return nil

@@ -106,7 +106,7 @@ func (z *ZSet) Score(member []byte) (float64, bool) {
 	if !z.c.live() {
 		return 0, false
 	}
-	v, ok := z.c.tx.GetData(z.c.key, z.memberKey(member))
+	v, ok := z.c.getRaw(z.memberKey(member))
 	if !ok {
 		return 0, false
 	}
@@ -115,27 +115,34 @@ func (z *ZSet) Score(member []byte) (float64, bool) {
 
 func (z *ZSet) write(member []byte, score float64) {
 	var sv [8]byte
-	z.c.tx.PutData(z.c.key, z.memberKey(member), codec.AppendScoreValue(sv[:0], score))
-	z.c.tx.PutData(z.c.key, z.orderKey(score, member), nil)
+	z.c.putRaw(z.memberKey(member), codec.AppendScoreValue(sv[:0], score))
+	z.c.putRaw(z.orderKey(score, member), nil)
 }
 
 // Insert adds member, which is not in the set, with score.
+//
+// A set of at most packMaxEntries members of at most packMaxElem bytes is packed in its meta
+// (packed.go); the insert that passes either converts it to data keys.
 func (z *ZSet) Insert(member []byte, score float64) {
 	z.c.create()
 	z.c.meta.Count++
+	if z.c.meta.Packed && (z.c.meta.Count > packMaxEntries || len(member) > packMaxElem) {
+		z.c.unpack()
+	}
 	z.write(member, score)
 }
 
-// Update changes the score of member, which is in the set with score old, to score.
+// Update changes the score of member, which is in the set with score old, to score. Save
+// must follow: a packed set's scores are in its meta.
 func (z *ZSet) Update(member []byte, old, score float64) {
-	z.c.tx.DeleteData(z.c.key, z.orderKey(old, member))
+	z.c.delRaw(z.orderKey(old, member))
 	z.write(member, score)
 }
 
 // Remove deletes member, which is in the set with score.
 func (z *ZSet) Remove(member []byte, score float64) {
-	z.c.tx.DeleteData(z.c.key, z.memberKey(member))
-	z.c.tx.DeleteData(z.c.key, z.orderKey(score, member))
+	z.c.delRaw(z.memberKey(member))
+	z.c.delRaw(z.orderKey(score, member))
 	z.c.meta.Count--
 }
 
@@ -159,14 +166,14 @@ func (z *ZSet) Drop() bool {
 }
 
 // iterOrder opens a walk over the order entries in [lower, upper) (nil: the whole index).
-func (z *ZSet) iterOrder(lower, upper []byte, reverse bool) *shard.Iter {
+func (z *ZSet) iterOrder(lower, upper []byte, reverse bool) elemIter {
 	if lower == nil {
 		lower = zsetOrderLower
 	}
 	if upper == nil {
 		upper = zsetOrderUpper
 	}
-	return z.c.iter(lower, upper, reverse)
+	return z.c.elems(lower, upper, reverse)
 }
 
 // Edge returns a copy of the first (or, with last, the last) member in order, and its score.
@@ -352,7 +359,7 @@ func (z *ZSet) Walk(r *ZRange, anyOrder bool, fn func(member []byte, score float
 
 // zsetTake skips offset entries of it (a negative offset skips them all, as in Redis), then
 // calls fn on up to limit entries (limit < 0: all) while inRange holds (nil: always).
-func zsetTake(it *shard.Iter, offset, limit int64, inRange func([]byte) bool, fn func([]byte, float64)) int64 {
+func zsetTake(it elemIter, offset, limit int64, inRange func([]byte) bool, fn func([]byte, float64)) int64 {
 	if offset < 0 {
 		return 0
 	}
@@ -575,7 +582,7 @@ func (z *ZSet) MemberAt(i uint64) ZElem {
 	if rev {
 		skip = n - 1 - i
 	}
-	it := z.c.iter(zsetMemberLow, zsetMemberUp, rev)
+	it := z.c.elems(zsetMemberLow, zsetMemberUp, rev)
 	defer it.Close()
 	for ; skip > 0 && it.Valid(); skip-- {
 		it.Next()
@@ -603,7 +610,7 @@ func (z *ZSet) collectAt(idx []uint64, out []ZElem, rev bool) {
 	if len(idx) == 0 {
 		return
 	}
-	it := z.c.iter(zsetMemberLow, zsetMemberUp, rev)
+	it := z.c.elems(zsetMemberLow, zsetMemberUp, rev)
 	defer it.Close()
 	k, pos, want := 0, uint64(0), idx[0]
 	if rev {
@@ -641,7 +648,7 @@ func (z *ZSet) Members(lower []byte) ZSetIter {
 	if lower != nil {
 		lo = codec.AppendZSetMember(nil, lower)
 	}
-	return ZSetIter{z.c.iter(lo, zsetMemberUp, false), false}
+	return ZSetIter{z.c.elems(lo, zsetMemberUp, false), false}
 }
 
 // Ordered walks the members in (score, member) order, or descending with reverse. The
@@ -708,7 +715,7 @@ func (z *ZSet) ScoreRanges(ranges [][2]float64, fn func(member []byte, score flo
 }
 
 // scoreRangesSmall is ScoreRanges over a copy of what it walks.
-func (z *ZSet) scoreRangesSmall(it *shard.Iter, ranges [][2]float64, fn func([]byte, float64) bool) {
+func (z *ZSet) scoreRangesSmall(it elemIter, ranges [][2]float64, fn func([]byte, float64) bool) {
 	type elem struct {
 		score    float64
 		from, to int
@@ -743,7 +750,7 @@ func (z *ZSet) scoreRangesSmall(it *shard.Iter, ranges [][2]float64, fn func([]b
 // (Ordered). The zero ZSetIter (of a missing set) is empty. Member is valid until the
 // iterator moves.
 type ZSetIter struct {
-	it    *shard.Iter
+	it    elemIter
 	order bool // walking the order entries
 }
 

@@ -216,3 +216,88 @@ func TestZSet_PopMembersAtNew(t *testing.T) {
 		}
 	})
 }
+
+// zsetReport runs every kind of read over the sorted set at key and returns what they gave.
+func zsetReport(t *testing.T, s *shard.Store, key string) string {
+	t.Helper()
+	var out strings.Builder
+	do(t, s, func(tx *shard.Tx) {
+		z, _ := LookupZSet(tx, 0, []byte(key))
+		emit := func(m []byte, sc float64) { fmt.Fprintf(&out, "%s:%g ", m, sc) }
+		ranges := []ZRange{
+			{By: ZByRank, Start: 2, Stop: 7, Limit: -1},
+			{By: ZByRank, Start: 0, Stop: -1, Rev: true, Limit: -1},
+			{By: ZByScore, Min: 3, Max: 9, MaxEx: true, Limit: -1},
+			{By: ZByScore, Min: 1, Max: 20, Rev: true, Offset: 2, Limit: 4},
+			{By: ZByLex, LexMin: ZLexBound{Val: []byte("m05")}, LexMax: ZLexBound{Inf: 1}, Limit: -1},
+			{By: ZByLex, LexMin: ZLexBound{Inf: -1}, LexMax: ZLexBound{Val: []byte("m12"), Ex: true}, Rev: true, Limit: 3},
+		}
+		for i := range ranges {
+			fmt.Fprintf(&out, "| n=%d ", z.Walk(&ranges[i], false, emit))
+			fmt.Fprintf(&out, "count=%d ", z.CountScore(&ranges[i]))
+		}
+		for _, m := range []string{"m00", "m07", "m29", "none"} {
+			sc, ok := z.Score([]byte(m))
+			fmt.Fprintf(&out, "| %s %g %v ", m, sc, ok)
+			if ok {
+				fmt.Fprintf(&out, "rank %d ", z.RankOf([]byte(m), sc))
+			}
+		}
+		m, sc, _ := z.Edge(true)
+		fmt.Fprintf(&out, "| last %s:%g | at %v ", m, sc, z.MembersAt([]uint64{0, 5, 5, 29}))
+		z.ScoreRanges([][2]float64{{2, 4}, {8, 9}}, func(m []byte, sc float64) bool { emit(m, sc); return true })
+		for _, it := range []ZSetIter{z.Members([]byte("m2")), z.Ordered(true)} {
+			out.WriteString("| ")
+			for ; it.Valid(); it.Next() {
+				emit(it.Member(), it.Score())
+			}
+			it.Close()
+		}
+	})
+	return out.String()
+}
+
+// A sorted set of up to 128 members of up to 64 bytes is packed in its meta; the insert past
+// either converts it to data keys in its transaction. Every read gives the same in both forms.
+func TestZSet_PackedAndDataKeys_ReadAlike(t *testing.T) {
+	fill := func(s *shard.Store, n int) {
+		do(t, s, func(tx *shard.Tx) {
+			z, _ := LookupZSet(tx, 0, []byte("z"))
+			for i := range n {
+				z.Insert(fmt.Appendf(nil, "m%02d", i), float64(i%15)) // ties: member order
+			}
+			z.Save()
+		})
+	}
+	packed, unpacked := openStore(t), openStore(t)
+	fill(packed, 30)
+	fill(unpacked, 129) // converted by its 129th member
+	do(t, unpacked, func(tx *shard.Tx) {
+		z, _ := LookupZSet(tx, 0, []byte("z"))
+		for i := 30; i < 129; i++ {
+			z.Delete(fmt.Appendf(nil, "m%02d", i))
+		}
+		z.Save()
+	})
+	for _, c := range []struct {
+		s      *shard.Store
+		packed bool
+	}{{packed, true}, {unpacked, false}} {
+		if m, n := stored(t, c.s, "z"); m.Packed != c.packed || m.Count != 30 || n != map[bool]int{true: 0, false: 60}[c.packed] {
+			t.Fatalf("packed %v count %d, %d data keys; want packed %v", m.Packed, m.Count, n, c.packed)
+		}
+	}
+	if a, b := zsetReport(t, packed, "z"), zsetReport(t, unpacked, "z"); a != b {
+		t.Fatalf("packed:\n%s\ndata keys:\n%s", a, b)
+	}
+	long := openStore(t)
+	do(t, long, func(tx *shard.Tx) {
+		z := NewZSet(tx, 0, []byte("z"))
+		z.Insert([]byte("a"), 1)
+		z.Insert([]byte(strings.Repeat("x", 65)), 2)
+		z.Save()
+	})
+	if m, n := stored(t, long, "z"); m.Packed || n != 4 {
+		t.Fatalf("a 65-byte member: packed %v, %d data keys", m.Packed, n)
+	}
+}

@@ -33,7 +33,7 @@ func KeySource(tx *shard.Tx, db int, key []byte) (src rdb.Source, k rdb.Key, ok 
 		return src, k, false, tx.Err()
 	}
 	k = rdb.Key{DB: db, Name: key, ExpireAt: m.Expire, Idle: -1, Freq: -1}
-	src, err = valueSource(&m, datatype.TxScan(tx, db, key, m.Version))
+	src, err = valueSource(&m, datatype.ValueScan(tx, db, key, &m))
 	if err != nil {
 		return src, k, false, err
 	}
@@ -44,7 +44,9 @@ func KeySource(tx *shard.Tx, db int, key []byte) (src rdb.Source, k rdb.Key, ok 
 // valueSource makes the Source of the value whose meta is m and whose data keys scan walks.
 func valueSource(m *codec.Meta, scan datatype.ElemScan) (rdb.Source, error) {
 	n := int64(m.Count)
-	if m.Type != codec.TypeString {
+	if m.Packed { // its elements are in the meta, not in data keys
+		scan = datatype.PackedScan(m)
+	} else if m.Type != codec.TypeString {
 		scan = cachedScan(scan, scanCacheBytes)
 	}
 	switch m.Type {

@@ -202,6 +202,11 @@ func New(cfg *config.Config, store *shard.Store) *Server {
 		for _, name := range []string{"maxmemory-policy", "lfu-log-factor", "lfu-decay-time"} {
 			cfg.OnChange(name, setAccess)
 		}
+		setLimits := func() { store.SetEncodingLimits(EncodingLimitsOf(cfg)) }
+		setLimits()
+		for _, name := range []string{"hash-max-listpack-entries", "hash-max-listpack-value", "set-max-intset-entries"} {
+			cfg.OnChange(name, setLimits)
+		}
 	}
 	if cfg != nil {
 		s.ACL.PubsubAll = cfg.ACLPubsubAllChannels
@@ -219,6 +224,17 @@ func New(cfg *config.Config, store *shard.Store) *Server {
 		})
 	}
 	return s
+}
+
+// EncodingLimitsOf is what hash and set writes follow under cfg: Redis's listpack and intset
+// limits (shard.EncodingLimits).
+func EncodingLimitsOf(cfg *config.Config) shard.EncodingLimits {
+	num := func(name string) int64 {
+		n, _ := strconv.ParseInt(cfg.Value(name), 10, 64)
+		return n
+	}
+	return shard.EncodingLimits{HashEntries: num("hash-max-listpack-entries"),
+		HashValue: num("hash-max-listpack-value"), SetIntEntries: num("set-max-intset-entries")}
 }
 
 // AccessPolicyOf is what key accesses record under cfg: an LFU counter with an LFU

@@ -129,8 +129,8 @@ func (x *Iter) Elem() []byte { return x.key[x.prefixLen:] }
 // physical db pdb of part p: point deletes for a small one, one range delete for a large one.
 func (tx *Tx) dropData(p, pdb int, key, val []byte) {
 	var m codec.Meta
-	if codec.DecodeMeta(val, &m) != nil || m.Type == codec.TypeString && !m.Frag {
-		return
+	if codec.DecodeMeta(val, &m) != nil || m.Type == codec.TypeString && !m.Frag || m.Packed {
+		return // no data keys
 	}
 	prefix := codec.AppendDataPrefix(nil, pdb, key, m.Version)
 	end := PrefixEnd(prefix)

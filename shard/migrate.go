@@ -15,4 +15,8 @@ package shard
 // Format 4 -> 5: a unit may span one shard (the records of an EXEC or a script in one shard,
 // shard.Tx.BeginUnit); a format-4 reader refuses such a record as corrupt. A format-4
 // directory holds none.
-func migratable(from int) bool { return from >= 2 && from <= 4 }
+//
+// Format 5 -> 6: a hash's or set's meta may hold its elements (flag 0x20) and Redis's small
+// encoding (flag 0x10); a format-5 directory holds no such meta, and a format-5 build would
+// refuse one as corrupt.
+func migratable(from int) bool { return from >= 2 && from <= 5 }

@@ -83,11 +83,11 @@ func TestStore_Open_MigratesFormat2(t *testing.T) {
 	}
 }
 
-// A format-3 or format-4 directory opens as this build's format: nothing in it changes, and
-// an older build can no longer open it (it would misread streams, fragmented strings, units
-// in one shard).
-func TestStore_Open_MigratesFormat3And4(t *testing.T) {
-	for _, from := range []int{3, 4} {
+// A format-3, 4 or 5 directory opens as this build's format: nothing in it changes, and an
+// older build can no longer open it (it would misread streams, fragmented strings, units in
+// one shard, packed hashes and sets).
+func TestStore_Open_MigratesFormat3To5(t *testing.T) {
+	for _, from := range []int{3, 4, 5} {
 		t.Run(fmt.Sprint(from), func(t *testing.T) { testMigratesFrom(t, from) })
 	}
 }

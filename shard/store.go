@@ -83,6 +83,8 @@ type Store struct {
 	expirePass atomic.Pointer[func(time.Duration)]
 	// accessPolicy is what access fields record (access.go); nil: Redis's defaults (LRU).
 	accessPolicy atomic.Pointer[AccessPolicy]
+	// encodingLimits are Redis's small-encoding limits (limits.go); nil: Redis's defaults.
+	encodingLimits atomic.Pointer[EncodingLimits]
 	// activeExpireOff stops the TTL workers' deletions (DEBUG SET-ACTIVE-EXPIRE 0).
 	activeExpireOff atomic.Bool
 	// replica: the store is a replica's (replica.go): expiry hides keys, never deletes them.

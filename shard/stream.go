@@ -40,6 +40,17 @@ type Stream struct {
 	strLen, fragSize int64
 	pos              int64
 	crlf             bool
+	// Elements the stream was given (StreamElems) instead of a reader: element, value, ….
+	held     bool
+	heldElem [][]byte
+}
+
+// StreamElems opens a Stream over elements the caller holds and hands over: elems alternates
+// element and value, in reply order (a packed collection's elements, which live in its meta).
+func (tx *Tx) StreamElems(elems [][]byte, emit EmitFunc) *Stream {
+	s := &Stream{store: tx.store, left: -1, emit: emit, held: true, heldElem: elems}
+	tx.store.trackStream(s)
+	return s
 }
 
 // StreamData opens a Stream over the data keys of collection key (logical db, version) whose
@@ -116,6 +127,13 @@ func (s *Stream) Fill(w *codec.Writer, maxBytes int) (more bool, err error) {
 	if s.str {
 		return s.fillString(w, maxBytes)
 	}
+	if s.held {
+		for len(s.heldElem) >= 2 && len(w.Buf) < maxBytes {
+			s.emit(w, s.heldElem[0], s.heldElem[1])
+			s.heldElem = s.heldElem[2:]
+		}
+		return len(s.heldElem) >= 2, nil
+	}
 	for s.left != 0 && s.r.valid() && len(w.Buf) < maxBytes {
 		s.emit(w, s.r.key()[s.prefixLen:], s.r.val())
 		s.r.next()
@@ -173,7 +191,9 @@ func (s *Stream) Close() {
 		return
 	}
 	s.closed = true
-	s.r.close()
+	if !s.held {
+		s.r.close()
+	}
 	s.mu.Unlock()
 	s.store.untrackStream(s)
 }

@@ -555,7 +555,8 @@ func (tx *Tx) SetMeta(db int, key []byte, m *codec.Meta) {
 // transaction wrote earlier for meta key mk, in place, when it has the same size, and reports
 // whether it did. A command that adds one member to a big set per call (a script's million
 // SADDs) so holds one meta, not one per call. Nothing else holds a collection meta's bytes
-// (DecodeMeta aliases only a string's and a stream's, which are left alone); a savepoint's
+// (DecodeMeta aliases only a string's, a stream's and a packed hash's or set's, which have no
+// data keys: all are left alone); a savepoint's
 // undo holds the key's state before it, so a meta written before the savepoint is not
 // rewritten.
 // rewriteMetaMin is the overlay size from which SetMeta looks for a meta to rewrite in place:
@@ -564,7 +565,8 @@ const rewriteMetaMin = 64
 
 func (tx *Tx) rewriteMeta(p int, mk []byte, start int) bool {
 	enc := tx.arena[start:]
-	if t := codec.MetaType(enc); len(tx.overlay) < rewriteMetaMin || t == codec.TypeString || t == codec.TypeStream || tx.needsShard() {
+	if t := codec.MetaType(enc); len(tx.overlay) < rewriteMetaMin || t == codec.TypeString || t == codec.TypeStream ||
+		!codec.MetaHasData(enc) || tx.needsShard() {
 		return false
 	}
 	e, ok := tx.overlay[string(tx.overlayKey(p, mk))]
