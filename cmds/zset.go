@@ -697,7 +697,7 @@ opts:
 		added++
 		logArgs = append(logArgs, codec.FormatDouble(nil, score), member)
 	}
-	if added > 0 {
+	if added > 0 || updated > 0 { // an update rewrites the meta of a set packed in it
 		z.Save()
 	}
 	if len(logArgs) > 2 {

@@ -15,6 +15,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"shardis/codec"
+	"shardis/datatype"
 	"shardis/internal/testserver"
 	"shardis/shard"
 )
@@ -807,16 +808,15 @@ func zsetDump(t *testing.T, st *shard.Store) []string {
 					continue
 				}
 				var members, order []string
-				it := tx.IterateData(0, f.key, f.m.Version, nil, nil, false)
-				for ; it.Valid(); it.Next() {
-					e := it.Elem()
+				// Both entries of every member, in data keys or packed in the meta.
+				_ = datatype.ValueScan(tx, 0, f.key, &f.m)(nil, nil, false, func(e, v []byte) error {
 					if e[0] == codec.ZSetMemberTag {
-						members = append(members, fmt.Sprintf("%s:%s", e[1:], codec.FormatDouble(nil, codec.ScoreValue(it.Value()))))
+						members = append(members, fmt.Sprintf("%s:%s", e[1:], codec.FormatDouble(nil, codec.ScoreValue(v))))
 					} else {
 						order = append(order, fmt.Sprintf("%s:%s", e[9:], codec.FormatDouble(nil, codec.SortableScore(e[1:9]))))
 					}
-				}
-				it.Close()
+					return nil
+				})
 				a, b := slices.Clone(members), slices.Clone(order)
 				sort.Strings(a)
 				sort.Strings(b)
