@@ -126,7 +126,7 @@ func TestDebug_ObjectShape(t *testing.T) {
 		{"list", "1", "quicklist", ` ql_nodes:3 ql_avg_node:1\.00 ql_listpack_max:-2 ql_compressed:0 ql_uncompressed_size:6`},
 		{"set", "1", "hashtable", ""},
 		{"hash", "1", "listpack", ""}, // as Redis 7.0 holds a small hash
-		{"zset", "1", "skiplist", ""},
+		{"zset", "1", "listpack", ""},
 	} {
 		got, err := c.Do(testCtx, "DEBUG", "OBJECT", tc.key).Text()
 		if err != nil {

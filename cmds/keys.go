@@ -635,10 +635,10 @@ func objectEncoding(c *Ctx) {
 	c.W.BulkString(objectEncodingOf(&m))
 }
 
-// objectEncodingOf names the encoding Redis 7.0 would use for the value. Strings, hashes and
-// sets are exact (a hash's or set's meta says whether Redis's listpack or intset limits were
-// passed: datatype.Encoding; one written by a build before that says hashtable). Lists are
-// always quicklists in 7.0; sorted sets get the encoding Redis uses for large ones.
+// objectEncodingOf names the encoding Redis 7.0 would use for the value. Strings, hashes,
+// sets and sorted sets are exact (the meta says whether Redis's listpack or intset limits
+// were passed: datatype.Encoding; one written by a build before that says hashtable or
+// skiplist). Lists are always quicklists in 7.0.
 func objectEncodingOf(m *codec.Meta) string {
 	switch m.Type {
 	case codec.TypeString:
@@ -654,11 +654,9 @@ func objectEncodingOf(m *codec.Meta) string {
 		return "raw"
 	case codec.TypeList:
 		return "quicklist"
-	case codec.TypeZSet:
-		return "skiplist"
 	case codec.TypeStream:
 		return "stream"
-	default: // hash, set
+	default: // hash, set, sorted set
 		return datatype.Encoding(m)
 	}
 }

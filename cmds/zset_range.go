@@ -623,6 +623,19 @@ func zscanCmd(c *Ctx) {
 	if !ok {
 		return
 	}
+	if cursor == 0 && z.Meta().Compact {
+		// Redis returns a listpack whole, in its order (score, then member), with cursor 0.
+		it := z.Ordered(false)
+		defer it.Close()
+		var items [][]byte
+		for ; it.Valid(); it.Next() {
+			if m := it.Member(); match(m) {
+				items = append(items, append([]byte(nil), m...), codec.FormatDouble(nil, it.Score()))
+			}
+		}
+		zsetScanReply(c, 0, items)
+		return
+	}
 	if cursor == 0 && z.Len() <= datatype.ZSetListpackMax {
 		count = max(count, datatype.ZSetListpackMax) // as Redis does for its compact small sets
 	}

@@ -76,8 +76,9 @@ const flagFrag = 0x40
 // layout of docs/ENCODING.md) instead of data keys.
 const flagPacked = 0x20
 
-// flagCompact marks a hash or set that Redis 7.0 would still hold in its small encoding: a
-// hash's listpack, a set's intset. It is cleared for good when a write passes Redis's limits.
+// flagCompact marks a hash, set or sorted set that Redis 7.0 would still hold in its small
+// encoding: a hash's or sorted set's listpack, a set's intset. It is cleared for good when a
+// write passes Redis's limits.
 const flagCompact = 0x10
 
 // typeMask keeps the type of a meta value's first byte; the high bits are flags.
@@ -134,7 +135,7 @@ type Meta struct {
 	Raw     bool   // strings only: Redis would report the "raw" encoding
 	Frag    bool   // strings only: the bytes are in fragments (data keys); Count is the length
 	Packed  bool   // hashes, sets, sorted sets: the elements are in Value, not in data keys
-	Compact bool   // hashes and sets: Redis would hold it as a listpack (hash) or an intset (set)
+	Compact bool   // hashes, sets, sorted sets: Redis would hold it as a listpack (hash, sorted set) or an intset (set)
 	Expire  int64  // unix ms, 0 = no expiry
 	Value   []byte // strings: the value; streams: the stream part (StreamMetaLen bytes); packed hashes and sets: the elements. Aliases the decoded buffer
 	Version uint64 // collections and fragmented strings: data keys carry it, a new version hides all older data keys
@@ -162,7 +163,7 @@ func AppendMeta(b []byte, m *Meta) []byte {
 	if m.Packed && packable {
 		t |= flagPacked
 	}
-	if m.Compact && (m.Type == TypeHash || m.Type == TypeSet) {
+	if m.Compact && packable {
 		t |= flagCompact
 	}
 	b = append(b, t)
@@ -197,13 +198,8 @@ func DecodeMeta(v []byte, m *Meta) error {
 		return fmt.Errorf("%w: type %d", ErrCorruptMeta, v[0])
 	}
 	switch m.Type {
-	case TypeHash, TypeSet:
+	case TypeHash, TypeSet, TypeZSet:
 		m.Packed, m.Compact = v[0]&flagPacked != 0, v[0]&flagCompact != 0
-	case TypeZSet:
-		m.Packed = v[0]&flagPacked != 0
-		if v[0]&flagCompact != 0 {
-			return fmt.Errorf("%w: type %d", ErrCorruptMeta, v[0])
-		}
 	case TypeString:
 	default:
 		if v[0]&(flagPacked|flagCompact) != 0 {

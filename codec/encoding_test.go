@@ -192,7 +192,11 @@ func TestMeta_PackedHashAndSet_RoundTrip(t *testing.T) {
 		t.Errorf("a format-5 hash meta: %+v, %v", m, err)
 	}
 	zset := append([]byte{byte(TypeZSet) | flagCompact}, old[1:]...)
-	if err := DecodeMeta(zset, &m); err == nil {
-		t.Error("a sorted set meta with the compact flag decoded")
+	if err := DecodeMeta(zset, &m); err != nil || !m.Compact || m.Packed || !MetaHasData(zset) {
+		t.Errorf("a compact sorted set in data keys: %+v, %v", m, err)
+	}
+	list := append([]byte{byte(TypeList) | flagCompact}, old[1:]...)
+	if err := DecodeMeta(list, &m); err == nil {
+		t.Error("a list meta with the compact flag decoded")
 	}
 }

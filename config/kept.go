@@ -196,8 +196,8 @@ var keptParams = []*param{
 	keptNum("tls-session-cache-size", "", true, 20480, iSpec(0, intMax)),
 	keptNum("tls-session-cache-timeout", "", true, 300, iSpec(0, intMax)),
 	keptBool("tls-session-caching", "", true, true, nil),
-	keptNum("zset-max-listpack-entries", "zset-max-ziplist-entries", true, 128, uSpec(0, longMax)),
-	keptNum("zset-max-listpack-value", "zset-max-ziplist-value", true, 64, uMemSpec(0, longMax)),
+	withEffect(keptNum("zset-max-listpack-entries", "zset-max-ziplist-entries", true, 128, uSpec(0, longMax))),
+	withEffect(keptNum("zset-max-listpack-value", "zset-max-ziplist-value", true, 64, uMemSpec(0, longMax))),
 
 	// Redis's hidden parameters (HIDDEN_CONFIG): CONFIG GET shows them by their exact name
 	// only, not to a pattern. Those that would change what the server does are refused at any

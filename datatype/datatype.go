@@ -97,7 +97,8 @@ func (c *collection) create() {
 		c.meta.Packed, c.meta.Compact = true, true
 		c.meta.Value, c.own = nil, true
 	case codec.TypeZSet:
-		c.meta.Packed, c.meta.Value, c.own = true, nil, true
+		// Redis starts a sorted set as a listpack too (zset-max-listpack-*).
+		c.meta.Packed, c.meta.Compact, c.meta.Value, c.own = true, true, nil, true
 	}
 	c.buf = nil
 }
@@ -316,13 +317,19 @@ func encodingOf(m *codec.Meta) string {
 	}
 }
 
-// Encoding returns the encoding Redis 7.0 would report for a hash or set with meta m (OBJECT
-// ENCODING); "" for other types.
+// Encoding returns the encoding Redis 7.0 would report for a hash, set or sorted set with
+// meta m (OBJECT ENCODING); "" for other types.
 func Encoding(m *codec.Meta) string {
-	if m.Type != codec.TypeHash && m.Type != codec.TypeSet {
-		return ""
+	switch m.Type {
+	case codec.TypeHash, codec.TypeSet:
+		return encodingOf(m)
+	case codec.TypeZSet:
+		if m.Compact {
+			return "listpack"
+		}
+		return "skiplist"
 	}
-	return encodingOf(m)
+	return ""
 }
 
 // errStop ends a walk early.

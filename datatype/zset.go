@@ -48,20 +48,26 @@ func zsetOrderElem(elem []byte) (member []byte, score float64) {
 
 // ZSet is a sorted set key opened in a transaction. The zero value is not usable; get one
 // from LookupZSet, ZSetFromMeta or NewZSet. See the package comment for its lifetime.
-type ZSet struct{ c collection }
+type ZSet struct {
+	c collection
+	// metaChanged says Save must write the meta: the count changed, or the entries of a set
+	// packed in its meta did. After nothing but score updates of a set in data keys the meta
+	// is as it was.
+	metaChanged bool
+}
 
 // LookupZSet opens the sorted set stored at key in logical db. A missing key gives an empty
 // set (Exists false) that Insert creates; a key of another type gives ErrWrongType.
 func LookupZSet(tx *shard.Tx, db int, key []byte) (ZSet, error) {
 	c, err := lookup(tx, db, key, codec.TypeZSet)
-	return ZSet{c}, err
+	return ZSet{c: c}, err
 }
 
 // ZSetFromMeta is LookupZSet for a meta the caller has read itself (with Tx.MetaRead, say):
 // exists false means the key is missing.
 func ZSetFromMeta(tx *shard.Tx, db int, key []byte, m codec.Meta, exists bool) (ZSet, error) {
 	c, err := fromMeta(tx, db, key, codec.TypeZSet, m, exists)
-	return ZSet{c}, err
+	return ZSet{c: c}, err
 }
 
 // NewZSet returns a new, empty sorted set for key that replaces whatever key holds (of any
@@ -69,7 +75,7 @@ func ZSetFromMeta(tx *shard.Tx, db int, key []byte, m codec.Meta, exists bool) (
 // and its kind. Its members are written under a new version, so the key's old value can be
 // read while the new one is built.
 func NewZSet(tx *shard.Tx, db int, key []byte) ZSet {
-	z := ZSet{collection{tx: tx, db: db, key: key, typ: codec.TypeZSet}}
+	z := ZSet{c: collection{tx: tx, db: db, key: key, typ: codec.TypeZSet}}
 	z.c.create()
 	return z
 }
@@ -121,12 +127,21 @@ func (z *ZSet) write(member []byte, score float64) {
 
 // Insert adds member, which is not in the set, with score.
 //
-// A set of at most packMaxEntries members of at most packMaxElem bytes is packed in its meta
-// (packed.go); the insert that passes either converts it to data keys.
+// A set Redis would hold as a listpack (at most zset-max-listpack-entries members of at most
+// zset-max-listpack-value bytes: the compact flag) of at most packMaxEntries members of at
+// most packMaxElem bytes is packed in its meta (packed.go); the insert that passes either
+// converts it to data keys, for good.
 func (z *ZSet) Insert(member []byte, score float64) {
 	z.c.create()
-	z.c.meta.Count++
-	if z.c.meta.Packed && (z.c.meta.Count > packMaxEntries || len(member) > packMaxElem) {
+	m := &z.c.meta
+	m.Count++
+	z.metaChanged = true
+	if m.Compact {
+		if lim := z.c.tx.EncodingLimits(); int64(m.Count) > lim.ZSetEntries || int64(len(member)) > lim.ZSetValue {
+			m.Compact = false
+		}
+	}
+	if m.Packed && (!m.Compact || m.Count > packMaxEntries || len(member) > packMaxElem) {
 		z.c.unpack()
 	}
 	z.write(member, score)
@@ -135,6 +150,7 @@ func (z *ZSet) Insert(member []byte, score float64) {
 // Update changes the score of member, which is in the set with score old, to score. Save
 // must follow: a packed set's scores are in its meta.
 func (z *ZSet) Update(member []byte, old, score float64) {
+	z.metaChanged = z.metaChanged || z.c.meta.Packed
 	z.c.delRaw(z.orderKey(old, member))
 	z.write(member, score)
 }
@@ -144,6 +160,7 @@ func (z *ZSet) Remove(member []byte, score float64) {
 	z.c.delRaw(z.memberKey(member))
 	z.c.delRaw(z.orderKey(score, member))
 	z.c.meta.Count--
+	z.metaChanged = true
 }
 
 // Delete removes member and reports whether it was in the set.
@@ -157,7 +174,16 @@ func (z *ZSet) Delete(member []byte) bool {
 
 // Save writes the set's meta, or deletes the key when no member is left; it reports whether
 // it deleted the key. Call it once after the changes of a command.
-func (z *ZSet) Save() (removed bool) { return z.c.save() }
+//
+// After nothing but score updates of a set in data keys it writes nothing: its meta is as it
+// was (a packed set's updates rewrite its meta).
+func (z *ZSet) Save() (removed bool) {
+	if z.c.exists && !z.metaChanged {
+		return false
+	}
+	z.metaChanged = false
+	return z.c.save()
+}
 
 // Drop deletes the whole set, the key with it, and reports whether the key existed.
 func (z *ZSet) Drop() bool {

@@ -204,7 +204,8 @@ func New(cfg *config.Config, store *shard.Store) *Server {
 		}
 		setLimits := func() { store.SetEncodingLimits(EncodingLimitsOf(cfg)) }
 		setLimits()
-		for _, name := range []string{"hash-max-listpack-entries", "hash-max-listpack-value", "set-max-intset-entries"} {
+		for _, name := range []string{"hash-max-listpack-entries", "hash-max-listpack-value", "set-max-intset-entries",
+			"zset-max-listpack-entries", "zset-max-listpack-value"} {
 			cfg.OnChange(name, setLimits)
 		}
 	}
@@ -234,7 +235,8 @@ func EncodingLimitsOf(cfg *config.Config) shard.EncodingLimits {
 		return n
 	}
 	return shard.EncodingLimits{HashEntries: num("hash-max-listpack-entries"),
-		HashValue: num("hash-max-listpack-value"), SetIntEntries: num("set-max-intset-entries")}
+		HashValue: num("hash-max-listpack-value"), SetIntEntries: num("set-max-intset-entries"),
+		ZSetEntries: num("zset-max-listpack-entries"), ZSetValue: num("zset-max-listpack-value")}
 }
 
 // AccessPolicyOf is what key accesses record under cfg: an LFU counter with an LFU
