@@ -24,8 +24,10 @@ const (
 // 4: keys may be streams (type 5) and strings may be fragmented (flag 0x40); a format-3
 // directory is migrated by rewriting its manifest, which stops a format-3 build from
 // misreading them. 5: a unit may span one shard (an EXEC's or a script's records); a
-// format-4 directory holds none and is migrated by rewriting its manifest.
-const FormatVersion = 5
+// format-4 directory holds none and is migrated by rewriting its manifest. 6: a list's
+// elements are in nodes (listnode.go), its meta marked with flagListNodes; a format-5
+// directory's lists are converted when it opens (shard/migrate.go).
+const FormatVersion = 6
 
 // SlotCount is the number of Redis Cluster hash slots.
 const SlotCount = 16384
@@ -69,6 +71,10 @@ const flagRaw = 0x80
 // flagFrag marks a fragmented string: its bytes are in data keys of FragSize bytes under the
 // meta's version, and the meta holds only its length (docs/ENCODING.md).
 const flagFrag = 0x40
+
+// flagListNodes marks a list whose elements are in nodes (format 6): every list this build
+// writes. Only the migration from format 5 reads it, to skip lists already converted.
+const flagListNodes = 0x20
 
 // typeMask keeps the type of a meta value's first byte; the high bits are flags.
 const typeMask = 0x0f
@@ -144,6 +150,9 @@ func AppendMeta(b []byte, m *Meta) []byte {
 	}
 	if m.Frag && m.Type == TypeString {
 		t |= flagFrag
+	}
+	if m.Type == TypeList {
+		t |= flagListNodes
 	}
 	b = append(b, t)
 	b = binary.BigEndian.AppendUint64(b, uint64(m.Expire))
@@ -222,6 +231,11 @@ func MetaType(v []byte) Type {
 		return TypeString
 	}
 	return Type(v[0] & typeMask)
+}
+
+// MetaListNodes reports whether an encoded meta value is a list in nodes (flagListNodes).
+func MetaListNodes(v []byte) bool {
+	return len(v) > 0 && Type(v[0]&typeMask) == TypeList && v[0]&flagListNodes != 0
 }
 
 // MetaHasData reports whether an encoded meta value has data keys: a collection's or a
