@@ -13,6 +13,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"shardis/codec"
+	"shardis/datatype"
 	"shardis/executor"
 	"shardis/internal/testserver"
 	"shardis/server"
@@ -377,13 +378,28 @@ func listRead(t *testing.T, st *shard.Store, key string) []string {
 			t.Errorf("%s has type %d", key, m.Type)
 			return
 		}
-		it := tx.IterateData(0, []byte(key), m.Version, nil, nil, false)
-		defer it.Close()
+		l, _ := datatype.ListFromMeta(tx, 0, []byte(key), m, true)
+		it := l.Iter(0, false)
 		for ; it.Valid(); it.Next() {
 			out = append(out, string(it.Value()))
 		}
 		if uint64(len(out)) != m.Count || m.Tail-m.Head != m.Count {
-			t.Errorf("%s: %d data keys, meta count %d, head %d tail %d", key, len(out), m.Count, m.Head, m.Tail)
+			t.Errorf("%s: %d elements, meta count %d, head %d tail %d", key, len(out), m.Count, m.Head, m.Tail)
+		}
+		// Every data key is a node spanning live positions or the big element of one: pops,
+		// trims and moves leave none behind.
+		d := tx.IterateData(0, []byte(key), m.Version, nil, nil, false)
+		defer d.Close()
+		for ; d.Valid(); d.Next() {
+			node, seq, big, ok := codec.ParseListElem(d.Elem())
+			switch {
+			case !ok:
+				t.Errorf("%s: data key element %x", key, d.Elem())
+			case big && (seq < m.Head || seq >= m.Tail):
+				t.Errorf("%s: big element at %d out of [%d, %d)", key, seq, m.Head, m.Tail)
+			case !big && (node < m.Head>>codec.ListNodeShift || node > (m.Tail-1)>>codec.ListNodeShift):
+				t.Errorf("%s: node %d out of the positions [%d, %d)", key, node, m.Head, m.Tail)
+			}
 		}
 	}); err != nil {
 		t.Fatal(err)
@@ -445,27 +461,18 @@ func TestList_BigKey(t *testing.T) {
 	build := func(key string, n int) {
 		k := []byte(key)
 		id := s.Store.ShardOf(k)
-		var m codec.Meta
-		if err := s.Store.Do(id, func(tx *shard.Tx) {
-			m = codec.Meta{Type: codec.TypeList, Version: tx.NewVersion(k), Head: codec.ListInitialSeq, Tail: codec.ListInitialSeq}
-		}); err != nil {
-			t.Fatal(err)
-		}
 		var val []byte
 		for start := 0; start < n; start += 10_000 {
 			if err := s.Store.Do(id, func(tx *shard.Tx) {
-				raw := tx.DataPrefix(0, k, m.Version)
-				plen := len(raw)
+				l, err := datatype.LookupList(tx, 0, k)
+				if err != nil {
+					t.Fatal(err)
+				}
 				for i := start; i < start+10_000; i++ {
-					raw = codec.AppendListSeq(raw[:plen], m.Tail)
 					val = strconv.AppendInt(append(val[:0], 'e'), int64(i), 10)
-					tx.PutData(k, raw, val)
-					m.Tail++
-					m.Count++
+					l.Push(val, false)
 				}
-				if start+10_000 >= n {
-					tx.SetMeta(0, k, &m)
-				}
+				l.Save()
 			}); err != nil {
 				t.Fatal(err)
 			}

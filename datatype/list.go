@@ -27,6 +27,28 @@ import (
 type List struct {
 	c    collection
 	edit *listEdit // the node being changed, nil if none
+	gone [2]uint64 // the positions a pop or LREM of every element left stored, if any
+}
+
+// emptied notes that the positions [lo, hi) were all removed, their nodes left for Save's
+// delete of the key.
+func (l *List) emptied(lo, hi uint64) { l.gone = [2]uint64{lo, hi} }
+
+// purge deletes the nodes and big elements of the positions an emptying left stored: for a
+// list pushed to again in the same handle, or one that never existed before it, whose key's
+// delete would not find them.
+func (l *List) purge() {
+	lo, hi := l.gone[0], l.gone[1]
+	l.gone = [2]uint64{}
+	l.walkKinds(lo, hi, func(seq uint64, kind byte, _ []byte) bool {
+		if kind == codec.ListSlotBig {
+			l.c.tx.DeleteData(l.c.key, l.bigKey(seq))
+		}
+		return true
+	})
+	for n := lo >> codec.ListNodeShift; n <= (hi-1)>>codec.ListNodeShift; n++ {
+		l.c.tx.DeleteData(l.c.key, l.nodeKey(n))
+	}
 }
 
 // listEdit is a node decoded for changes: its index and which slots were written since it was
@@ -90,6 +112,9 @@ func (l *List) Meta() *codec.Meta { return &l.c.meta }
 func (l *List) Save() (removed bool) {
 	if l.c.meta.Count == 0 {
 		l.discardEdit()
+		if !l.c.exists && l.gone[1] > l.gone[0] {
+			l.purge()
+		}
 	} else {
 		l.flush(true)
 	}
@@ -279,6 +304,10 @@ func (l *List) position(idx int64) (uint64, bool) {
 func (l *List) Push(val []byte, left bool) {
 	l.c.create()
 	m := &l.c.meta
+	if m.Count == 0 && l.gone[1] > l.gone[0] {
+		l.purge() // emptied by this handle: its nodes are still there
+		m.Head, m.Tail = codec.ListInitialSeq, codec.ListInitialSeq
+	}
 	seq := m.Tail
 	if left {
 		m.Head--
@@ -453,6 +482,9 @@ func (l *List) Pop(n uint64, left bool, fn func(val []byte)) (sent uint64) {
 		m.Tail -= n
 	}
 	m.Count -= n
+	if m.Count == 0 {
+		l.emptied(oldHead, oldTail)
+	}
 	l.dropNodes(oldHead, oldTail)
 	return sent
 }
@@ -471,6 +503,9 @@ func (l *List) PopOne(left bool) []byte {
 		m.Tail--
 	}
 	m.Count--
+	if m.Count == 0 {
+		l.emptied(oldHead, oldTail)
+	}
 	k, e := l.slot(seq)
 	v := l.element(seq, k, e)
 	if k == codec.ListSlotBig {
@@ -624,6 +659,9 @@ func (l *List) RemoveMatches(elem []byte, count int64) int64 {
 		}
 	}
 	m.Count -= removed
+	if m.Count == 0 {
+		l.emptied(head, tail)
+	}
 	l.dropNodes(head, tail)
 	return int64(removed)
 }
@@ -654,7 +692,7 @@ func (l *List) Trim(off, kept int64) TrimResult {
 	case kept == 0:
 		l.discardEdit()
 		l.c.tx.Delete(l.c.db, l.c.key)
-		l.c.exists = false
+		l.c.exists, l.c.meta, l.c.buf = false, codec.Meta{}, nil // a later Push starts a new list
 		return TrimAll
 	case uint64(kept) < ltrim+rtrim:
 		l.flush(true)
