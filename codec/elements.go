@@ -13,7 +13,6 @@ import (
 //	zset  0x00 · member                  -> score (8, IEEE 754 bits, big-endian)
 //	zset  0x01 · sortable score (8) · member -> empty
 
-
 // Sorted-set element kinds.
 const (
 	ZSetMemberTag byte = 0x00 // member -> score

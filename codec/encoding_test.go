@@ -102,12 +102,13 @@ func TestCollections_DocExamples(t *testing.T) {
 			unhex(t, "01 0000000000000000 1800000000000001 0000000000000001")},
 		"list meta": {AppendMeta(nil, &Meta{Type: TypeList, Version: ver, Count: 1, Head: ListInitialSeq - 1, Tail: ListInitialSeq}),
 			unhex(t, "22 0000000000000000 1800000000000001 0000000000000001 7fffffffffffffff 8000000000000000")},
-		"list node":   {AppendListNodeElem(prefix, (ListInitialSeq-1)>>ListNodeShift), append(prefix, unhex(t, "01ffffffffffffff")...)},
-		"list big":    {AppendListBigElem(prefix, ListInitialSeq-1), append(prefix, unhex(t, "01ffffffffffffff 7fffffffffffffff")...)},
-		"zset member": {AppendZSetMember(prefix, []byte("m")), append(prefix, 0x00, 'm')},
-		"zset value":  {AppendScoreValue(nil, 1.5), unhex(t, "3ff8000000000000")},
-		"zset score":  {AppendZSetScore(prefix, 1.5, []byte("m")), append(prefix, unhex(t, "01 bff8000000000000 6d")...)},
-		"neg score":   {AppendSortableScore(nil, -1.5), unhex(t, "4007ffffffffffff")},
+		"list node":       {AppendListNodeElem(prefix, (ListInitialSeq-1)>>ListNodeShift), append(prefix, unhex(t, "01ffffffffffffff")...)},
+		"list big":        {AppendListBigElem(prefix, ListInitialSeq-1), append(prefix, unhex(t, "01ffffffffffffff 7fffffffffffffff")...)},
+		"list node value": {listNodeOf63("e"), append(make([]byte, 126), 0x02, 0x00, 0x01, 'e')},
+		"zset member":     {AppendZSetMember(prefix, []byte("m")), append(prefix, 0x00, 'm')},
+		"zset value":      {AppendScoreValue(nil, 1.5), unhex(t, "3ff8000000000000")},
+		"zset score":      {AppendZSetScore(prefix, 1.5, []byte("m")), append(prefix, unhex(t, "01 bff8000000000000 6d")...)},
+		"neg score":       {AppendSortableScore(nil, -1.5), unhex(t, "4007ffffffffffff")},
 	} {
 		if !bytes.Equal(c.got, c.want) {
 			t.Errorf("%s: % x, want % x", name, c.got, c.want)
@@ -156,4 +157,11 @@ func TestFragmentedString_DocExample(t *testing.T) {
 	if err := DecodeMeta(unhex(t, "c1 0000000000000000 1800000000000001 0000000000000001"), &got); err == nil {
 		t.Fatal("a fragmented hash decoded")
 	}
+}
+
+// listNodeOf63 is the value of a node whose slot 63 alone holds elem.
+func listNodeOf63(elem string) []byte {
+	var n ListNode
+	n.Kind[63], n.Elem[63] = ListSlotInline, []byte(elem)
+	return AppendListNode(nil, &n, ^uint64(0))
 }

@@ -212,7 +212,7 @@ func TestList_Trim(t *testing.T) {
 func TestList_PositionsIterRangeStream(t *testing.T) {
 	s := openStore(t)
 	var spec []string
-	for i := range 100 { // longer than listPointReads: walks use an iterator
+	for i := range 100 { // more than one node
 		spec = append(spec, fmt.Sprint(i%10))
 	}
 	makeList(t, s, "l", strings.Join(spec, " "))
@@ -289,8 +289,8 @@ func TestList_NewListReplacesAndWrongType(t *testing.T) {
 	})
 }
 
-// openCachedStore is openStore with the server's key cache and memtable budget: pops read
-// ahead into the key cache only when it has room.
+// openCachedStore is openStore with the server's key cache and memtable budget: nodes are
+// served from the key cache.
 func openCachedStore(t testing.TB) *shard.Store {
 	t.Helper()
 	s, err := shard.Open(shard.Options{Dir: t.TempDir(), Shards: 1, Databases: 16, BlockCacheSize: 64 << 20,
@@ -302,9 +302,9 @@ func openCachedStore(t testing.TB) *shard.Store {
 	return s
 }
 
-// Pops read the elements the next pops take into the key cache: what they return must still
-// be the transaction's own writes first, then what is committed, across groups.
-func TestList_PopOne_ReadAheadFollowsWrites(t *testing.T) {
+// Pops read their nodes from the transaction, then the key cache: what they return must be the
+// transaction's own writes first, then what is committed, across groups.
+func TestList_PopOne_OwnWritesThenCommitted_Seen(t *testing.T) {
 	s := openCachedStore(t)
 	var model []string
 	var spec []string
@@ -328,7 +328,7 @@ func TestList_PopOne_ReadAheadFollowsWrites(t *testing.T) {
 	withList(t, s, "l", func(l *List) {
 		l.Set(-2, []byte("new"))
 		model[len(model)-2] = "new"
-		pop(l, false) // reads ahead the committed e136..e199, e198 among them
+		pop(l, false) // reads the committed last node, e198 among its slots
 		pop(l, false) // the transaction's "new", not the committed e198
 		pop(l, true)
 		l.Set(1, []byte("new1"))
@@ -359,9 +359,8 @@ func TestList_PopOne_ReadAheadFollowsWrites(t *testing.T) {
 	})
 }
 
-// Walks of up to listCachedReads positions read what the key cache holds and go on with an
-// iterator at the first element it does not: with a cache that holds only the newest pushes,
-// every range, either way, must still be the list.
+// Walks read nodes from the key cache or RocksDB: with a cache that holds only the newest
+// pushes, every range, either way, must still be the list.
 func TestList_Range_PartlyCachedMatchesList(t *testing.T) {
 	s, err := shard.Open(shard.Options{Dir: t.TempDir(), Shards: 1, Databases: 16, BlockCacheSize: 8 << 20,
 		WriteBufferSize: 8 << 20, KeyCacheSize: 64 << 10})
@@ -449,9 +448,9 @@ func TestList_EmptiedAfterManyPops_LeavesNoElement(t *testing.T) {
 	}
 }
 
-// The elements a pop read ahead stay the shard's until other commits change them: a later
+// The nodes a pop read stay in the key cache until other commits change them: a later
 // group's LSET, LREM-like rewrite, push or DEL of the list must be what the next pops see.
-func TestList_PopOne_CommitsAfterTheReadAhead_AreSeen(t *testing.T) {
+func TestList_PopOne_LaterCommits_AreSeen(t *testing.T) {
 	s := openCachedStore(t)
 	var spec []string
 	for i := range 200 {
@@ -466,7 +465,7 @@ func TestList_PopOne_CommitsAfterTheReadAhead_AreSeen(t *testing.T) {
 			}
 		})
 	}
-	popWant(false, "e199") // reads e136..e199 ahead
+	popWant(false, "e199") // caches the last node
 	withList(t, s, "l", func(l *List) { l.Set(-1, []byte("set")) })
 	popWant(false, "set")
 	withList(t, s, "l", func(l *List) {
