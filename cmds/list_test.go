@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -520,5 +521,98 @@ func TestList_RESP3(t *testing.T) {
 	}
 	if want := ":2\r\n_\r\n_\r\n*2\r\n$1\r\nk\r\n*1\r\n$1\r\na\r\n_\r\n*1\r\n:0\r\n"; string(got[i:]) != want {
 		t.Fatalf("replies %q, want %q", got[i:], want)
+	}
+}
+
+// A list crossing several nodes, with elements over the inline limit among small ones, reads
+// back through every command that walks or rewrites it (pops at both ends, LINDEX and LSET at
+// node edges, LINSERT, LREM, LTRIM, DUMP and RESTORE, COPY, RENAME), each compared with a
+// slice, and leaves no node or big element outside its positions.
+func TestList_Nodes_BigAndSmallAcrossNodes_ReadBack(t *testing.T) {
+	s := testserver.Start(t)
+	c := s.Client(t)
+	ctx := context.Background()
+	var model []string
+	for i := range 300 {
+		e := fmt.Sprint("e", i)
+		if i%5 == 2 {
+			e = fmt.Sprintf("big%d-%s", i, strings.Repeat("x", 200+i))
+		}
+		model = append(model, e)
+	}
+	args := []any{"RPUSH", "l"}
+	for _, e := range model {
+		args = append(args, e)
+	}
+	c.Do(ctx, args...)
+	check := func(step, key string) {
+		t.Helper()
+		got, err := c.LRange(ctx, key, 0, -1).Result()
+		if err != nil || !slices.Equal(got, model) {
+			t.Fatalf("%s: LRANGE %s = %d elements (%v), want %d", step, key, len(got), err, len(model))
+		}
+		if r := listRead(t, s.Store, key); !slices.Equal(r, model) {
+			t.Fatalf("%s: stored %s differs", step, key)
+		}
+		for _, i := range []int{0, 1, 62, 63, 64, 65, 127, 128, len(model) - 1} {
+			if i < len(model) {
+				if v, _ := c.LIndex(ctx, key, int64(i)).Result(); v != model[i] {
+					t.Fatalf("%s: LINDEX %s %d = %.20q, want %.20q", step, key, i, v, model[i])
+				}
+			}
+		}
+	}
+	check("rpush", "l")
+	got, _ := c.LPopCount(ctx, "l", 70).Result()
+	if !slices.Equal(got, model[:70]) {
+		t.Fatalf("LPOP 70 = %.40q", got)
+	}
+	model = model[70:]
+	got, _ = c.RPopCount(ctx, "l", 3).Result()
+	if want := []string{model[len(model)-1], model[len(model)-2], model[len(model)-3]}; !slices.Equal(got, want) {
+		t.Fatalf("RPOP 3 = %.40q", got)
+	}
+	model = model[:len(model)-3]
+	check("pops", "l")
+	big := strings.Repeat("B", 500)
+	c.LSet(ctx, "l", 0, big)
+	c.LSet(ctx, "l", 63, "small")
+	c.LSet(ctx, "l", 64, big)
+	model[0], model[63], model[64] = big, "small", big
+	check("lset", "l")
+	c.LInsertBefore(ctx, "l", model[100], "ins")
+	model = slices.Insert(model, 100, "ins")
+	c.LInsertAfter(ctx, "l", model[5], big+"2")
+	model = slices.Insert(model, 6, big+"2")
+	check("linsert", "l")
+	c.LRem(ctx, "l", 0, big)
+	model = slices.DeleteFunc(model, func(e string) bool { return e == big })
+	check("lrem", "l")
+	c.LTrim(ctx, "l", 3, -5)
+	model = model[3 : len(model)-4]
+	check("ltrim", "l")
+	dump, err := c.Dump(ctx, "l").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Restore(ctx, "r", 0, dump)
+	check("restore", "r")
+	c.Copy(ctx, "l", "cp", 0, false)
+	check("copy", "cp")
+	c.Rename(ctx, "cp", "rn")
+	check("rename", "rn")
+	for len(model) > 0 {
+		c.RPop(ctx, "l")
+		c.LPop(ctx, "l")
+		model = model[1:]
+		if len(model) > 0 {
+			model = model[:len(model)-1]
+		}
+		if len(model) > 0 && len(model)%17 == 0 {
+			check("drain", "l")
+		}
+	}
+	if n, _ := c.Exists(ctx, "l").Result(); n != 0 {
+		t.Fatal("the drained list is still there")
 	}
 }
