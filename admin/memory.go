@@ -124,7 +124,7 @@ func memoryUsage(c *cmds.Ctx) {
 		it := c.Tx.IterateData(c.DB, key, m.Version, lower, upper, false)
 		for ; it.Valid() && sampled < samples; it.Next() {
 			bytes += int64(len(it.Key()) + len(it.Value()))
-			sampled++
+			sampled += listKeyPositions(&m, it.Elem())
 		}
 		it.Close()
 		if sampled > 0 {
@@ -135,6 +135,24 @@ func memoryUsage(c *cmds.Ctx) {
 		usage += cmds.StreamGroupsUsage(c.Tx, c.DB, key, m, samples)
 	}
 	c.W.Int(usage)
+}
+
+// listKeyPositions is how many elements a data key of a collection stands for: one, but for a
+// list the live positions of a node (its big elements' keys none: their node counts them).
+func listKeyPositions(m *codec.Meta, elem []byte) int64 {
+	if m.Type != codec.TypeList {
+		return 1
+	}
+	node, _, big, ok := codec.ParseListElem(elem)
+	if !ok || big {
+		return 0
+	}
+	lo := max(m.Head, node<<codec.ListNodeShift)
+	hi := min(m.Tail, (node+1)<<codec.ListNodeShift)
+	if hi <= lo {
+		return 0
+	}
+	return int64(hi - lo)
 }
 
 // memoryFigures is one reading of the server's memory (INFO memory, MEMORY STATS, DOCTOR).

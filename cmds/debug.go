@@ -459,7 +459,8 @@ func debugLookupKey(c *Ctx) (codec.Meta, bool) {
 // own: "Value at" is the value's storage version (a new value, a new version; strings have
 // none), serializedlength the bytes the value takes in shardis's encoding (meta value and
 // every element), lru and lru_seconds_idle the access field OBJECT IDLETIME reads, and a
-// list's ql_* fields describe its layout of one element per key.
+// list's ql_* fields describe its nodes (ql_nodes the nodes its positions span,
+// ql_uncompressed_size the bytes of its elements).
 func debugObject(c *Ctx, srv *server.Server) {
 	m, ok := debugLookupKey(c)
 	if !ok {
@@ -476,9 +477,14 @@ func debugObject(c *Ctx, srv *server.Server) {
 		it := c.Tx.IterateData(c.DB, key, m.Version, nil, nil, false)
 		for ; it.Valid(); it.Next() {
 			size += int64(len(it.Key()) + len(it.Value()))
-			if m.Type == codec.TypeList {
-				elemBytes += int64(len(it.Value()))
-			}
+		}
+		it.Close()
+	}
+	if m.Type == codec.TypeList {
+		l, _ := datatype.ListFromMeta(c.Tx, c.DB, key, m, true)
+		it := l.Iter(0, false)
+		for ; it.Valid(); it.Next() {
+			elemBytes += int64(len(it.Value()))
 		}
 		it.Close()
 	}
@@ -489,8 +495,9 @@ func debugObject(c *Ctx, srv *server.Server) {
 		if srv.Config.Value("list-compress-depth") != "0" {
 			compressed = 1
 		}
+		nodes := listNodesSpanned(&m)
 		extra = fmt.Sprintf(" ql_nodes:%d ql_avg_node:%.2f ql_listpack_max:%s ql_compressed:%d ql_uncompressed_size:%d",
-			m.Count, 1.0, srv.Config.Value("list-max-listpack-size"), compressed, elemBytes)
+			nodes, float64(m.Count)/float64(max(nodes, 1)), srv.Config.Value("list-max-listpack-size"), compressed, elemBytes)
 	}
 	c.W.Simple(fmt.Sprintf("Value at:%#x refcount:%d encoding:%s serializedlength:%d lru:%d lru_seconds_idle:%d%s",
 		m.Version, refcount, objectEncodingOf(&m), size, lru, objectIdleSeconds(c.Tx.Now(), lru), extra))
@@ -522,9 +529,17 @@ func debugQuicklist(c *Ctx, _ *server.Server) {
 		c.Error("ERR Not a quicklist encoded object.")
 		return
 	}
-	log.Printf("DEBUG QUICKLIST %q: {count : %d} {nodes : %d} (one element per key, sequences %d..%d, version %d)",
-		c.Args[2], m.Count, m.Count, m.Head, m.Tail, m.Version)
+	log.Printf("DEBUG QUICKLIST %q: {count : %d} {nodes : %d} (nodes of %d positions, positions %d..%d, version %d)",
+		c.Args[2], m.Count, listNodesSpanned(&m), codec.ListNodeSlots, m.Head, m.Tail, m.Version)
 	c.W.Simple("Quicklist structure printed on stdout")
+}
+
+// listNodesSpanned is the number of nodes a list's positions [Head, Tail) span.
+func listNodesSpanned(m *codec.Meta) int64 {
+	if m.Tail <= m.Head {
+		return 0
+	}
+	return int64((m.Tail-1)>>codec.ListNodeShift - m.Head>>codec.ListNodeShift + 1)
 }
 
 // ---- DIGEST, DIGEST-VALUE ----

@@ -123,7 +123,7 @@ func TestDebug_ObjectShape(t *testing.T) {
 	for _, tc := range []struct{ key, refcount, encoding, extra string }{
 		{"int", "2147483647", "int", ""},
 		{"str", "1", "embstr", ""},
-		{"list", "1", "quicklist", ` ql_nodes:3 ql_avg_node:1\.00 ql_listpack_max:-2 ql_compressed:0 ql_uncompressed_size:6`},
+		{"list", "1", "quicklist", ` ql_nodes:1 ql_avg_node:3\.00 ql_listpack_max:-2 ql_compressed:0 ql_uncompressed_size:6`},
 		{"set", "1", "hashtable", ""},
 		{"hash", "1", "listpack", ""}, // as Redis 7.0 holds a small hash
 		{"zset", "1", "listpack", ""},

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"shardis/codec"
+	"shardis/datatype"
 	"shardis/executor"
 	"shardis/internal/testserver"
 	"shardis/server"
@@ -377,13 +379,28 @@ func listRead(t *testing.T, st *shard.Store, key string) []string {
 			t.Errorf("%s has type %d", key, m.Type)
 			return
 		}
-		it := tx.IterateData(0, []byte(key), m.Version, nil, nil, false)
-		defer it.Close()
+		l, _ := datatype.ListFromMeta(tx, 0, []byte(key), m, true)
+		it := l.Iter(0, false)
 		for ; it.Valid(); it.Next() {
 			out = append(out, string(it.Value()))
 		}
 		if uint64(len(out)) != m.Count || m.Tail-m.Head != m.Count {
-			t.Errorf("%s: %d data keys, meta count %d, head %d tail %d", key, len(out), m.Count, m.Head, m.Tail)
+			t.Errorf("%s: %d elements, meta count %d, head %d tail %d", key, len(out), m.Count, m.Head, m.Tail)
+		}
+		// Every data key is a node spanning live positions or the big element of one: pops,
+		// trims and moves leave none behind.
+		d := tx.IterateData(0, []byte(key), m.Version, nil, nil, false)
+		defer d.Close()
+		for ; d.Valid(); d.Next() {
+			node, seq, big, ok := codec.ParseListElem(d.Elem())
+			switch {
+			case !ok:
+				t.Errorf("%s: data key element %x", key, d.Elem())
+			case big && (seq < m.Head || seq >= m.Tail):
+				t.Errorf("%s: big element at %d out of [%d, %d)", key, seq, m.Head, m.Tail)
+			case !big && (node < m.Head>>codec.ListNodeShift || node > (m.Tail-1)>>codec.ListNodeShift):
+				t.Errorf("%s: node %d out of the positions [%d, %d)", key, node, m.Head, m.Tail)
+			}
 		}
 	}); err != nil {
 		t.Fatal(err)
@@ -445,27 +462,18 @@ func TestList_BigKey(t *testing.T) {
 	build := func(key string, n int) {
 		k := []byte(key)
 		id := s.Store.ShardOf(k)
-		var m codec.Meta
-		if err := s.Store.Do(id, func(tx *shard.Tx) {
-			m = codec.Meta{Type: codec.TypeList, Version: tx.NewVersion(k), Head: codec.ListInitialSeq, Tail: codec.ListInitialSeq}
-		}); err != nil {
-			t.Fatal(err)
-		}
 		var val []byte
 		for start := 0; start < n; start += 10_000 {
 			if err := s.Store.Do(id, func(tx *shard.Tx) {
-				raw := tx.DataPrefix(0, k, m.Version)
-				plen := len(raw)
+				l, err := datatype.LookupList(tx, 0, k)
+				if err != nil {
+					t.Fatal(err)
+				}
 				for i := start; i < start+10_000; i++ {
-					raw = codec.AppendListSeq(raw[:plen], m.Tail)
 					val = strconv.AppendInt(append(val[:0], 'e'), int64(i), 10)
-					tx.PutData(k, raw, val)
-					m.Tail++
-					m.Count++
+					l.Push(val, false)
 				}
-				if start+10_000 >= n {
-					tx.SetMeta(0, k, &m)
-				}
+				l.Save()
 			}); err != nil {
 				t.Fatal(err)
 			}
@@ -513,5 +521,98 @@ func TestList_RESP3(t *testing.T) {
 	}
 	if want := ":2\r\n_\r\n_\r\n*2\r\n$1\r\nk\r\n*1\r\n$1\r\na\r\n_\r\n*1\r\n:0\r\n"; string(got[i:]) != want {
 		t.Fatalf("replies %q, want %q", got[i:], want)
+	}
+}
+
+// A list crossing several nodes, with elements over the inline limit among small ones, reads
+// back through every command that walks or rewrites it (pops at both ends, LINDEX and LSET at
+// node edges, LINSERT, LREM, LTRIM, DUMP and RESTORE, COPY, RENAME), each compared with a
+// slice, and leaves no node or big element outside its positions.
+func TestList_Nodes_BigAndSmallAcrossNodes_ReadBack(t *testing.T) {
+	s := testserver.Start(t)
+	c := s.Client(t)
+	ctx := context.Background()
+	var model []string
+	for i := range 300 {
+		e := fmt.Sprint("e", i)
+		if i%5 == 2 {
+			e = fmt.Sprintf("big%d-%s", i, strings.Repeat("x", 200+i))
+		}
+		model = append(model, e)
+	}
+	args := []any{"RPUSH", "l"}
+	for _, e := range model {
+		args = append(args, e)
+	}
+	c.Do(ctx, args...)
+	check := func(step, key string) {
+		t.Helper()
+		got, err := c.LRange(ctx, key, 0, -1).Result()
+		if err != nil || !slices.Equal(got, model) {
+			t.Fatalf("%s: LRANGE %s = %d elements (%v), want %d", step, key, len(got), err, len(model))
+		}
+		if r := listRead(t, s.Store, key); !slices.Equal(r, model) {
+			t.Fatalf("%s: stored %s differs", step, key)
+		}
+		for _, i := range []int{0, 1, 62, 63, 64, 65, 127, 128, len(model) - 1} {
+			if i < len(model) {
+				if v, _ := c.LIndex(ctx, key, int64(i)).Result(); v != model[i] {
+					t.Fatalf("%s: LINDEX %s %d = %.20q, want %.20q", step, key, i, v, model[i])
+				}
+			}
+		}
+	}
+	check("rpush", "l")
+	got, _ := c.LPopCount(ctx, "l", 70).Result()
+	if !slices.Equal(got, model[:70]) {
+		t.Fatalf("LPOP 70 = %.40q", got)
+	}
+	model = model[70:]
+	got, _ = c.RPopCount(ctx, "l", 3).Result()
+	if want := []string{model[len(model)-1], model[len(model)-2], model[len(model)-3]}; !slices.Equal(got, want) {
+		t.Fatalf("RPOP 3 = %.40q", got)
+	}
+	model = model[:len(model)-3]
+	check("pops", "l")
+	big := strings.Repeat("B", 500)
+	c.LSet(ctx, "l", 0, big)
+	c.LSet(ctx, "l", 63, "small")
+	c.LSet(ctx, "l", 64, big)
+	model[0], model[63], model[64] = big, "small", big
+	check("lset", "l")
+	c.LInsertBefore(ctx, "l", model[100], "ins")
+	model = slices.Insert(model, 100, "ins")
+	c.LInsertAfter(ctx, "l", model[5], big+"2")
+	model = slices.Insert(model, 6, big+"2")
+	check("linsert", "l")
+	c.LRem(ctx, "l", 0, big)
+	model = slices.DeleteFunc(model, func(e string) bool { return e == big })
+	check("lrem", "l")
+	c.LTrim(ctx, "l", 3, -5)
+	model = model[3 : len(model)-4]
+	check("ltrim", "l")
+	dump, err := c.Dump(ctx, "l").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Restore(ctx, "r", 0, dump)
+	check("restore", "r")
+	c.Copy(ctx, "l", "cp", 0, false)
+	check("copy", "cp")
+	c.Rename(ctx, "cp", "rn")
+	check("rename", "rn")
+	for len(model) > 0 {
+		c.RPop(ctx, "l")
+		c.LPop(ctx, "l")
+		model = model[1:]
+		if len(model) > 0 {
+			model = model[:len(model)-1]
+		}
+		if len(model) > 0 && len(model)%17 == 0 {
+			check("drain", "l")
+		}
+	}
+	if n, _ := c.Exists(ctx, "l").Result(); n != 0 {
+		t.Fatal("the drained list is still there")
 	}
 }

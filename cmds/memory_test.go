@@ -40,6 +40,16 @@ func TestMemory_Usage_FollowsTheValue(t *testing.T) {
 	if est < 100_000 || all < 100_000 || est > 2*all || all > 2*est {
 		t.Fatalf("MEMORY USAGE l = %d (5 samples), %d (all)", est, all)
 	}
+	// A list's nodes hold 64 elements each: 1,000 elements of 10 bytes take about 13 KB, not a
+	// node's size per element.
+	for range 1000 {
+		c.RPush(ctx, "sl", "0123456789")
+	}
+	for _, samples := range []int{5, 0} {
+		if n := c.MemoryUsage(ctx, "sl", samples).Val(); n < 10_000 || n > 50_000 {
+			t.Fatalf("MEMORY USAGE sl SAMPLES %d = %d for 1,000 elements of 10 bytes", samples, n)
+		}
+	}
 	if h := c.MemoryUsage(ctx, "h").Val(); h < 1000 {
 		t.Fatalf("MEMORY USAGE h = %d for 10 fields of 100 bytes", h)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"shardis/datatype"
 	"shardis/internal/testserver"
 	"shardis/shard"
 )
@@ -202,7 +203,8 @@ func TestSort_StoreReplays(t *testing.T) {
 		if !ok {
 			return
 		}
-		it := tx.IterateData(0, key, m.Version, nil, nil, false)
+		l, _ := datatype.ListFromMeta(tx, 0, key, m, true)
+		it := l.Iter(0, false)
 		for ; it.Valid(); it.Next() {
 			got = append(got, string(it.Value()))
 		}

@@ -9,24 +9,9 @@ import (
 //
 //	hash  field                          -> value
 //	set   member                         -> empty
-//	list  sequence (8, big-endian)       -> element
+//	list  node (8) or node (8) · position (8): see listnode.go
 //	zset  0x00 · member                  -> score (8, IEEE 754 bits, big-endian)
 //	zset  0x01 · sortable score (8) · member -> empty
-
-// ListInitialSeq is where an empty list's head and tail start: the middle of the sequence
-// space, so a list can grow a long way at either end.
-const ListInitialSeq uint64 = 1 << 63
-
-// AppendListSeq appends the element part of list position seq.
-func AppendListSeq(b []byte, seq uint64) []byte { return binary.BigEndian.AppendUint64(b, seq) }
-
-// ListSeq decodes the element part of a list data key.
-func ListSeq(elem []byte) uint64 {
-	if len(elem) != 8 {
-		return 0
-	}
-	return binary.BigEndian.Uint64(elem)
-}
 
 // Sorted-set element kinds.
 const (

@@ -25,8 +25,9 @@ const (
 // directory is migrated by rewriting its manifest, which stops a format-3 build from
 // misreading them. 5: a unit may span one shard (an EXEC's or a script's records); a
 // format-4 directory holds none and is migrated by rewriting its manifest. 6: hashes, sets and
-// sorted sets may be packed into their meta (flags 0x20, 0x10); a format-5 directory holds none and is
-// migrated by rewriting its manifest.
+// sorted sets may be packed into their meta (flags 0x20, 0x10), and a list's elements are in
+// nodes (listnode.go), its meta marked with flagListNodes; a format-5 directory's lists are
+// converted when it opens (shard/migrate.go), and it holds no packed meta.
 const FormatVersion = 6
 
 // SlotCount is the number of Redis Cluster hash slots.
@@ -72,14 +73,19 @@ const flagRaw = 0x80
 // meta's version, and the meta holds only its length (docs/ENCODING.md).
 const flagFrag = 0x40
 
-// flagPacked marks a hash, set or sorted set whose elements are in its meta value (Meta.Value, the packed
-// layout of docs/ENCODING.md) instead of data keys.
+// flagPacked marks a hash, set or sorted set whose elements are in its meta value (Meta.Value,
+// the packed layout of docs/ENCODING.md) instead of data keys.
 const flagPacked = 0x20
 
 // flagCompact marks a hash, set or sorted set that Redis 7.0 would still hold in its small
 // encoding: a hash's or sorted set's listpack, a set's intset. It is cleared for good when a
 // write passes Redis's limits.
 const flagCompact = 0x10
+
+// flagListNodes marks a list whose elements are in nodes (format 6): every list this build
+// writes. Only the migration from format 5 reads it, to skip lists already converted. (The
+// bit is flagPacked's: the flags' meaning depends on the type.)
+const flagListNodes = 0x20
 
 // typeMask keeps the type of a meta value's first byte; the high bits are flags.
 const typeMask = 0x0f
@@ -166,6 +172,9 @@ func AppendMeta(b []byte, m *Meta) []byte {
 	if m.Compact && packable {
 		t |= flagCompact
 	}
+	if m.Type == TypeList {
+		t |= flagListNodes
+	}
 	b = append(b, t)
 	b = binary.BigEndian.AppendUint64(b, uint64(m.Expire))
 	switch {
@@ -201,6 +210,10 @@ func DecodeMeta(v []byte, m *Meta) error {
 	case TypeHash, TypeSet, TypeZSet:
 		m.Packed, m.Compact = v[0]&flagPacked != 0, v[0]&flagCompact != 0
 	case TypeString:
+	case TypeList: // flagListNodes (0x20) is the list's own
+		if v[0]&flagCompact != 0 {
+			return fmt.Errorf("%w: type %d", ErrCorruptMeta, v[0])
+		}
 	default:
 		if v[0]&(flagPacked|flagCompact) != 0 {
 			return fmt.Errorf("%w: type %d", ErrCorruptMeta, v[0])
@@ -255,6 +268,11 @@ func MetaType(v []byte) Type {
 		return TypeString
 	}
 	return Type(v[0] & typeMask)
+}
+
+// MetaListNodes reports whether an encoded meta value is a list in nodes (flagListNodes).
+func MetaListNodes(v []byte) bool {
+	return len(v) > 0 && Type(v[0]&typeMask) == TypeList && v[0]&flagListNodes != 0
 }
 
 // MetaHasData reports whether an encoded meta value has data keys: a collection's (but a

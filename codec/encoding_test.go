@@ -101,12 +101,14 @@ func TestCollections_DocExamples(t *testing.T) {
 		"hash meta": {AppendMeta(nil, &Meta{Type: TypeHash, Version: ver, Count: 1}),
 			unhex(t, "01 0000000000000000 1800000000000001 0000000000000001")},
 		"list meta": {AppendMeta(nil, &Meta{Type: TypeList, Version: ver, Count: 1, Head: ListInitialSeq - 1, Tail: ListInitialSeq}),
-			unhex(t, "02 0000000000000000 1800000000000001 0000000000000001 7fffffffffffffff 8000000000000000")},
-		"list data":   {AppendListSeq(prefix, ListInitialSeq-1), append(prefix, unhex(t, "7fffffffffffffff")...)},
-		"zset member": {AppendZSetMember(prefix, []byte("m")), append(prefix, 0x00, 'm')},
-		"zset value":  {AppendScoreValue(nil, 1.5), unhex(t, "3ff8000000000000")},
-		"zset score":  {AppendZSetScore(prefix, 1.5, []byte("m")), append(prefix, unhex(t, "01 bff8000000000000 6d")...)},
-		"neg score":   {AppendSortableScore(nil, -1.5), unhex(t, "4007ffffffffffff")},
+			unhex(t, "22 0000000000000000 1800000000000001 0000000000000001 7fffffffffffffff 8000000000000000")},
+		"list node":       {AppendListNodeElem(prefix, (ListInitialSeq-1)>>ListNodeShift), append(prefix, unhex(t, "01ffffffffffffff")...)},
+		"list big":        {AppendListBigElem(prefix, ListInitialSeq-1), append(prefix, unhex(t, "01ffffffffffffff 7fffffffffffffff")...)},
+		"list node value": {listNodeOf63("e"), append(make([]byte, 126), 0x02, 0x00, 0x01, 'e')},
+		"zset member":     {AppendZSetMember(prefix, []byte("m")), append(prefix, 0x00, 'm')},
+		"zset value":      {AppendScoreValue(nil, 1.5), unhex(t, "3ff8000000000000")},
+		"zset score":      {AppendZSetScore(prefix, 1.5, []byte("m")), append(prefix, unhex(t, "01 bff8000000000000 6d")...)},
+		"neg score":       {AppendSortableScore(nil, -1.5), unhex(t, "4007ffffffffffff")},
 		"packed hash": {AppendMeta(nil, &Meta{Type: TypeHash, Version: ver, Count: 1, Packed: true, Compact: true, Value: []byte("\x01f\x01v")}),
 			unhex(t, "31 0000000000000000 1800000000000001 0000000000000001 01 66 01 76")},
 		"packed intset": {AppendMeta(nil, &Meta{Type: TypeSet, Version: ver, Count: 1, Packed: true, Compact: true, Value: []byte("\x015")}),
@@ -199,4 +201,11 @@ func TestMeta_PackedHashAndSet_RoundTrip(t *testing.T) {
 	if err := DecodeMeta(list, &m); err == nil {
 		t.Error("a list meta with the compact flag decoded")
 	}
+}
+
+// listNodeOf63 is the value of a node whose slot 63 alone holds elem.
+func listNodeOf63(elem string) []byte {
+	var n ListNode
+	n.Kind[63], n.Elem[63] = ListSlotInline, []byte(elem)
+	return AppendListNode(nil, &n, ^uint64(0))
 }

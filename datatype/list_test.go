@@ -3,6 +3,7 @@ package datatype
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -211,7 +212,7 @@ func TestList_Trim(t *testing.T) {
 func TestList_PositionsIterRangeStream(t *testing.T) {
 	s := openStore(t)
 	var spec []string
-	for i := range 100 { // longer than listPointReads: walks use an iterator
+	for i := range 100 { // more than one node
 		spec = append(spec, fmt.Sprint(i%10))
 	}
 	makeList(t, s, "l", strings.Join(spec, " "))
@@ -288,8 +289,8 @@ func TestList_NewListReplacesAndWrongType(t *testing.T) {
 	})
 }
 
-// openCachedStore is openStore with the server's key cache and memtable budget: pops read
-// ahead into the key cache only when it has room.
+// openCachedStore is openStore with the server's key cache and memtable budget: nodes are
+// served from the key cache.
 func openCachedStore(t testing.TB) *shard.Store {
 	t.Helper()
 	s, err := shard.Open(shard.Options{Dir: t.TempDir(), Shards: 1, Databases: 16, BlockCacheSize: 64 << 20,
@@ -301,9 +302,9 @@ func openCachedStore(t testing.TB) *shard.Store {
 	return s
 }
 
-// Pops read the elements the next pops take into the key cache: what they return must still
-// be the transaction's own writes first, then what is committed, across groups.
-func TestList_PopOne_ReadAheadFollowsWrites(t *testing.T) {
+// Pops read their nodes from the transaction, then the key cache: what they return must be the
+// transaction's own writes first, then what is committed, across groups.
+func TestList_PopOne_OwnWritesThenCommitted_Seen(t *testing.T) {
 	s := openCachedStore(t)
 	var model []string
 	var spec []string
@@ -327,7 +328,7 @@ func TestList_PopOne_ReadAheadFollowsWrites(t *testing.T) {
 	withList(t, s, "l", func(l *List) {
 		l.Set(-2, []byte("new"))
 		model[len(model)-2] = "new"
-		pop(l, false) // reads ahead the committed e136..e199, e198 among them
+		pop(l, false) // reads the committed last node, e198 among its slots
 		pop(l, false) // the transaction's "new", not the committed e198
 		pop(l, true)
 		l.Set(1, []byte("new1"))
@@ -358,9 +359,8 @@ func TestList_PopOne_ReadAheadFollowsWrites(t *testing.T) {
 	})
 }
 
-// Walks of up to listCachedReads positions read what the key cache holds and go on with an
-// iterator at the first element it does not: with a cache that holds only the newest pushes,
-// every range, either way, must still be the list.
+// Walks read nodes from the key cache or RocksDB: with a cache that holds only the newest
+// pushes, every range, either way, must still be the list.
 func TestList_Range_PartlyCachedMatchesList(t *testing.T) {
 	s, err := shard.Open(shard.Options{Dir: t.TempDir(), Shards: 1, Databases: 16, BlockCacheSize: 8 << 20,
 		WriteBufferSize: 8 << 20, KeyCacheSize: 64 << 10})
@@ -448,9 +448,9 @@ func TestList_EmptiedAfterManyPops_LeavesNoElement(t *testing.T) {
 	}
 }
 
-// The elements a pop read ahead stay the shard's until other commits change them: a later
+// The nodes a pop read stay in the key cache until other commits change them: a later
 // group's LSET, LREM-like rewrite, push or DEL of the list must be what the next pops see.
-func TestList_PopOne_CommitsAfterTheReadAhead_AreSeen(t *testing.T) {
+func TestList_PopOne_LaterCommits_AreSeen(t *testing.T) {
 	s := openCachedStore(t)
 	var spec []string
 	for i := range 200 {
@@ -465,7 +465,7 @@ func TestList_PopOne_CommitsAfterTheReadAhead_AreSeen(t *testing.T) {
 			}
 		})
 	}
-	popWant(false, "e199") // reads e136..e199 ahead
+	popWant(false, "e199") // caches the last node
 	withList(t, s, "l", func(l *List) { l.Set(-1, []byte("set")) })
 	popWant(false, "set")
 	withList(t, s, "l", func(l *List) {
@@ -482,4 +482,261 @@ func TestList_PopOne_CommitsAfterTheReadAhead_AreSeen(t *testing.T) {
 	popWant(false, "c")
 	popWant(false, "b")
 	popWant(true, "a")
+}
+
+// listKeysValid checks the stored layout of list key against its meta: every data key is a
+// node spanning live positions or the big element of a live big slot, and every live slot is
+// filled. It returns the number of node keys and of big element keys.
+func listKeysValid(t *testing.T, tx *shard.Tx, key string) (nodes, bigs int) {
+	t.Helper()
+	m, ok := tx.Meta(0, []byte(key))
+	if !ok {
+		return 0, 0
+	}
+	it := tx.IterateData(0, []byte(key), m.Version, nil, nil, false)
+	defer it.Close()
+	for ; it.Valid(); it.Next() {
+		node, seq, big, ok := codec.ParseListElem(it.Elem())
+		switch {
+		case !ok:
+			t.Errorf("data key element %x", it.Elem())
+		case big:
+			bigs++
+			n, slot := codec.ListNodeOf(seq)
+			v, _ := tx.GetData([]byte(key), append(tx.DataPrefix(0, []byte(key), m.Version), codec.AppendListNodeElem(nil, n)...))
+			if k, _ := codec.ListNodeSlot(v, slot); seq < m.Head || seq >= m.Tail || k != codec.ListSlotBig {
+				t.Errorf("big element at %d (slot kind %d) out of [%d, %d)", seq, k, m.Head, m.Tail)
+			}
+		default:
+			nodes++
+			if node < m.Head>>codec.ListNodeShift || node > (m.Tail-1)>>codec.ListNodeShift {
+				t.Errorf("node %d holds no position of [%d, %d)", node, m.Head, m.Tail)
+			}
+			for i := range codec.ListNodeSlots {
+				seq := node<<codec.ListNodeShift + uint64(i)
+				if k, _ := codec.ListNodeSlot(it.Value(), i); seq >= m.Head && seq < m.Tail && k == codec.ListSlotEmpty {
+					t.Errorf("live position %d empty in its node", seq)
+				}
+			}
+		}
+	}
+	return nodes, bigs
+}
+
+// listElem is the i-th element a test pushes: every seventh one longer than the inline limit,
+// so it goes to a key of its own.
+func listElem(i int) string {
+	if i%7 == 3 {
+		return fmt.Sprintf("big%d-%s", i, strings.Repeat("x", codec.ListInlineMax))
+	}
+	return fmt.Sprint("e", i)
+}
+
+// Random pushes, pops, sets, inserts, removals and trims across node boundaries, in groups of
+// a few operations per transaction, against a slice: the list reads back equal after every
+// group, its stored keys stay exactly its live nodes and big elements, and an emptied list
+// made again starts empty.
+func TestList_Nodes_RandomOperations_MatchModel(t *testing.T) {
+	s := openCachedStore(t)
+	rng := rand.New(rand.NewPCG(7, 27))
+	var model []string
+	next := 0
+	elem := func() string { next++; return listElem(next) }
+	for round := range 400 {
+		var ops []string
+		before := slices.Clone(model)
+		withList(t, s, "l", func(l *List) {
+			for range 1 + rng.IntN(4) {
+				op := rng.IntN(10)
+				ops = append(ops, fmt.Sprint(op, " len ", len(model)))
+				switch {
+				case op < 3: // pushes, sometimes many: a whole node and more
+					n := 1 + rng.IntN(3)
+					if rng.IntN(8) == 0 {
+						n = 70 + rng.IntN(70)
+					}
+					left := rng.IntN(2) == 0
+					ops = append(ops, fmt.Sprint("push ", n, left))
+					for range n {
+						e := elem()
+						l.Push([]byte(e), left)
+						if left {
+							model = append([]string{e}, model...)
+						} else {
+							model = append(model, e)
+						}
+					}
+				case op < 5 && len(model) > 0: // pops
+					left := rng.IntN(2) == 0
+					n := 1 + rng.IntN(min(len(model), 80))
+					ops = append(ops, fmt.Sprint("pop ", n, left))
+					var got []string
+					if n == 1 {
+						got = append(got, string(l.PopOne(left)))
+					} else {
+						l.Pop(uint64(n), left, func(v []byte) { got = append(got, string(v)) })
+					}
+					var want []string
+					if left {
+						want, model = slices.Clone(model[:n]), model[n:]
+					} else {
+						want = slices.Clone(model[len(model)-n:])
+						slices.Reverse(want)
+						model = model[:len(model)-n]
+					}
+					if !slices.Equal(got, want) {
+						t.Errorf("round %d: pop %d left=%v = %.80q, want %.80q", round, n, left, got, want)
+					}
+				case op == 5 && len(model) > 0:
+					i, e := rng.IntN(len(model)), elem()
+					l.Set(int64(i), []byte(e))
+					model[i] = e
+				case op == 6 && len(model) > 0:
+					i, e, before := rng.IntN(len(model)), elem(), rng.IntN(2) == 0
+					pivot := model[i]
+					i = slices.Index(model, pivot)
+					if !before {
+						i++
+					}
+					l.Insert([]byte(pivot), []byte(e), before)
+					model = slices.Insert(model, i, e)
+				case op == 7 && len(model) > 0:
+					// Duplicate an element so LREM has several matches, then remove some.
+					e := model[rng.IntN(len(model))]
+					l.Push([]byte(e), false)
+					model = append(model, e)
+					count := int64(rng.IntN(5) - 2)
+					ops = append(ops, fmt.Sprintf("lrem %q %d", e, count))
+					l.RemoveMatches([]byte(e), count)
+					model = removeModel(model, e, count)
+				case op == 8 && len(model) > 0:
+					off := rng.IntN(len(model))
+					kept := rng.IntN(len(model) - off + 1)
+					if rng.IntN(3) > 0 { // mostly trims of a few at either end
+						off = rng.IntN(min(len(model), 3))
+						kept = max(0, len(model)-off-rng.IntN(3))
+					}
+					ops = append(ops, fmt.Sprint("trim ", off, kept))
+					l.Trim(int64(off), int64(kept))
+					model = model[off : off+kept]
+					if kept == 0 {
+						model = nil
+					}
+				}
+			}
+		})
+		do(t, s, func(tx *shard.Tx) {
+			l, _ := LookupList(tx, 0, []byte("l"))
+			if got := listString(&l); got != strings.Join(model, " ") {
+				t.Errorf("round %d: list %.300q\nwant %.300q", round, got, strings.Join(model, " "))
+			}
+			if len(model) == 0 && l.Exists() {
+				t.Errorf("round %d: an emptied list kept", round)
+			}
+			listKeysValid(t, tx, "l")
+		})
+		if t.Failed() {
+			t.Logf("round %d: operations %q, %d elements, before %q", round, ops, len(model), before)
+			return
+		}
+	}
+}
+
+// removeModel is LREM on a slice.
+func removeModel(model []string, e string, count int64) []string {
+	var out []string
+	removed := int64(0)
+	limit := count
+	if limit < 0 {
+		limit = -limit
+	}
+	if count >= 0 {
+		for _, v := range model {
+			if v == e && (limit == 0 || removed < limit) {
+				removed++
+				continue
+			}
+			out = append(out, v)
+		}
+		return out
+	}
+	for i := len(model) - 1; i >= 0; i-- {
+		if model[i] == e && removed < limit {
+			removed++
+			continue
+		}
+		out = append(out, model[i])
+	}
+	slices.Reverse(out)
+	return out
+}
+
+// A queue's pops change only the meta until a node's last position goes: popping 63 of a
+// full node's 64 positions keeps its key, the 64th deletes it; pushes fill one node per 64
+// elements; a big element has a key of its own, gone with its pop.
+func TestList_Nodes_PopsDeleteANodeWhenItEmpties(t *testing.T) {
+	s := openStore(t)
+	withList(t, s, "q", func(l *List) {
+		for i := range 3 * codec.ListNodeSlots {
+			l.Push([]byte(fmt.Sprint("e", i)), false) // from ListInitialSeq: node-aligned
+		}
+		l.Push([]byte(strings.Repeat("b", 1000)), false)
+	})
+	counts := func() (nodes, bigs int) {
+		do(t, s, func(tx *shard.Tx) { nodes, bigs = listKeysValid(t, tx, "q") })
+		return nodes, bigs
+	}
+	if n, b := counts(); n != 4 || b != 1 {
+		t.Fatalf("after 193 pushes: %d nodes, %d big elements, want 4 and 1", n, b)
+	}
+	for range codec.ListNodeSlots - 1 {
+		withList(t, s, "q", func(l *List) { l.PopOne(true) })
+	}
+	if n, _ := counts(); n != 4 {
+		t.Fatalf("after 63 pops: %d nodes, want 4", n)
+	}
+	withList(t, s, "q", func(l *List) { l.PopOne(true) })
+	if n, _ := counts(); n != 3 {
+		t.Fatalf("after 64 pops: %d nodes, want 3", n)
+	}
+	withList(t, s, "q", func(l *List) {
+		if v := l.PopOne(false); len(v) != 1000 {
+			t.Fatalf("popped %d bytes, want the big element", len(v))
+		}
+	})
+	if n, b := counts(); n != 2 || b != 0 {
+		t.Fatalf("after the big element's pop: %d nodes, %d big elements, want 2 and 0", n, b)
+	}
+}
+
+// A node stays small whatever its elements' size: 64 elements of 1 KB make 64 keys of their
+// own and a node of a few hundred bytes, so a push does not rewrite kilobytes.
+func TestList_Nodes_BigElementsOutOfNode(t *testing.T) {
+	s := openStore(t)
+	big := strings.Repeat("z", 1024)
+	withList(t, s, "q", func(l *List) {
+		for range codec.ListNodeSlots {
+			l.Push([]byte(big), true)
+		}
+		l.Push([]byte("small"), true)
+	})
+	do(t, s, func(tx *shard.Tx) {
+		m, _ := tx.Meta(0, []byte("q"))
+		prefix := tx.DataPrefix(0, []byte("q"), m.Version)
+		for n := m.Head >> codec.ListNodeShift; n <= (m.Tail-1)>>codec.ListNodeShift; n++ {
+			if v, _ := tx.GetData([]byte("q"), codec.AppendListNodeElem(slices.Clone(prefix), n)); len(v) > 512 {
+				t.Errorf("node %d is %d bytes", n, len(v))
+			}
+		}
+		if _, b := listKeysValid(t, tx, "q"); b != codec.ListNodeSlots {
+			t.Errorf("%d big elements, want %d", b, codec.ListNodeSlots)
+		}
+		l, _ := LookupList(tx, 0, []byte("q"))
+		if v, _ := l.Index(0); string(v) != "small" {
+			t.Errorf("index 0 = %q", v)
+		}
+		if v, _ := l.Index(-1); string(v) != big {
+			t.Errorf("index -1 = %.10q", v)
+		}
+	})
 }

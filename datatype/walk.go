@@ -45,9 +45,15 @@ func ValueScan(tx *shard.Tx, db int, key []byte, m *codec.Meta) ElemScan {
 	return TxScan(tx, db, key, m.Version)
 }
 
-// WalkValues calls fn with every value in element order: a list's elements head to tail.
-func WalkValues(scan ElemScan, fn func(val []byte) error) error {
-	return scan(nil, nil, false, func(_, val []byte) error { return fn(val) })
+// WalkList calls fn with the elements of the list whose meta is m, head to tail: its nodes'
+// slots at positions [Head, Tail) and its big elements, in one pass in key order.
+func WalkList(scan ElemScan, m *codec.Meta, fn func(val []byte) error) error {
+	if m.Tail <= m.Head {
+		return nil
+	}
+	sc := listScan{lo: m.Head, hi: m.Tail, out: fn}
+	return scan(codec.AppendListNodeElem(nil, m.Head>>codec.ListNodeShift),
+		codec.AppendListNodeElem(nil, (m.Tail-1)>>codec.ListNodeShift+1), false, sc.feed)
 }
 
 // WalkElems calls fn with every element: a set's members.

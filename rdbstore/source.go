@@ -66,7 +66,7 @@ func valueSource(m *codec.Meta, scan datatype.ElemScan) (rdb.Source, error) {
 		return rdb.Source{Kind: rdb.KindString, String: b}, err
 	case codec.TypeList:
 		return rdb.Source{Kind: rdb.KindList, List: elements{n, func(fn func([]byte) error) error {
-			return datatype.WalkValues(scan, fn)
+			return datatype.WalkList(scan, m, fn)
 		}}}, nil
 	case codec.TypeSet:
 		return rdb.Source{Kind: rdb.KindSet, Set: elements{n, func(fn func([]byte) error) error {

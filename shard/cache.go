@@ -1,8 +1,6 @@
 package shard
 
 import (
-	"bytes"
-	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -42,92 +40,6 @@ type keyCache struct {
 	// epoch counts the commits written through. A reader outside the shard that missed and
 	// read RocksDB may insert what it read only if no commit came in between (see putIfEpoch).
 	epoch uint64
-	// ahead is the run of data keys a pop read ahead (Tx.readAhead), the holder's alone.
-	ahead aheadRun
-}
-
-// aheadRun holds the committed values of consecutive data keys read ahead for a queue's pops,
-// outside the map: filling the map with 64 entries that the next pops delete again cost RPOP
-// a fifth of its time in map inserts, evictions and lookups. Only the shard's holder uses it
-// (reads, readAhead, writeThrough, clear), so it needs no lock; readers in the event loops do
-// not see it and read the map or RocksDB.
-type aheadRun struct {
-	keys [][]byte // ascending
-	vals [][]byte // immutable; a fresh buffer per run, so values handed out stay valid
-	// state of each key: aheadValue (vals holds the committed value), aheadGone (deleted by
-	// a later commit), aheadUnknown (rewritten by a later commit: ask the map or RocksDB).
-	state []uint8
-}
-
-const (
-	aheadValue uint8 = iota
-	aheadGone
-	aheadUnknown
-)
-
-// aheadRunMaxBytes bounds the values one run holds: a queue of big jobs reads fewer ahead.
-const aheadRunMaxBytes = 256 << 10
-
-// find returns the index of raw in the run, or -1.
-func (r *aheadRun) find(raw []byte) int {
-	n := len(r.keys)
-	if n == 0 || bytes.Compare(raw, r.keys[0]) < 0 || bytes.Compare(raw, r.keys[n-1]) > 0 {
-		return -1
-	}
-	i, found := slices.BinarySearchFunc(r.keys, raw, bytes.Compare)
-	if !found {
-		return -1
-	}
-	return i
-}
-
-// get returns the committed state of raw if the run knows it.
-func (r *aheadRun) get(raw []byte) (val []byte, exists, known bool) {
-	i := r.find(raw)
-	if i < 0 || r.state[i] == aheadUnknown {
-		return nil, false, false
-	}
-	return r.vals[i], r.state[i] == aheadValue, true
-}
-
-// wrote records a commit's write of raw: a delete is known, a new value is left to the map.
-func (r *aheadRun) wrote(raw []byte, exists bool) {
-	if i := r.find(raw); i >= 0 {
-		r.state[i], r.vals[i] = aheadGone, nil
-		if exists {
-			r.state[i] = aheadUnknown
-		}
-	}
-}
-
-// fill replaces the run with what r read: up to readAheadMax entries, aheadRunMaxBytes of
-// values (the first one too big stays out: the caller reads it as any other key).
-func (a *aheadRun) fill(r *batchReader) {
-	a.reset()
-	var size int
-	for ; r.valid() && r.i < readAheadMax; r.i++ {
-		n := len(r.key()) + len(r.val())
-		if size+n > aheadRunMaxBytes {
-			break
-		}
-		size += n
-	}
-	buf := make([]byte, 0, size)
-	for j := 0; j < r.i; j++ {
-		k, v := r.ents[j].key, r.ents[j].val
-		buf = append(buf, k...)
-		a.keys = append(a.keys, buf[len(buf)-len(k):len(buf):len(buf)])
-		buf = append(buf, v...)
-		a.vals = append(a.vals, buf[len(buf)-len(v):len(buf):len(buf)])
-		a.state = append(a.state, aheadValue)
-	}
-}
-
-// reset empties the run.
-func (a *aheadRun) reset() {
-	clear(a.keys)
-	clear(a.vals)
-	a.keys, a.vals, a.state = a.keys[:0], a.vals[:0], a.state[:0]
 }
 
 type cacheSlot struct {
@@ -349,7 +261,6 @@ func (c *keyCache) clear() {
 		c.slots, c.free = nil, nil
 	}
 	c.slots, c.free, c.used, c.hand, c.headBytes = c.slots[:0], c.free[:0], 0, 0, 0
-	c.ahead.reset()
 }
 
 // maxKeptCacheRoom is the most entries an emptied cache keeps room for.

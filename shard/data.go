@@ -1,8 +1,6 @@
 package shard
 
 import (
-	"fmt"
-
 	"shardis/codec"
 )
 
@@ -61,8 +59,8 @@ func (tx *Tx) PutData(key, raw, val []byte) {
 
 // PutDataCached is PutData of a value that the commit also adds to the key cache (a
 // written data key is otherwise only updated there if cached), if it is among the last
-// maxCachedPuts so written: a list's new elements, which reads of its ends (LRANGE 0 99
-// after LPUSHes) then find in memory.
+// maxCachedPuts so written: a list's end nodes, which the next push, pop or LRANGE 0 99 then
+// finds in memory.
 func (tx *Tx) PutDataCached(key, raw, val []byte) {
 	p := tx.part(key)
 	if p < 0 {
@@ -75,24 +73,6 @@ func (tx *Tx) PutDataCached(key, raw, val []byte) {
 	start := len(tx.arena)
 	tx.arena = append(tx.arena, val...)
 	tx.putArenaEntry(p, raw, start, nil, true)
-}
-
-// CachedData returns the value of data key raw if the transaction or the key cache knows it,
-// without reading RocksDB: known is false when only RocksDB could say. The value is valid
-// until the group commits.
-func (tx *Tx) CachedData(key, raw []byte) (val []byte, exists, known bool) {
-	p := tx.part(key)
-	if p < 0 {
-		tx.fail(ErrNotHeld)
-		return nil, false, true
-	}
-	if e, ok := tx.overlay[string(tx.overlayKey(p, raw))]; ok {
-		return e.val, e.exists, true
-	}
-	if tx.inRangeDel(p, raw) || len(tx.fresh) > 0 && tx.inFreshVersion(p, raw) {
-		return nil, false, true
-	}
-	return tx.shards[p].cache.get(raw)
 }
 
 // DeleteData deletes data key raw.
@@ -143,12 +123,23 @@ func (tx *Tx) dropData(p, pdb int, key, val []byte) {
 		tx.deleteRange(p, prefix, end)
 		return
 	}
-	if m.Type == codec.TypeList && m.Tail-m.Head == m.Count {
-		// A dense list's elements are at positions [Head, Tail): deleted by position, without
-		// an iterator, which would step over the tombstones of every element a queue ever
-		// popped (an RPOP emptying a list that had held 300,000 took 270 ms).
-		for seq := m.Head; seq < m.Tail; seq++ {
-			tx.deleteRaw(p, codec.AppendListSeq(prefix, seq))
+	if m.Type == codec.TypeList && m.Tail-m.Head == m.Count && m.Count > 0 {
+		// A list's nodes and big elements are found from its positions [Head, Tail), without
+		// an iterator, which would step over the tombstones of every node and big element a
+		// queue ever popped (an RPOP emptying a list that had held 300,000 took 270 ms).
+		var node codec.ListNode
+		for n := m.Head >> codec.ListNodeShift; n <= (m.Tail-1)>>codec.ListNodeShift; n++ {
+			nk := codec.AppendListNodeElem(prefix, n)
+			v, _ := tx.getRaw(p, nk)
+			if node.Decode(v) == nil {
+				for i, k := range node.Kind {
+					seq := n<<codec.ListNodeShift + uint64(i)
+					if k == codec.ListSlotBig && seq >= m.Head && seq < m.Tail {
+						tx.deleteRaw(p, codec.AppendListBigElem(prefix, seq))
+					}
+				}
+			}
+			tx.deleteRaw(p, codec.AppendListNodeElem(prefix, n))
 		}
 		return
 	}
@@ -207,63 +198,4 @@ func (tx *Tx) DeleteDataRange(key, lowerRaw, upperRaw []byte) {
 	if len(tx.ranges) > n {
 		tx.ranges[n].live = true
 	}
-}
-
-// readAheadMax is how many data keys GetDataAhead reads into the key cache at once.
-const readAheadMax = 64
-
-// GetDataAhead is GetData of data key raw for a caller that reads the keys beside it next (a
-// queue's pops), all in [lower, upper), which holds raw: lower and upper are the first
-// prefixLen bytes of raw followed by lowerElem and upperElem, built only when a read ahead
-// happens (a pop's element is usually in the run already). When neither the transaction nor the
-// key cache knows raw, one RocksDB iterator copies the committed values of the first
-// readAheadMax keys of that range into the shard's read-ahead run (keyCache.ahead), where the
-// following reads find them: one iterator per readAheadMax pops instead of a point read (a
-// cgo call and a memtable and file search) per pop. The range is read ascending whichever way
-// the caller walks: stepping back in a memtable is a search from the top of its skip list, as
-// costly as a point read.
-func (tx *Tx) GetDataAhead(key, raw []byte, prefixLen int, lowerElem, upperElem []byte) ([]byte, bool) {
-	p := tx.part(key)
-	if p < 0 {
-		tx.fail(ErrNotHeld)
-		return nil, false
-	}
-	c := tx.shards[p].cache
-	if tx.view || c.budget <= 0 || tx.pending(p, raw) {
-		return tx.getRaw(p, raw)
-	}
-	if v, exists, known := c.ahead.get(raw); known {
-		return v, exists
-	}
-	if v, exists, hit := c.lookup(raw, false); hit {
-		return v, exists
-	}
-	prefix := raw[:prefixLen:prefixLen]
-	tx.readAhead(p, append(prefix, lowerElem...), append(prefix, upperElem...))
-	if v, exists, known := c.ahead.get(raw); known {
-		return v, exists
-	}
-	return tx.getRaw(p, raw)
-}
-
-// pending reports whether the transaction's own writes decide a read of raw in part p.
-func (tx *Tx) pending(p int, raw []byte) bool {
-	if _, ok := tx.overlay[string(tx.overlayKey(p, raw))]; ok {
-		return true
-	}
-	return tx.inRangeDel(p, raw) || len(tx.fresh) > 0 && tx.inFreshVersion(p, raw)
-}
-
-// readAhead replaces the shard's read-ahead run with the committed values of the first
-// readAheadMax keys of [lower, upper) of part p. Only the shard's holder calls it: what it
-// reads is the committed state, and the holder is the only one that commits.
-func (tx *Tx) readAhead(p int, lower, upper []byte) {
-	sh := tx.shards[p]
-	r := openBatchReaderN(tx.store.db, sh.cf, lower, upper, false, readAheadMax)
-	defer r.close()
-	if err := r.err(); err != nil {
-		tx.fail(fmt.Errorf("read shard %d: %w", sh.id, err))
-		return
-	}
-	sh.cache.ahead.fill(&r)
 }

@@ -176,8 +176,7 @@ func TestTx_DeleteDataRange_CachedKeysGone(t *testing.T) {
 }
 
 // PutDataCached adds only the last maxCachedPuts keys of a transaction to the key cache, so
-// one huge push cannot replace the cache's whole content; GetDataAhead then reads the rest
-// ahead in one go, into the shard's read-ahead run.
+// one huge write of many keys cannot replace the cache's whole content.
 func TestTx_PutDataCached_CachesTheLastPutsOnly(t *testing.T) {
 	s, err := Open(Options{Dir: t.TempDir(), Shards: 1, Databases: 16, BlockCacheSize: 8 << 20,
 		WriteBufferSize: 8 << 20, KeyCacheSize: 8 << 20})
@@ -197,83 +196,11 @@ func TestTx_PutDataCached_CachesTheLastPutsOnly(t *testing.T) {
 	})
 	_ = s.Do(0, func(tx *Tx) {
 		for i := range n {
-			v, exists, known := tx.CachedData(key, elem(i))
+			v, exists, known := tx.shards[0].cache.get(elem(i))
 			if want := i >= n-maxCachedPuts; known != want || known && (!exists || string(v) != fmt.Sprint("v", i)) {
 				t.Errorf("element %d: %q %v known %v, want known %v", i, v, exists, known, want)
 				return // t.Fatal would end the shard's goroutine, not the test's
 			}
-		}
-		// Not cached: one read ahead brings the next readAheadMax into the shard's read-ahead
-		// run.
-		v, ok := tx.GetDataAhead(key, elem(0), len(prefix), []byte("0000"), []byte(fmt.Sprint(n)))
-		if !ok || string(v) != "v0" {
-			t.Errorf("GetDataAhead: %q %v", v, ok)
-			return
-		}
-		for i := range n - maxCachedPuts {
-			if _, _, known := tx.shards[0].cache.ahead.get(elem(i)); known != (i < readAheadMax) {
-				t.Errorf("after reading ahead, element %d known %v", i, known)
-				return
-			}
-		}
-	})
-}
-
-// The read-ahead run holds committed state: a later commit's delete or rewrite of a key in it
-// is what the next GetDataAhead returns, and big values bound how many keys a run holds.
-func TestTx_GetDataAhead_LaterCommitsAndBigValues(t *testing.T) {
-	s, err := Open(Options{Dir: t.TempDir(), Shards: 1, Databases: 16, BlockCacheSize: 8 << 20,
-		WriteBufferSize: 8 << 20, KeyCacheSize: 8 << 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = s.Close() })
-	key := []byte("l")
-	var prefix []byte
-	elem := func(i int) []byte { return fmt.Appendf(append([]byte(nil), prefix...), "%04d", i) }
-	big := make([]byte, 100<<10)
-	_ = s.Do(0, func(tx *Tx) {
-		prefix = tx.DataPrefix(0, key, tx.NewVersion(key))
-		for i := range 100 {
-			tx.PutData(key, elem(i), fmt.Appendf(nil, "v%d", i))
-		}
-		for i := 100; i < 110; i++ {
-			tx.PutData(key, elem(i), append(big[:0:0], big...))
-		}
-	})
-	get := func(tx *Tx, i int) string {
-		v, ok := tx.GetDataAhead(key, elem(i), len(prefix), elem(i)[len(prefix):], []byte("0110"))
-		if !ok {
-			return "(absent)"
-		}
-		if len(v) == len(big) {
-			return "big"
-		}
-		return string(v)
-	}
-	_ = s.Do(0, func(tx *Tx) {
-		if got := get(tx, 0); got != "v0" {
-			t.Errorf("element 0: %s", got)
-		}
-	})
-	_ = s.Do(0, func(tx *Tx) {
-		tx.DeleteData(key, elem(1))
-		tx.PutData(key, elem(2), []byte("new"))
-	})
-	_ = s.Do(0, func(tx *Tx) {
-		for i, want := range []string{"v0", "(absent)", "new", "v3"} {
-			if got := get(tx, i); got != want {
-				t.Errorf("element %d after a commit changed the run: %s, want %s", i, got, want)
-			}
-		}
-		if got := get(tx, 100); got != "big" {
-			t.Errorf("element 100: %s", got)
-		}
-		if n := len(tx.shards[0].cache.ahead.keys); n > aheadRunMaxBytes/len(big) {
-			t.Errorf("a run of %d values of %d bytes", n, len(big))
-		}
-		if got := get(tx, 105); got != "big" {
-			t.Errorf("element 105: %s", got)
 		}
 	})
 }

@@ -55,7 +55,7 @@ func BenchmarkRead_RangeTombstonesInMemtable(b *testing.B) {
 					_ = s.Do(0, func(tx *Tx) { tx.deleteRange(0, elem(100_000+n*10), elem(100_000+n*10+5)) })
 				}
 				if i%64 == 0 {
-					r := openBatchReaderN(s.db, sh.cf, elem(at), elem(at+64), false, readAheadMax)
+					r := openBatchReaderN(s.db, sh.cf, elem(at), elem(at+64), false, 64)
 					if !r.valid() {
 						b.Fatal("read-ahead found nothing")
 					}

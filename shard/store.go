@@ -412,6 +412,11 @@ func (s *Store) checkManifest() error {
 			ErrLayout, s.opts.Dir, got.Shards, want.Shards, got.Shards)
 	}
 	if got.Format != want.Format {
+		if got.Format < 6 {
+			if err := s.migrateLists(); err != nil {
+				return fmt.Errorf("migrate %s from format %d to %d: %w", s.opts.Dir, got.Format, want.Format, err)
+			}
+		}
 		b, _ := json.Marshal(want)
 		if err := s.db.PutCF(s.woSync, s.defCF, manifestKey, b); err != nil {
 			return fmt.Errorf("migrate %s from format %d to %d: %w", s.opts.Dir, got.Format, want.Format, err)

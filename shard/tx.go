@@ -1007,9 +1007,6 @@ func (tx *Tx) writeThrough() {
 		}
 		p := int(k[0])<<8 | int(k[1])
 		raw := unsafe.Slice(unsafe.StringData(k[2:]), len(k)-2) // read-only; the cache copies it
-		if c := tx.shards[p].cache; len(c.ahead.keys) > 0 {
-			c.ahead.wrote(raw, e.exists)
-		}
 		if e.tail != 0 {
 			tx.shards[p].cache.putBigLocked(raw, e.val, tx.tailOf(e))
 			continue

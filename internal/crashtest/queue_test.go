@@ -13,8 +13,8 @@ import (
 )
 
 // TestCrash_KillNine_QueuesKeepAcknowledgedPushesAndPops runs queues (LPUSH, and RPOP of the
-// oldest element, which pops read ahead into the key cache) under appendfsync always, kills the
-// server with SIGKILL, and checks that each list after the restart holds exactly what the
+// oldest element, which reads its node, usually from the key cache) under appendfsync always,
+// kills the server with SIGKILL, and checks that each list after the restart holds exactly what the
 // acknowledged commands left, give or take the one command in flight.
 func TestCrash_KillNine_QueuesKeepAcknowledgedPushesAndPops(t *testing.T) {
 	shardisBinary(t)
