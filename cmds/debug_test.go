@@ -376,7 +376,9 @@ func TestDebug_PopulateManyBigValues_HeapBounded(t *testing.T) {
 	}
 	growth := int64(peak) - int64(before.HeapAlloc)
 	t.Logf("heap peak growth %.1f MB for %d MB of values (live before %d MB)", float64(growth)/(1<<20), n*size>>20, before.HeapAlloc>>20)
-	if growth > 120<<20 {
+	// Held for one commit, the values alone would grow it by twice their 190 MB; the bound
+	// leaves room for what other tests of the package allocate meanwhile (122 MB seen once).
+	if growth > 250<<20 {
 		t.Errorf("the heap grew by %d MB during DEBUG POPULATE of %d MB", growth>>20, n*size>>20)
 	}
 	if got := c.DBSize(testCtx).Val(); got != n {
