@@ -303,33 +303,23 @@ func (c *collection) walkAt(pos []uint64, fn func(i int, elem, val []byte)) {
 	}
 }
 
-// encodingOf names the encoding Redis 7.0 would use for a hash or set with meta m: a hash's
-// listpack or a set's intset while the meta says Redis's limits were never passed, else
-// hashtable (a meta written before the flag existed says so too).
-func encodingOf(m *codec.Meta) string {
+// Encoding returns the encoding Redis 7.0 would report for a hash, set or sorted set with
+// meta m (OBJECT ENCODING); "" for other types. The compact flag says Redis's limits were
+// never passed (a meta written before the flag existed lacks it too): a hash's or sorted
+// set's listpack, a set's intset; without it hashtable, or skiplist for a sorted set.
+func Encoding(m *codec.Meta) string {
 	switch {
+	case m.Type != codec.TypeHash && m.Type != codec.TypeSet && m.Type != codec.TypeZSet:
+		return ""
+	case !m.Compact && m.Type == codec.TypeZSet:
+		return "skiplist"
 	case !m.Compact:
 		return "hashtable"
-	case m.Type == codec.TypeHash:
-		return "listpack"
-	default:
+	case m.Type == codec.TypeSet:
 		return "intset"
+	default:
+		return "listpack"
 	}
-}
-
-// Encoding returns the encoding Redis 7.0 would report for a hash, set or sorted set with
-// meta m (OBJECT ENCODING); "" for other types.
-func Encoding(m *codec.Meta) string {
-	switch m.Type {
-	case codec.TypeHash, codec.TypeSet:
-		return encodingOf(m)
-	case codec.TypeZSet:
-		if m.Compact {
-			return "listpack"
-		}
-		return "skiplist"
-	}
-	return ""
 }
 
 // errStop ends a walk early.

@@ -118,9 +118,7 @@ func (l *link) redisFullSync(conn net.Conn, br *bufio.Reader, format RDBFormat, 
 		if head = strings.TrimRight(line, "\r\n"); head != "" {
 			break
 		}
-		l.mu.Lock()
-		l.lastIO = time.Now()
-		l.mu.Unlock()
+		l.heard()
 	}
 	var mark string
 	var size int64
@@ -222,9 +220,7 @@ func (l *link) applyRedis(conn net.Conn, br *bufio.Reader) error {
 		if err != nil {
 			return err
 		}
-		l.mu.Lock()
-		l.lastIO = time.Now()
-		l.mu.Unlock()
+		l.heard()
 		name := strings.ToLower(string(args[0]))
 		switch {
 		case name == "ping":

@@ -545,20 +545,33 @@ func (l *link) apply(conn net.Conn, fr *frameReader) error {
 	return err
 }
 
+// heard records that the master was just heard from (INFO's master_last_io_seconds_ago).
+func (l *link) heard() {
+	l.mu.Lock()
+	l.lastIO = time.Now()
+	l.mu.Unlock()
+}
+
+// nextFrame reads the master's next frame, waiting at most the link's timeout, and records
+// that the master was heard from when one came.
+func (l *link) nextFrame(conn net.Conn, fr *frameReader) (kind byte, payload []byte, err error) {
+	_ = conn.SetReadDeadline(time.Now().Add(l.timeout()))
+	if kind, payload, err = fr.next(); err == nil {
+		l.heard()
+	}
+	return kind, payload, err
+}
+
 func (l *link) applyFrames(conn net.Conn, fr *frameReader, n int, ap *applier) error {
 	for {
 		ap.poll()
 		if ap.failed != nil {
 			return ap.failed
 		}
-		_ = conn.SetReadDeadline(time.Now().Add(l.timeout()))
-		kind, payload, err := fr.next()
+		kind, payload, err := l.nextFrame(conn, fr)
 		if err != nil {
 			return err
 		}
-		l.mu.Lock()
-		l.lastIO = time.Now()
-		l.mu.Unlock()
 		switch kind {
 		case frameStep:
 			if len(payload) > maxQueuedBytes {

@@ -305,17 +305,13 @@ func (l *link) applyReshard(conn net.Conn, fr *frameReader) error {
 				return err
 			}
 		}
-		_ = conn.SetReadDeadline(time.Now().Add(l.timeout()))
-		kind, payload, err := fr.next()
+		kind, payload, err := l.nextFrame(conn, fr)
 		if err != nil {
 			if ferr := flush(); ferr != nil {
 				return ferr
 			}
 			return err
 		}
-		l.mu.Lock()
-		l.lastIO = time.Now()
-		l.mu.Unlock()
 		switch kind {
 		case frameStep:
 			// The frame reader reuses its buffer; a batched step keeps its own bytes.
