@@ -3,6 +3,7 @@ package datatype
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"slices"
 
 	"shardis/codec"
@@ -120,11 +121,10 @@ type packedRange struct {
 
 func newPackedRange(b []byte, pairs bool, lower, upper []byte, reverse bool, plen int) *packedRange {
 	x := &packedRange{reverse: reverse, plen: plen}
-	_ = PackedScan(&codec.Meta{Type: map[bool]codec.Type{true: codec.TypeHash, false: codec.TypeSet}[pairs], Value: b})(
-		lower, upper, false, func(e, v []byte) error {
-			x.ents = append(x.ents, [2][]byte{e, v})
-			return nil
-		})
+	_ = packedInRange(b, pairs, lower, upper, func(e, v []byte) error {
+		x.ents = append(x.ents, [2][]byte{e, v})
+		return nil
+	})
 	if reverse {
 		x.i = len(x.ents) - 1
 	}
@@ -174,22 +174,12 @@ func packedWalk(b []byte, pairs bool, fn func(elem, val []byte) error) error {
 func PackedScan(m *codec.Meta) ElemScan {
 	pairs := m.Type != codec.TypeSet
 	return func(lower, upper []byte, reverse bool, fn func(elem, val []byte) error) error {
-		in := func(e []byte) bool {
-			return (lower == nil || bytes.Compare(e, lower) >= 0) && (upper == nil || bytes.Compare(e, upper) < 0)
-		}
 		if !reverse {
-			return packedWalk(m.Value, pairs, func(e, v []byte) error {
-				if !in(e) {
-					return nil
-				}
-				return fn(e, v)
-			})
+			return packedInRange(m.Value, pairs, lower, upper, fn)
 		}
 		var es, vs [][]byte
-		if err := packedWalk(m.Value, pairs, func(e, v []byte) error {
-			if in(e) {
-				es, vs = append(es, e), append(vs, v)
-			}
+		if err := packedInRange(m.Value, pairs, lower, upper, func(e, v []byte) error {
+			es, vs = append(es, e), append(vs, v)
 			return nil
 		}); err != nil {
 			return err
@@ -201,6 +191,27 @@ func PackedScan(m *codec.Meta) ElemScan {
 		}
 		return nil
 	}
+}
+
+// errPastUpper ends packedInRange's walk at the first entry not below upper.
+var errPastUpper = errors.New("past the upper bound")
+
+// packedInRange calls fn with the entries of b in [lower, upper) (nil: unbounded) in order,
+// until fn returns an error; the entries are sorted, so it stops at upper.
+func packedInRange(b []byte, pairs bool, lower, upper []byte, fn func(elem, val []byte) error) error {
+	err := packedWalk(b, pairs, func(e, v []byte) error {
+		if upper != nil && bytes.Compare(e, upper) >= 0 {
+			return errPastUpper
+		}
+		if lower != nil && bytes.Compare(e, lower) < 0 {
+			return nil
+		}
+		return fn(e, v)
+	})
+	if err == errPastUpper {
+		return nil
+	}
+	return err
 }
 
 // packedCopy returns copies of the packed elements of m in [lower, upper), reversed or not, at
